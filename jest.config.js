@@ -1,0 +1,21 @@
+// Three projects, one per test kind (file suffix decides): unit = pure code,
+// int = adapters against real stores, e2e = the HTTP service end to end.
+const { pathsToModuleNameMapper } = require('ts-jest');
+const { compilerOptions } = require('./tsconfig.json');
+
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' }),
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.cache/'],
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'] },
+  ],
+};

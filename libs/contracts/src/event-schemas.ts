@@ -1,0 +1,221 @@
+import { plainToInstance, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+import type { EngramEvent, EngramEventType } from './events';
+import { MEMORY_DECISION_TYPES } from './events';
+import { MEMORY_KINDS, MEMORY_STATUSES, TURN_ROLES } from './memory';
+
+/**
+ * class-validator schemas for every event, checked whenever an event crosses a
+ * boundary (consumed from the log, imported, replayed). Old schema versions are
+ * upcast here, at the read boundary, so handlers only ever see the current shape.
+ */
+
+const ID_MAX = 256;
+const TEXT_MAX = 32_000;
+
+class EnvelopeSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) eventId!: string;
+  @IsString() @IsNotEmpty() type!: string;
+  @IsInt() @Min(1) schemaVersion!: number;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) tenantId!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) userId!: string;
+  @IsISO8601({ strict: true }) occurredAt!: string;
+  @IsISO8601({ strict: true }) recordedAt!: string;
+  @IsOptional() @IsString() @MaxLength(ID_MAX) causationId!: string | null;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) correlationId!: string;
+  @IsObject() payload!: object;
+}
+
+class TurnRecordedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) sessionId!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) turnId!: string;
+  @IsIn(TURN_ROLES) role!: string;
+  @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
+  @IsString() @MaxLength(TEXT_MAX) text!: string;
+}
+
+class UserForgottenSchema {
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
+class TurnScreenedSchema extends TurnRecordedSchema {
+  @IsIn(['accepted', 'rejected']) verdict!: string;
+  @IsArray() @IsString({ each: true }) reasons!: string[];
+  @IsArray() @IsString({ each: true }) signals!: string[];
+  @IsBoolean() ephemeral!: boolean;
+  @IsArray() @IsString({ each: true }) masked!: string[];
+  @IsString() @IsNotEmpty() screenerVersion!: string;
+}
+
+class ExtractedItemSchema {
+  @IsString() @IsNotEmpty() itemId!: string;
+  @IsIn(MEMORY_KINDS) kind!: string;
+  @IsString() @IsNotEmpty() subject!: string;
+  @IsString() @IsNotEmpty() attribute!: string;
+  @IsString() value!: string;
+  @IsString() @IsNotEmpty() content!: string;
+  @IsArray() @IsString({ each: true }) entities!: string[];
+  @IsNumber() @Min(0) @Max(1) confidence!: number;
+  @IsNumber() @Min(0) @Max(1) importance!: number;
+  @IsBoolean() ephemeral!: boolean;
+  @IsIn(['assert', 'retract']) operation!: string;
+  @IsISO8601({ strict: true }) validFrom!: string;
+  @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
+  @IsString() @IsNotEmpty() extractorVersion!: string;
+}
+
+class MemoriesExtractedSchema {
+  @IsString() @IsNotEmpty() sessionId!: string;
+  @IsString() @IsNotEmpty() turnId!: string;
+  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @Type(() => ExtractedItemSchema)
+  items!: ExtractedItemSchema[];
+  @IsString() @IsNotEmpty() extractorVersion!: string;
+}
+
+class MemoryVersionSchema {
+  @IsInt() @Min(1) version!: number;
+  @IsString() value!: string;
+  @IsString() content!: string;
+  @IsISO8601({ strict: true }) validFrom!: string;
+  @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
+  @IsISO8601({ strict: true }) recordedAt!: string;
+  @IsOptional() @IsISO8601({ strict: true }) supersededAt!: string | null;
+  @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
+}
+
+class MemoryRecordSchema {
+  @IsString() @IsNotEmpty() tenantId!: string;
+  @IsString() @IsNotEmpty() userId!: string;
+  @IsString() @IsNotEmpty() memoryId!: string;
+  @IsString() @IsNotEmpty() mergeKey!: string;
+  @IsIn(MEMORY_KINDS) kind!: string;
+  @IsString() subject!: string;
+  @IsString() attribute!: string;
+  @IsString() value!: string;
+  @IsString() content!: string;
+  @IsArray() @IsString({ each: true }) entities!: string[];
+  @IsNumber() @Min(0) @Max(1) confidence!: number;
+  @IsNumber() @Min(0) @Max(1) importance!: number;
+  @IsBoolean() ephemeral!: boolean;
+  @IsBoolean() pinned!: boolean;
+  @IsIn(MEMORY_STATUSES) status!: string;
+  @IsInt() @Min(1) version!: number;
+  @IsInt() @Min(1) revision!: number;
+  @IsInt() @Min(1) mentionCount!: number;
+  @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
+  @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
+  @IsISO8601({ strict: true }) validFrom!: string;
+  @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
+  @IsISO8601({ strict: true }) createdAt!: string;
+  @IsISO8601({ strict: true }) updatedAt!: string;
+  @IsISO8601({ strict: true }) lastSeenAt!: string;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => MemoryVersionSchema) history!: MemoryVersionSchema[];
+}
+
+class MemoryDecisionSchema {
+  @ValidateNested() @Type(() => MemoryRecordSchema) memory!: MemoryRecordSchema;
+  @IsOptional() @IsString() itemId!: string | null;
+}
+
+class MemoriesAccessedSchema {
+  @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) memoryIds!: string[];
+  @IsISO8601({ strict: true }) accessedAt!: string;
+}
+
+type Upcaster = (payload: Record<string, unknown>) => Record<string, unknown>;
+
+interface EventSchema {
+  /** The version handlers see; older stored versions are upcast to it. */
+  readonly currentVersion: number;
+  readonly payload: new () => object;
+  /** upcasters[v] turns a version-v payload into version v+1. */
+  readonly upcasters?: Readonly<Record<number, Upcaster>>;
+}
+
+const decision: EventSchema = { currentVersion: 1, payload: MemoryDecisionSchema };
+
+export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
+  TurnRecorded: { currentVersion: 1, payload: TurnRecordedSchema },
+  UserForgotten: { currentVersion: 1, payload: UserForgottenSchema },
+  TurnScreened: { currentVersion: 1, payload: TurnScreenedSchema },
+  MemoriesExtracted: { currentVersion: 1, payload: MemoriesExtractedSchema },
+  ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<
+    (typeof MEMORY_DECISION_TYPES)[number],
+    EventSchema
+  >),
+  MemoriesAccessed: { currentVersion: 1, payload: MemoriesAccessedSchema },
+};
+
+/** A consumed or imported event that does not match its schema. */
+export class InvalidEventError extends Error {
+  constructor(
+    message: string,
+    readonly fields: readonly string[],
+  ) {
+    super(message);
+    this.name = 'InvalidEventError';
+  }
+}
+
+function flatten(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((e) => {
+    const path = prefix ? `${prefix}.${e.property}` : e.property;
+    const own = Object.values(e.constraints ?? {}).map((c) => `${path}: ${c}`);
+    return [...own, ...flatten(e.children ?? [], path)];
+  });
+}
+
+function check(schema: new () => object, value: unknown, where: string): void {
+  const instance = plainToInstance(schema, value);
+  const errors = validateSync(instance as object, { forbidUnknownValues: true });
+  if (errors.length > 0) {
+    const messages = flatten(errors, where);
+    throw new InvalidEventError(`invalid event: ${messages.join('; ')}`, messages);
+  }
+}
+
+/**
+ * Validates an envelope and its payload, upcasting older schema versions.
+ * Throws InvalidEventError naming the offending fields.
+ */
+export function parseEvent(raw: unknown): EngramEvent {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new InvalidEventError('invalid event: not a JSON object', ['$']);
+  }
+  check(EnvelopeSchema, raw, '');
+  const envelope = raw as { type: string; schemaVersion: number; payload: Record<string, unknown> };
+  const schema = (EVENT_SCHEMAS as Record<string, EventSchema | undefined>)[envelope.type];
+  if (!schema) throw new InvalidEventError(`invalid event: unknown type "${envelope.type}"`, ['type']);
+  if (envelope.schemaVersion > schema.currentVersion) {
+    throw new InvalidEventError(
+      `invalid event: ${envelope.type} schemaVersion ${envelope.schemaVersion} is newer than this build understands (${schema.currentVersion})`,
+      ['schemaVersion'],
+    );
+  }
+  let payload = envelope.payload;
+  for (let v = envelope.schemaVersion; v < schema.currentVersion; v++) {
+    const up = schema.upcasters?.[v];
+    if (!up) throw new InvalidEventError(`invalid event: no upcaster for ${envelope.type} v${v}`, ['schemaVersion']);
+    payload = up(payload);
+  }
+  check(schema.payload, payload, 'payload');
+  return { ...(raw as object), schemaVersion: schema.currentVersion, payload } as unknown as EngramEvent;
+}

@@ -1,0 +1,99 @@
+import type { EventEnvelope } from './envelope';
+import type { ExtractedItem, MemoryRecord, TurnRole } from './memory';
+
+// ---- memory.turns.v1 -------------------------------------------------------
+
+export interface TurnRecordedPayload {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly role: TurnRole;
+  readonly speaker?: string;
+  /** Already masked by the gateway: raw PII never reaches the log. */
+  readonly text: string;
+}
+export type TurnRecorded = EventEnvelope<'TurnRecorded', TurnRecordedPayload>;
+
+/** Forget a user everywhere. Travels down every topic so that every projection, and every rebuild, honours it. */
+export interface UserForgottenPayload {
+  readonly requestedAt: string;
+}
+export type UserForgotten = EventEnvelope<'UserForgotten', UserForgottenPayload>;
+
+// ---- memory.screened.v1 ----------------------------------------------------
+
+export interface TurnScreenedPayload extends TurnRecordedPayload {
+  readonly verdict: 'accepted' | 'rejected';
+  /** Why: the cues that matched, or why it was dropped. Kept for audit. */
+  readonly reasons: readonly string[];
+  readonly signals: readonly string[];
+  readonly ephemeral: boolean;
+  /** PII placeholder types that were masked in this turn (e.g. PHONE). */
+  readonly masked: readonly string[];
+  readonly screenerVersion: string;
+}
+export type TurnScreened = EventEnvelope<'TurnScreened', TurnScreenedPayload>;
+
+// ---- memory.extracted.v1 ---------------------------------------------------
+
+export interface MemoriesExtractedPayload {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly items: readonly ExtractedItem[];
+  readonly extractorVersion: string;
+}
+export type MemoriesExtracted = EventEnvelope<'MemoriesExtracted', MemoriesExtractedPayload>;
+
+// ---- memory.facts.v1: the resolver's decisions ------------------------------
+
+/**
+ * Every decision carries the memory's full state after it (`memory`): a
+ * projection applies it if `memory.revision` is newer than what it holds, so
+ * replays and reorderings cannot change the result and nothing is re-decided.
+ */
+export interface MemoryDecisionPayload {
+  readonly memory: MemoryRecord;
+  /** The extracted item that caused it, when there was one. */
+  readonly itemId: string | null;
+}
+export type MemoryAdded = EventEnvelope<'MemoryAdded', MemoryDecisionPayload>;
+export type MemorySuperseded = EventEnvelope<'MemorySuperseded', MemoryDecisionPayload>;
+export type MemoryReinforced = EventEnvelope<'MemoryReinforced', MemoryDecisionPayload>;
+export type MemoryRetracted = EventEnvelope<'MemoryRetracted', MemoryDecisionPayload>;
+export type MemoryArchived = EventEnvelope<'MemoryArchived', MemoryDecisionPayload>;
+export type MemoryExpired = EventEnvelope<'MemoryExpired', MemoryDecisionPayload>;
+
+export type MemoryDecision =
+  | MemoryAdded
+  | MemorySuperseded
+  | MemoryReinforced
+  | MemoryRetracted
+  | MemoryArchived
+  | MemoryExpired;
+
+export const MEMORY_DECISION_TYPES = [
+  'MemoryAdded',
+  'MemorySuperseded',
+  'MemoryReinforced',
+  'MemoryRetracted',
+  'MemoryArchived',
+  'MemoryExpired',
+] as const satisfies readonly MemoryDecision['type'][];
+
+// ---- memory.access.v1 ------------------------------------------------------
+
+export interface MemoriesAccessedPayload {
+  readonly memoryIds: readonly string[];
+  readonly accessedAt: string;
+}
+export type MemoriesAccessed = EventEnvelope<'MemoriesAccessed', MemoriesAccessedPayload>;
+
+/** Every event engram knows, as one union: `switch (event.type)` narrows it. */
+export type EngramEvent =
+  | TurnRecorded
+  | UserForgotten
+  | TurnScreened
+  | MemoriesExtracted
+  | MemoryDecision
+  | MemoriesAccessed;
+
+export type EngramEventType = EngramEvent['type'];

@@ -1,0 +1,82 @@
+/** The memory model shared by every stage (see docs/memory-model.md). */
+export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+export const TURN_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+export type TurnRole = (typeof TURN_ROLES)[number];
+
+export const MEMORY_STATUSES = ['active', 'retracted', 'archived', 'expired'] as const;
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+
+/** One fact per item, as the extractor produces it. */
+export interface ExtractedItem {
+  /** Deterministic: the extraction event id plus the item's index. */
+  readonly itemId: string;
+  readonly kind: MemoryKind;
+  /** Whose fact it is: `user`, `assistant`, or a named third party. */
+  readonly subject: string;
+  /** What about them: `editor`, `database`, `budget`, … Together with subject, the merge key. */
+  readonly attribute: string;
+  readonly value: string;
+  /** The fact as one self-contained sentence, in the user's language. */
+  readonly content: string;
+  readonly entities: readonly string[];
+  readonly confidence: number;
+  readonly importance: number;
+  readonly ephemeral: boolean;
+  /** `assert` adds or changes a fact; `retract` says it is no longer true. */
+  readonly operation: 'assert' | 'retract';
+  readonly validFrom: string;
+  readonly sourceTurnIds: readonly string[];
+  readonly extractorVersion: string;
+}
+
+/** One past value of a memory, kept when a newer value supersedes it. */
+export interface MemoryVersion {
+  readonly version: number;
+  readonly value: string;
+  readonly content: string;
+  readonly validFrom: string;
+  /** When it stopped being true: the successor's validFrom. Null while current. */
+  readonly validTo: string | null;
+  /** When engram learned this value. */
+  readonly recordedAt: string;
+  /** When engram learned it was no longer current. Null while current. */
+  readonly supersededAt: string | null;
+  readonly sourceTurnIds: readonly string[];
+}
+
+/** The current state of one memory: the facts projection's document. */
+export interface MemoryRecord {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly memoryId: string;
+  readonly mergeKey: string;
+  readonly kind: MemoryKind;
+  readonly subject: string;
+  readonly attribute: string;
+  readonly value: string;
+  readonly content: string;
+  readonly entities: readonly string[];
+  readonly confidence: number;
+  readonly importance: number;
+  readonly ephemeral: boolean;
+  /** Pinned memories (profile facts) are injected first on every recall. */
+  readonly pinned: boolean;
+  readonly status: MemoryStatus;
+  /** Content version: 1, then +1 on every supersede. */
+  readonly version: number;
+  /** Bumped by every decision applied; projections apply only newer revisions. */
+  readonly revision: number;
+  readonly mentionCount: number;
+  readonly sourceTurnIds: readonly string[];
+  /** Extracted item ids already folded in: a replayed extraction is a no-op. */
+  readonly appliedItemIds: readonly string[];
+  readonly validFrom: string;
+  readonly validTo: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly lastSeenAt: string;
+  /** Older values, oldest first. */
+  readonly history: readonly MemoryVersion[];
+}

@@ -1,0 +1,78 @@
+/**
+ * The event log: the source of truth. Kafka in distributed mode, an
+ * append-only SQLite table in embedded mode. Delivery is at-least-once: a
+ * batch is committed only after its handler resolved, so a crash replays it
+ * and handlers must be idempotent.
+ */
+export const EventLog = Symbol('EventLog');
+
+/** Next offset to write (end) or to read (committed), per partition. */
+export type LogPosition = Readonly<Record<number, number>>;
+
+export interface LogMessage {
+  /** `tenantId:userId`: one user's messages stay ordered on one partition. */
+  readonly key: string;
+  /** The event envelope; serialised as JSON. */
+  readonly value: unknown;
+}
+
+export interface ConsumedMessage {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly key: string;
+  /** Parsed JSON, not yet validated: consumers validate at their boundary. */
+  readonly value: unknown;
+  /** The bytes as stored, for dead-lettering. */
+  readonly raw: string;
+  readonly timestamp: number;
+}
+
+export interface ConsumerSpec {
+  readonly topic: string;
+  readonly group: string;
+  readonly maxBatchSize?: number;
+}
+
+export interface BatchContext {
+  /** False once the subscription is stopping: finish quickly, skip nothing. */
+  isRunning(): boolean;
+  heartbeat(): Promise<void>;
+}
+
+export type BatchHandler = (messages: readonly ConsumedMessage[], context: BatchContext) => Promise<void>;
+
+export interface Subscription {
+  /** Finishes the batch in flight, commits it, and stops. */
+  stop(): Promise<void>;
+}
+
+export type ResetTarget = { readonly to: 'beginning' } | { readonly to: 'timestamp'; readonly timestamp: number };
+
+export interface EventLog {
+  ensureTopics(topics: readonly string[]): Promise<void>;
+  /** Appends in order and resolves once durable, with the end position after the append. */
+  append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition>;
+  /** Delivers batches in partition order; commits each batch after the handler resolves. */
+  subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription>;
+  endPosition(topic: string): Promise<LogPosition>;
+  /** The group's committed position: everything before it has been handled. */
+  committedPosition(topic: string, group: string): Promise<LogPosition>;
+  /** Moves a group's position (the group must have no running consumer). */
+  resetGroup(topic: string, group: string, target: ResetTarget): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Messages behind: sum over partitions of end minus committed. */
+export function lag(end: LogPosition, committed: LogPosition): number {
+  let total = 0;
+  for (const [partition, offset] of Object.entries(end)) {
+    total += Math.max(0, offset - (committed[Number(partition)] ?? 0));
+  }
+  return total;
+}
+
+/** True when `committed` has reached `target` on every partition. */
+export function reached(committed: LogPosition, target: LogPosition): boolean {
+  return Object.entries(target).every(([partition, offset]) => (committed[Number(partition)] ?? 0) >= offset);
+}

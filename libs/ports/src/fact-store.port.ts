@@ -1,0 +1,28 @@
+import type { MemoryRecord, MemoryStatus } from '@engram/contracts';
+
+/**
+ * The facts projection: every memory's current state and its history
+ * (MongoDB in distributed mode, SQLite embedded). Writes are conditional on
+ * `revision`, so applying the same decision twice, or an older one after a
+ * newer one, changes nothing.
+ */
+export const FactStore = Symbol('FactStore');
+
+export interface MemoryQuery {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly statuses?: readonly MemoryStatus[];
+  readonly pinned?: boolean;
+}
+
+export interface FactStore {
+  /** Writes each record unless the stored one has the same or a newer revision. */
+  save(records: readonly MemoryRecord[]): Promise<void>;
+  get(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<MemoryRecord[]>;
+  findByMergeKeys(tenantId: string, userId: string, mergeKeys: readonly string[]): Promise<MemoryRecord[]>;
+  /** A user's memories, oldest first. */
+  list(query: MemoryQuery): Promise<MemoryRecord[]>;
+  deleteUser(tenantId: string, userId: string): Promise<void>;
+  /** Drops every memory of every tenant (rebuild starts here). */
+  truncate(): Promise<void>;
+}

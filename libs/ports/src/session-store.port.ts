@@ -1,0 +1,25 @@
+import type { TurnRole } from '@engram/contracts';
+
+/** The sessions projection: screened-or-not turns (masked), for the recent window. */
+export const SessionStore = Symbol('SessionStore');
+
+export interface SessionTurn {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly role: TurnRole;
+  readonly speaker?: string;
+  readonly text: string;
+  readonly occurredAt: string;
+}
+
+export interface SessionStore {
+  /** Idempotent per (tenant, user, turnId): a turn sent twice is stored once. */
+  append(turns: readonly SessionTurn[]): Promise<void>;
+  /** The last `limit` turns of a session, oldest first. */
+  recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]>;
+  countUser(tenantId: string, userId: string): Promise<number>;
+  deleteUser(tenantId: string, userId: string): Promise<void>;
+  truncate(): Promise<void>;
+}
