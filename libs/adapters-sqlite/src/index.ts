@@ -1,0 +1,6 @@
+export * from './sqlite-database';
+export * from './sqlite-event-log.adapter';
+export * from './sqlite-fact-store.adapter';
+export * from './sqlite-session-store.adapter';
+export * from './sqlite-search-index.adapter';
+export * from './sqlite-access-store.adapter';

@@ -1,0 +1,378 @@
+import { EventEmitter } from 'node:events';
+import type {
+  BatchContext,
+  BatchHandler,
+  ConsumedMessage,
+  ConsumerSpec,
+  EventLog,
+  LogMessage,
+  LogPosition,
+  ResetTarget,
+  Subscription,
+} from '@engram/ports';
+import type BetterSqlite3 from 'better-sqlite3';
+import { type Database, immediate } from './sqlite-database';
+
+/** The embedded log has one partition per topic. */
+const PARTITION = 0;
+
+export interface HandlerFailure {
+  readonly topic: string;
+  readonly group: string;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  /** 1 for the first failure of this batch, then 2, 3, … */
+  readonly attempt: number;
+  readonly retryInMs: number;
+}
+
+export interface SqliteEventLogOptions {
+  /** How often an idle consumer looks for appends made by another process (the CLI). Default 25 ms. */
+  readonly pollIntervalMs?: number;
+  /** Delay before a failed batch is redelivered; doubles per attempt. Default 250 ms. */
+  readonly retryDelayMs?: number;
+  /** Cap of the doubling retry delay. Default 10 s. */
+  readonly maxRetryDelayMs?: number;
+  /** Default batch size when a subscription names none. Default 500. */
+  readonly maxBatchSize?: number;
+  /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
+  readonly onHandlerError?: (error: unknown, failure: HandlerFailure) => void;
+}
+
+interface MessageRow {
+  log_offset: number;
+  key: string;
+  value: string;
+  timestamp: number;
+}
+
+// Shared per connection, so two adapters over one connection still wake each
+// other and still count as one process for the one-consumer-per-group rule.
+const appendSignals = new WeakMap<Database, EventEmitter>();
+const runningConsumers = new WeakMap<Database, Set<string>>();
+
+function signalsOf(db: Database): EventEmitter {
+  let emitter = appendSignals.get(db);
+  if (!emitter) {
+    emitter = new EventEmitter();
+    emitter.setMaxListeners(0);
+    appendSignals.set(db, emitter);
+  }
+  return emitter;
+}
+
+function consumersOf(db: Database): Set<string> {
+  let set = runningConsumers.get(db);
+  if (!set) {
+    set = new Set();
+    runningConsumers.set(db, set);
+  }
+  return set;
+}
+
+const consumerKey = (topic: string, group: string) => JSON.stringify([topic, group]);
+/** Namespaced so that no topic name (not even `error`) has special meaning to EventEmitter. */
+const appendedEvent = (topic: string) => `appended:${topic}`;
+
+function defaultOnHandlerError(error: unknown, failure: HandlerFailure): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  console.warn(
+    `[engram] ${failure.topic} / ${failure.group}: batch ${failure.firstOffset}..${failure.lastOffset} failed ` +
+      `(attempt ${failure.attempt}), retrying in ${failure.retryInMs} ms: ${reason}`,
+  );
+}
+
+/**
+ * The embedded event log: an append-only SQLite table with dense offsets per
+ * topic (one partition) and a committed offset per consumer group.
+ */
+export class SqliteEventLog implements EventLog {
+  private readonly options: Required<SqliteEventLogOptions>;
+  private readonly signals: EventEmitter;
+  private readonly consumers = new Set<SqliteConsumer>();
+  private readonly statements: {
+    registerTopic: BetterSqlite3.Statement<[string, number]>;
+    nextOffset: BetterSqlite3.Statement<[string], { next_offset: number }>;
+    insertMessage: BetterSqlite3.Statement<[string, number, string, string, number]>;
+    setNextOffset: BetterSqlite3.Statement<[number, string]>;
+    readBatch: BetterSqlite3.Statement<[string, number, number], MessageRow>;
+    committed: BetterSqlite3.Statement<[string, string], { next_offset: number }>;
+    commit: BetterSqlite3.Statement<[string, string, number, number]>;
+    firstAtOrAfter: BetterSqlite3.Statement<[string, number], { log_offset: number | null }>;
+  };
+  private readonly appendTx: (topic: string, messages: readonly LogMessage[]) => number;
+
+  constructor(
+    private readonly db: Database,
+    options: SqliteEventLogOptions = {},
+  ) {
+    this.options = {
+      pollIntervalMs: options.pollIntervalMs ?? 25,
+      retryDelayMs: options.retryDelayMs ?? 250,
+      maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
+      maxBatchSize: options.maxBatchSize ?? 500,
+      onHandlerError: options.onHandlerError ?? defaultOnHandlerError,
+    };
+    this.signals = signalsOf(db);
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS log_topics (
+        topic       TEXT PRIMARY KEY,
+        next_offset INTEGER NOT NULL DEFAULT 0,
+        created_at  INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS log_messages (
+        topic      TEXT    NOT NULL,
+        log_offset INTEGER NOT NULL,
+        key        TEXT    NOT NULL,
+        value      TEXT    NOT NULL,
+        timestamp  INTEGER NOT NULL,
+        PRIMARY KEY (topic, log_offset)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS log_group_offsets (
+        topic       TEXT    NOT NULL,
+        grp         TEXT    NOT NULL,
+        next_offset INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        PRIMARY KEY (topic, grp)
+      ) WITHOUT ROWID;
+    `);
+    this.statements = {
+      registerTopic: db.prepare('INSERT OR IGNORE INTO log_topics (topic, next_offset, created_at) VALUES (?, 0, ?)'),
+      nextOffset: db.prepare('SELECT next_offset FROM log_topics WHERE topic = ?'),
+      insertMessage: db.prepare(
+        'INSERT INTO log_messages (topic, log_offset, key, value, timestamp) VALUES (?, ?, ?, ?, ?)',
+      ),
+      setNextOffset: db.prepare('UPDATE log_topics SET next_offset = ? WHERE topic = ?'),
+      readBatch: db.prepare(
+        'SELECT log_offset, key, value, timestamp FROM log_messages WHERE topic = ? AND log_offset >= ? ORDER BY log_offset LIMIT ?',
+      ),
+      committed: db.prepare('SELECT next_offset FROM log_group_offsets WHERE topic = ? AND grp = ?'),
+      commit: db.prepare(
+        `INSERT INTO log_group_offsets (topic, grp, next_offset, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (topic, grp) DO UPDATE SET next_offset = excluded.next_offset, updated_at = excluded.updated_at`,
+      ),
+      firstAtOrAfter: db.prepare(
+        'SELECT MIN(log_offset) AS log_offset FROM log_messages WHERE topic = ? AND timestamp >= ?',
+      ),
+    };
+    this.appendTx = immediate(db, (topic: string, messages: readonly LogMessage[]) => {
+      const s = this.statements;
+      const now = Date.now();
+      s.registerTopic.run(topic, now);
+      let next = s.nextOffset.get(topic)!.next_offset;
+      for (const message of messages) {
+        s.insertMessage.run(topic, next++, message.key, serialise(message.value), now);
+      }
+      s.setNextOffset.run(next, topic);
+      return next;
+    });
+  }
+
+  async ensureTopics(topics: readonly string[]): Promise<void> {
+    const now = Date.now();
+    immediate(this.db, () => {
+      for (const topic of topics) this.statements.registerTopic.run(topic, now);
+    })();
+  }
+
+  async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
+    if (messages.length === 0) return this.endPosition(topic);
+    const next = this.appendTx(topic, messages);
+    this.signals.emit(appendedEvent(topic));
+    return { [PARTITION]: next };
+  }
+
+  async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
+    const maxBatchSize = spec.maxBatchSize ?? this.options.maxBatchSize;
+    if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
+      throw new Error(`maxBatchSize must be a positive integer, got ${maxBatchSize}`);
+    }
+    const running = consumersOf(this.db);
+    const key = consumerKey(spec.topic, spec.group);
+    if (running.has(key)) {
+      throw new Error(
+        `a consumer of topic "${spec.topic}" in group "${spec.group}" is already running in this process; stop it first`,
+      );
+    }
+    running.add(key);
+    const consumer = new SqliteConsumer(
+      spec.topic,
+      spec.group,
+      maxBatchSize,
+      handler,
+      this.options,
+      this.signals,
+      this.committedOffset(spec.topic, spec.group),
+      (offsets) => this.statements.readBatch.all(spec.topic, offsets.from, offsets.limit),
+      (next) => {
+        this.statements.commit.run(spec.topic, spec.group, next, Date.now());
+      },
+      () => {
+        running.delete(key);
+        this.consumers.delete(consumer);
+      },
+    );
+    this.consumers.add(consumer);
+    consumer.start();
+    return { stop: () => consumer.stop() };
+  }
+
+  async endPosition(topic: string): Promise<LogPosition> {
+    return { [PARTITION]: this.statements.nextOffset.get(topic)?.next_offset ?? 0 };
+  }
+
+  async committedPosition(topic: string, group: string): Promise<LogPosition> {
+    return { [PARTITION]: this.committedOffset(topic, group) };
+  }
+
+  async resetGroup(topic: string, group: string, target: ResetTarget): Promise<void> {
+    if (consumersOf(this.db).has(consumerKey(topic, group))) {
+      throw new Error(`cannot reset group "${group}" of topic "${topic}": a consumer is running; stop it first`);
+    }
+    let next: number;
+    if (target.to === 'beginning') {
+      next = 0;
+    } else {
+      next =
+        this.statements.firstAtOrAfter.get(topic, target.timestamp)?.log_offset ??
+        this.statements.nextOffset.get(topic)?.next_offset ??
+        0;
+    }
+    this.statements.commit.run(topic, group, next, Date.now());
+  }
+
+  /** Stops this log's consumers (each finishes and commits its batch). The shared connection stays open: its owner closes it. */
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop()));
+  }
+
+  private committedOffset(topic: string, group: string): number {
+    return this.statements.committed.get(topic, group)?.next_offset ?? 0;
+  }
+}
+
+function serialise(value: unknown): string {
+  const json = JSON.stringify(value);
+  // JSON.stringify(undefined) is undefined: store JSON null so the row stays parseable.
+  return json === undefined ? 'null' : json;
+}
+
+function parse(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    // Delivered anyway: the stage decides (dead-letter, skip, alert), the loop never stalls on it.
+    return undefined;
+  }
+}
+
+/** One subscription's loop: read from the position, await the handler, commit, repeat. */
+class SqliteConsumer {
+  private running = true;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private wakeOnAppend = false;
+  private appended = false;
+  private readonly onAppend = () => {
+    this.appended = true;
+    if (this.wakeOnAppend) this.wake?.();
+  };
+  private readonly context: BatchContext = {
+    isRunning: () => this.running,
+    heartbeat: async () => undefined,
+  };
+
+  constructor(
+    private readonly topic: string,
+    private readonly group: string,
+    private readonly maxBatchSize: number,
+    private readonly handler: BatchHandler,
+    private readonly options: Required<SqliteEventLogOptions>,
+    private readonly signals: EventEmitter,
+    private position: number,
+    private readonly read: (offsets: { from: number; limit: number }) => MessageRow[],
+    private readonly commit: (next: number) => void,
+    private readonly release: () => void,
+  ) {}
+
+  start(): void {
+    this.signals.on(appendedEvent(this.topic), this.onAppend);
+    this.loop = this.run().finally(() => {
+      this.signals.off(appendedEvent(this.topic), this.onAppend);
+      this.release();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    while (this.running) {
+      this.appended = false;
+      let rows: MessageRow[] = [];
+      try {
+        rows = this.read({ from: this.position, limit: this.maxBatchSize });
+        if (rows.length === 0) {
+          if (!this.appended) await this.sleep(this.options.pollIntervalMs, true);
+          continue;
+        }
+        await this.handler(rows.map(this.toMessage), this.context);
+        const next = rows[rows.length - 1].log_offset + 1;
+        this.commit(next);
+        this.position = next;
+        attempt = 0;
+      } catch (error) {
+        // Not committed: the same batch is read again after the backoff, nothing is skipped.
+        attempt++;
+        const retryInMs = Math.min(this.options.maxRetryDelayMs, this.options.retryDelayMs * 2 ** (attempt - 1));
+        this.report(error, {
+          topic: this.topic,
+          group: this.group,
+          firstOffset: rows[0]?.log_offset ?? this.position,
+          lastOffset: rows[rows.length - 1]?.log_offset ?? this.position,
+          attempt,
+          retryInMs,
+        });
+        if (this.running) await this.sleep(retryInMs, false);
+      }
+    }
+  }
+
+  private readonly toMessage = (row: MessageRow): ConsumedMessage => ({
+    topic: this.topic,
+    partition: PARTITION,
+    offset: row.log_offset,
+    key: row.key,
+    value: parse(row.value),
+    raw: row.value,
+    timestamp: row.timestamp,
+  });
+
+  private report(error: unknown, failure: HandlerFailure): void {
+    try {
+      this.options.onHandlerError(error, failure);
+    } catch {
+      // A failing error reporter must not stop the loop.
+    }
+  }
+
+  /** Resolves after `ms`, on stop, or (when idle, not when backing off) on an append to the topic. */
+  private sleep(ms: number, wakeOnAppend: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        this.wakeOnAppend = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+      this.wakeOnAppend = wakeOnAppend;
+      if (!this.running) done();
+    });
+  }
+}

@@ -1,0 +1,207 @@
+import type { ConsumedMessage } from '@engram/ports';
+import { lag } from '@engram/ports';
+import { eventually, makeTempDir, testEventLog, uniqueName } from '@engram/testing';
+import { type Database, openSqliteDatabase } from './sqlite-database';
+import { type HandlerFailure, SqliteEventLog, type SqliteEventLogOptions } from './sqlite-event-log.adapter';
+
+const quiet: SqliteEventLogOptions = { retryDelayMs: 10, maxRetryDelayMs: 50, onHandlerError: () => undefined };
+
+/** Writes a stored value as is, the way a corrupt or foreign row would look. */
+function appendRawRow(db: Database, topic: string, key: string, raw: string): void {
+  db.transaction(() => {
+    db.prepare('INSERT OR IGNORE INTO log_topics (topic, next_offset, created_at) VALUES (?, 0, ?)').run(topic, Date.now());
+    const { next_offset } = db.prepare('SELECT next_offset FROM log_topics WHERE topic = ?').get(topic) as {
+      next_offset: number;
+    };
+    db.prepare('INSERT INTO log_messages (topic, log_offset, key, value, timestamp) VALUES (?, ?, ?, ?, ?)').run(
+      topic,
+      next_offset,
+      key,
+      raw,
+      Date.now(),
+    );
+    db.prepare('UPDATE log_topics SET next_offset = ? WHERE topic = ?').run(next_offset + 1, topic);
+  }).immediate();
+}
+
+describe('SqliteEventLog', () => {
+  const dir = makeTempDir('engram-log-');
+  afterAll(() => dir.remove());
+
+  describe('against a file', () => {
+    const db = openSqliteDatabase(dir.file('contract.db'));
+    testEventLog(async () => ({ log: new SqliteEventLog(db, quiet), topic: (name) => name }), {
+      rejectsSecondConsumerInGroup: true,
+      appendRaw: async (_subject, topic, key, raw) => appendRawRow(db, topic, key, raw),
+      teardown: async ({ log }) => {
+        await log.close();
+        db.close();
+      },
+    });
+  });
+
+  describe('in memory', () => {
+    const db = openSqliteDatabase(':memory:');
+    testEventLog(async () => ({ log: new SqliteEventLog(db, quiet), topic: (name) => name }), {
+      rejectsSecondConsumerInGroup: true,
+      teardown: async ({ log }) => {
+        await log.close();
+        db.close();
+      },
+    });
+  });
+
+  it('keeps messages and committed offsets across close and reopen, with dense offsets from 0', async () => {
+    const file = dir.file('durable.db');
+    const topic = 'memory.turns.v1';
+    const group = 'filter';
+
+    let db = openSqliteDatabase(file);
+    let log = new SqliteEventLog(db, quiet);
+    await log.ensureTopics([topic]);
+    expect(await log.append(topic, [{ key: 't:u', value: { n: 0 } }, { key: 't:u', value: { n: 1 } }])).toEqual({ 0: 2 });
+    expect(await log.append(topic, [{ key: 't:u', value: { n: 2 } }])).toEqual({ 0: 3 });
+    const seen: ConsumedMessage[] = [];
+    const sub = await log.subscribe({ topic, group, maxBatchSize: 2 }, async (batch) => {
+      seen.push(...batch);
+    });
+    await eventually(() => seen.length === 3, 'three messages');
+    await sub.stop();
+    expect(seen.map((m) => m.offset)).toEqual([0, 1, 2]);
+    await log.append(topic, [{ key: 't:u', value: { n: 3 } }]);
+    await log.close();
+    db.close();
+
+    db = openSqliteDatabase(file);
+    log = new SqliteEventLog(db, quiet);
+    expect(await log.endPosition(topic)).toEqual({ 0: 4 });
+    expect(await log.committedPosition(topic, group)).toEqual({ 0: 3 });
+    const resumed: ConsumedMessage[] = [];
+    const again = await log.subscribe({ topic, group }, async (batch) => {
+      resumed.push(...batch);
+    });
+    await eventually(() => resumed.length === 1, 'the message appended before closing');
+    await again.stop();
+    expect(resumed.map((m) => [m.offset, m.value])).toEqual([[3, { n: 3 }]]);
+
+    await log.resetGroup(topic, group, { to: 'beginning' });
+    const replayed: unknown[] = [];
+    const replay = await log.subscribe({ topic, group }, async (batch) => {
+      replayed.push(...batch.map((m) => m.value));
+    });
+    await eventually(() => replayed.length === 4, 'the whole log');
+    await replay.stop();
+    expect(replayed).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
+    await log.close();
+    db.close();
+  });
+
+  it('sees appends made through another connection (another process) by polling', async () => {
+    const file = dir.file('two-connections.db');
+    const consumerDb = openSqliteDatabase(file);
+    const producerDb = openSqliteDatabase(file);
+    const consumerLog = new SqliteEventLog(consumerDb, { ...quiet, pollIntervalMs: 10 });
+    const producerLog = new SqliteEventLog(producerDb, quiet);
+    const topic = uniqueName('cli.topic');
+    const values: unknown[] = [];
+    const sub = await consumerLog.subscribe({ topic, group: 'g' }, async (batch) => {
+      values.push(...batch.map((m) => m.value));
+    });
+    await producerLog.append(topic, [{ key: 'k', value: 'from the CLI' }]);
+    await eventually(() => values.length === 1, 'the other connection’s append', 2_000);
+    await sub.stop();
+    expect(values).toEqual(['from the CLI']);
+    expect(await consumerLog.committedPosition(topic, 'g')).toEqual({ 0: 1 });
+    consumerDb.close();
+    producerDb.close();
+  });
+
+  it('close() stops running subscriptions after their batch and commits it', async () => {
+    const db = openSqliteDatabase(':memory:');
+    const log = new SqliteEventLog(db, quiet);
+    const topic = uniqueName('topic');
+    await log.append(topic, [{ key: 'k', value: 1 }]);
+    let handled = 0;
+    await log.subscribe({ topic, group: 'g' }, async (batch) => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      handled += batch.length;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await log.close();
+    expect(handled).toBe(1);
+    expect(lag(await log.endPosition(topic), await log.committedPosition(topic, 'g'))).toBe(0);
+    // The group is free again once closed.
+    const sub = await log.subscribe({ topic, group: 'g' }, async () => undefined);
+    await sub.stop();
+    db.close();
+  });
+
+  it('reports each failed attempt with a growing delay, and stop() during the backoff returns at once without committing', async () => {
+    const db = openSqliteDatabase(':memory:');
+    const failures: HandlerFailure[] = [];
+    const log = new SqliteEventLog(db, {
+      retryDelayMs: 20,
+      maxRetryDelayMs: 10_000,
+      onHandlerError: (_error, failure) => failures.push(failure),
+    });
+    const topic = uniqueName('topic');
+    await log.append(topic, [{ key: 'k', value: 1 }, { key: 'k', value: 2 }]);
+    const sub = await log.subscribe({ topic, group: 'g' }, async () => {
+      throw new Error('always failing');
+    });
+    await eventually(() => failures.length >= 3, 'three failed attempts');
+    const started = Date.now();
+    await sub.stop();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(failures.slice(0, 3)).toEqual([
+      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 1, retryInMs: 20 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 2, retryInMs: 40 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 3, retryInMs: 80 },
+    ]);
+    expect(await log.committedPosition(topic, 'g')).toEqual({ 0: 0 });
+    db.close();
+  });
+
+  it('accepts any topic name, even one EventEmitter treats specially', async () => {
+    const db = openSqliteDatabase(':memory:');
+    const log = new SqliteEventLog(db, quiet);
+    const got: unknown[] = [];
+    const sub = await log.subscribe({ topic: 'error', group: 'g' }, async (batch) => {
+      got.push(...batch.map((m) => m.value));
+    });
+    await log.append('error', [{ key: 'k', value: 'fine' }]);
+    await eventually(() => got.length === 1, 'the message');
+    await sub.stop();
+    db.close();
+  });
+
+  it('appends at least 20k messages per second in batches', async () => {
+    const db = openSqliteDatabase(dir.file('throughput.db'));
+    const log = new SqliteEventLog(db, quiet);
+    const topic = 'bench.turns';
+    const batch = Array.from({ length: 1_000 }, (_, i) => ({
+      key: `tenant:user-${i % 50}`,
+      value: {
+        eventId: `e-${i}`,
+        type: 'TurnRecorded',
+        schemaVersion: 1,
+        tenantId: 'tenant',
+        userId: `user-${i % 50}`,
+        occurredAt: '2026-01-05T09:00:00.000Z',
+        recordedAt: '2026-01-05T09:00:00.000Z',
+        causationId: null,
+        correlationId: `c-${i}`,
+        payload: { sessionId: 's', turnId: `t-${i}`, role: 'user', text: 'I prefer PostgreSQL for new services, 我们的数据库用 PostgreSQL' },
+      },
+    }));
+    const total = 50_000;
+    const started = process.hrtime.bigint();
+    for (let done = 0; done < total; done += batch.length) await log.append(topic, batch);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const perSecond = Math.round(total / seconds);
+    console.log(`SqliteEventLog append: ${perSecond} messages/s (${total} in ${seconds.toFixed(2)} s, batches of 1000)`);
+    expect(await log.endPosition(topic)).toEqual({ 0: total });
+    expect(perSecond).toBeGreaterThan(20_000);
+    db.close();
+  });
+});

@@ -1,0 +1,140 @@
+import type { MemoryRecord } from '@engram/contracts';
+import type { FactStore, MemoryQuery } from '@engram/ports';
+import type BetterSqlite3 from 'better-sqlite3';
+import { type Database, immediate, tableNamespace } from './sqlite-database';
+
+export interface SqliteFactStoreOptions {
+  /** Table prefix for a projection version, e.g. `v2_` while rebuilding. */
+  readonly namespace?: string;
+}
+
+/**
+ * The facts projection in SQLite: the queried fields as columns, the whole
+ * record as JSON. Writes are conditional on revision, so replays are no-ops.
+ */
+export class SqliteFactStore implements FactStore {
+  private readonly table: string;
+  private readonly statements: {
+    upsert: BetterSqlite3.Statement<
+      [string, string, string, string, string, number, number, number, number, string]
+    >;
+    get: BetterSqlite3.Statement<[string, string, string], { record: string }>;
+    byMergeKeys: BetterSqlite3.Statement<[string, string, string], { record: string }>;
+    deleteUser: BetterSqlite3.Statement<[string, string]>;
+    truncate: BetterSqlite3.Statement<[]>;
+  };
+  private readonly saveTx: (records: readonly MemoryRecord[]) => void;
+
+  constructor(
+    private readonly db: Database,
+    options: SqliteFactStoreOptions = {},
+  ) {
+    const t = (this.table = `${tableNamespace(options.namespace)}facts`);
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS ${t} (
+        tenant_id  TEXT    NOT NULL,
+        user_id    TEXT    NOT NULL,
+        memory_id  TEXT    NOT NULL,
+        merge_key  TEXT    NOT NULL,
+        status     TEXT    NOT NULL,
+        pinned     INTEGER NOT NULL,
+        revision   INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        record     TEXT    NOT NULL,
+        PRIMARY KEY (tenant_id, user_id, memory_id),
+        UNIQUE (tenant_id, user_id, merge_key)
+      );
+      CREATE INDEX IF NOT EXISTS ${t}_by_created ON ${t} (tenant_id, user_id, created_ms);
+    `);
+    this.statements = {
+      upsert: db.prepare(
+        `INSERT INTO ${t} (tenant_id, user_id, memory_id, merge_key, status, pinned, revision, created_ms, updated_ms, record)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (tenant_id, user_id, memory_id) DO UPDATE SET
+           merge_key = excluded.merge_key, status = excluded.status, pinned = excluded.pinned,
+           revision = excluded.revision, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms,
+           record = excluded.record
+         WHERE excluded.revision > ${t}.revision`,
+      ),
+      get: db.prepare(
+        `SELECT record FROM ${t} WHERE tenant_id = ? AND user_id = ? AND memory_id IN (SELECT value FROM json_each(?))
+         ORDER BY created_ms, memory_id`,
+      ),
+      byMergeKeys: db.prepare(
+        `SELECT record FROM ${t} WHERE tenant_id = ? AND user_id = ? AND merge_key IN (SELECT value FROM json_each(?))
+         ORDER BY created_ms, memory_id`,
+      ),
+      deleteUser: db.prepare(`DELETE FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
+      truncate: db.prepare(`DELETE FROM ${t}`),
+    };
+    this.saveTx = immediate(db, (records: readonly MemoryRecord[]) => {
+      for (const r of records) {
+        this.statements.upsert.run(
+          r.tenantId,
+          r.userId,
+          r.memoryId,
+          r.mergeKey,
+          r.status,
+          r.pinned ? 1 : 0,
+          r.revision,
+          toMs(r.createdAt),
+          toMs(r.updatedAt),
+          JSON.stringify(r),
+        );
+      }
+    });
+  }
+
+  async save(records: readonly MemoryRecord[]): Promise<void> {
+    if (records.length > 0) this.saveTx(records);
+  }
+
+  async get(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<MemoryRecord[]> {
+    if (memoryIds.length === 0) return [];
+    return decode(this.statements.get.all(tenantId, userId, JSON.stringify(memoryIds)));
+  }
+
+  async findByMergeKeys(tenantId: string, userId: string, mergeKeys: readonly string[]): Promise<MemoryRecord[]> {
+    if (mergeKeys.length === 0) return [];
+    return decode(this.statements.byMergeKeys.all(tenantId, userId, JSON.stringify(mergeKeys)));
+  }
+
+  async list(query: MemoryQuery): Promise<MemoryRecord[]> {
+    if (query.statuses && query.statuses.length === 0) return [];
+    // Few shapes, built per call: the filters are optional and SQLite caches nothing we would gain.
+    const where = ['tenant_id = ?', 'user_id = ?'];
+    const params: (string | number)[] = [query.tenantId, query.userId];
+    if (query.statuses) {
+      where.push('status IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(query.statuses));
+    }
+    if (query.pinned !== undefined) {
+      where.push('pinned = ?');
+      params.push(query.pinned ? 1 : 0);
+    }
+    const rows = this.db
+      .prepare<unknown[], { record: string }>(
+        `SELECT record FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY created_ms, memory_id`,
+      )
+      .all(...params);
+    return decode(rows);
+  }
+
+  async deleteUser(tenantId: string, userId: string): Promise<void> {
+    this.statements.deleteUser.run(tenantId, userId);
+  }
+
+  async truncate(): Promise<void> {
+    this.statements.truncate.run();
+  }
+}
+
+function decode(rows: readonly { record: string }[]): MemoryRecord[] {
+  return rows.map((row) => JSON.parse(row.record) as MemoryRecord);
+}
+
+function toMs(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : 0;
+}

@@ -1,0 +1,215 @@
+import type { MemoryRecord } from '@engram/contracts';
+import type { FactStore } from '@engram/ports';
+import { aMemoryRecord, minutesAfterStart, uniqueName } from './fixtures';
+
+export interface StoreContractOptions<TStore> {
+  teardown?: (store: TStore) => Promise<void>;
+  /** Waits until writes are visible to reads (e.g. a search refresh). Default: nothing to wait for. */
+  settle?: (store: TStore) => Promise<void>;
+  /** Jest timeout of each test. Default 15 s. */
+  testTimeoutMs?: number;
+}
+
+const byId = (records: readonly MemoryRecord[]) =>
+  [...records].sort((a, b) => (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
+
+/**
+ * The fact-store contract (SQLite, MongoDB): conditional writes by revision,
+ * lookups by id and merge key, filtered lists, and per-user isolation.
+ */
+export function testFactStore(factory: () => Promise<FactStore>, options: StoreContractOptions<FactStore> = {}): void {
+  const testTimeoutMs = options.testTimeoutMs ?? 15_000;
+
+  describe('FactStore contract', () => {
+    let store: FactStore;
+    let tenantId: string;
+    const userId = 'user-1';
+    const settle = () => options.settle?.(store) ?? Promise.resolve();
+    const save = async (records: readonly MemoryRecord[]) => {
+      await store.save(records);
+      await settle();
+    };
+    /** A record of this test's tenant and user. */
+    const record = (overrides: Partial<MemoryRecord> = {}) => aMemoryRecord({ tenantId, userId, ...overrides });
+
+    beforeAll(async () => {
+      store = await factory();
+    });
+    beforeEach(() => {
+      tenantId = uniqueName('tenant');
+    });
+    afterAll(async () => {
+      if (store) await options.teardown?.(store);
+    });
+
+    it(
+      'saves records and gets them back whole, by id',
+      async () => {
+        const editor = record({
+          attribute: 'editor',
+          history: [
+            {
+              version: 1,
+              value: 'vim',
+              content: 'I use vim',
+              validFrom: minutesAfterStart(0),
+              validTo: minutesAfterStart(5),
+              recordedAt: minutesAfterStart(0),
+              supersededAt: minutesAfterStart(5),
+              sourceTurnIds: ['t0'],
+            },
+          ],
+          version: 2,
+          revision: 2,
+          validTo: null,
+        });
+        const db = record({ attribute: 'database', value: '数据库用 PostgreSQL', kind: 'fact', entities: ['PostgreSQL'] });
+        await save([editor, db]);
+
+        expect(byId(await store.get(tenantId, userId, [editor.memoryId, db.memoryId, 'missing']))).toEqual(byId([editor, db]));
+        expect(await store.get(tenantId, userId, [db.memoryId])).toEqual([db]);
+        expect(await store.get(tenantId, userId, [])).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'ignores a save whose revision is older than or equal to the stored one',
+      async () => {
+        const r2 = record({ revision: 2, value: 'helix', content: 'I prefer helix' });
+        await save([r2]);
+        await save([record({ revision: 1, value: 'vim' })]);
+        await save([record({ revision: 2, value: 'emacs' })]);
+        expect(await store.get(tenantId, userId, [r2.memoryId])).toEqual([r2]);
+
+        const r3 = record({ revision: 3, status: 'retracted', validTo: minutesAfterStart(10) });
+        await save([r3]);
+        expect(await store.get(tenantId, userId, [r3.memoryId])).toEqual([r3]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'keeps the newest revision whatever the order inside one save',
+      async () => {
+        const r3 = record({ revision: 3, value: 'zed' });
+        await save([r3, record({ revision: 2, value: 'helix' }), record({ revision: 1 })]);
+        expect(await store.get(tenantId, userId, [r3.memoryId])).toEqual([r3]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'applying the same decisions twice, or reordered, gives the same state',
+      async () => {
+        const decisions = [
+          record({ attribute: 'editor', revision: 1, value: 'vim' }),
+          record({ attribute: 'editor', revision: 2, value: 'helix' }),
+          record({ attribute: 'database', revision: 1, value: 'postgres', createdAt: minutesAfterStart(1) }),
+          record({ attribute: 'editor', revision: 3, value: 'helix', mentionCount: 2 }),
+          record({ attribute: 'database', revision: 2, status: 'archived', createdAt: minutesAfterStart(1) }),
+        ];
+        for (const d of decisions) await save([d]);
+        const once = await store.list({ tenantId, userId });
+        for (const d of decisions) await save([d]);
+        expect(await store.list({ tenantId, userId })).toEqual(once);
+        for (const d of [...decisions].reverse()) await save([d]);
+        expect(await store.list({ tenantId, userId })).toEqual(once);
+        expect(once.map((r) => [r.attribute, r.revision])).toEqual([
+          ['editor', 3],
+          ['database', 2],
+        ]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'finds records by merge key',
+      async () => {
+        const editor = record({ attribute: 'editor' });
+        const budget = record({ attribute: 'budget', createdAt: minutesAfterStart(1) });
+        const name = record({ attribute: 'name', kind: 'profile', pinned: true, createdAt: minutesAfterStart(2) });
+        await save([editor, budget, name]);
+        expect(byId(await store.findByMergeKeys(tenantId, userId, ['user/editor', 'user/name', 'user/unknown']))).toEqual(
+          byId([editor, name]),
+        );
+        expect(await store.findByMergeKeys(tenantId, userId, [])).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'lists a user’s memories oldest first, filtered by status and pinned',
+      async () => {
+        const c = record({ attribute: 'c', createdAt: minutesAfterStart(3), status: 'retracted' });
+        const a = record({ attribute: 'a', createdAt: minutesAfterStart(1), pinned: true, kind: 'profile' });
+        const b = record({ attribute: 'b', createdAt: minutesAfterStart(2) });
+        const d = record({ attribute: 'd', createdAt: minutesAfterStart(4), status: 'archived', pinned: true });
+        await save([c, a, d, b]);
+
+        const ids = (records: readonly MemoryRecord[]) => records.map((r) => r.attribute);
+        expect(ids(await store.list({ tenantId, userId }))).toEqual(['a', 'b', 'c', 'd']);
+        expect(ids(await store.list({ tenantId, userId, statuses: ['active'] }))).toEqual(['a', 'b']);
+        expect(ids(await store.list({ tenantId, userId, statuses: ['retracted', 'archived'] }))).toEqual(['c', 'd']);
+        expect(ids(await store.list({ tenantId, userId, pinned: true }))).toEqual(['a', 'd']);
+        expect(ids(await store.list({ tenantId, userId, pinned: false }))).toEqual(['b', 'c']);
+        expect(ids(await store.list({ tenantId, userId, statuses: ['active'], pinned: true }))).toEqual(['a']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'isolates tenants and users, even with the same memory ids and merge keys',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        const mine = record({ revision: 1, value: 'mine' });
+        const otherUser = aMemoryRecord({ tenantId, userId: 'user-2', revision: 5, value: 'other user' });
+        const otherTenantsUser = aMemoryRecord({ tenantId: otherTenant, userId, revision: 7, value: 'other tenant' });
+        expect(otherUser.memoryId).toBe(mine.memoryId);
+        await save([mine, otherUser, otherTenantsUser]);
+
+        expect(await store.get(tenantId, userId, [mine.memoryId])).toEqual([mine]);
+        expect(await store.findByMergeKeys(tenantId, userId, [mine.mergeKey])).toEqual([mine]);
+        expect(await store.list({ tenantId, userId })).toEqual([mine]);
+        expect(await store.list({ tenantId, userId: 'user-2' })).toEqual([otherUser]);
+        expect(await store.list({ tenantId: otherTenant, userId })).toEqual([otherTenantsUser]);
+        expect(await store.list({ tenantId, userId: 'user-3' })).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'deleteUser removes that user’s memories only',
+      async () => {
+        const mine = record();
+        const theirs = aMemoryRecord({ tenantId, userId: 'user-2' });
+        const sameUserOtherTenant = aMemoryRecord({ tenantId: uniqueName('tenant'), userId });
+        await save([mine, theirs, sameUserOtherTenant]);
+        await store.deleteUser(tenantId, userId);
+        await settle();
+        expect(await store.list({ tenantId, userId })).toEqual([]);
+        expect(await store.get(tenantId, userId, [mine.memoryId])).toEqual([]);
+        expect(await store.list({ tenantId, userId: 'user-2' })).toEqual([theirs]);
+        expect(await store.list({ tenantId: sameUserOtherTenant.tenantId, userId })).toEqual([sameUserOtherTenant]);
+
+        // Forgotten means gone: a replayed old revision is written anew, not compared to a ghost.
+        await save([mine]);
+        expect(await store.get(tenantId, userId, [mine.memoryId])).toEqual([mine]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'truncate drops every memory of every tenant',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        await save([record(), aMemoryRecord({ tenantId: otherTenant, userId: 'user-9' })]);
+        await store.truncate();
+        await settle();
+        expect(await store.list({ tenantId, userId })).toEqual([]);
+        expect(await store.list({ tenantId: otherTenant, userId: 'user-9' })).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+  });
+}

@@ -1,0 +1,134 @@
+import type { SessionStore, SessionTurn } from '@engram/ports';
+import type { StoreContractOptions } from './fact-store.contract';
+import { aSessionTurn, minutesAfterStart, uniqueName } from './fixtures';
+
+/** The session-store contract (SQLite, MongoDB): idempotent appends, the recent window, isolation. */
+export function testSessionStore(
+  factory: () => Promise<SessionStore>,
+  options: StoreContractOptions<SessionStore> = {},
+): void {
+  const testTimeoutMs = options.testTimeoutMs ?? 15_000;
+
+  describe('SessionStore contract', () => {
+    let store: SessionStore;
+    let tenantId: string;
+    const userId = 'user-1';
+    const sessionId = 'session-1';
+    const settle = () => options.settle?.(store) ?? Promise.resolve();
+    const append = async (turns: readonly SessionTurn[]) => {
+      await store.append(turns);
+      await settle();
+    };
+    const turn = (overrides: Partial<SessionTurn> = {}) => aSessionTurn({ tenantId, userId, sessionId, ...overrides });
+    const texts = (turns: readonly SessionTurn[]) => turns.map((t) => t.text);
+
+    beforeAll(async () => {
+      store = await factory();
+    });
+    beforeEach(() => {
+      tenantId = uniqueName('tenant');
+    });
+    afterAll(async () => {
+      if (store) await options.teardown?.(store);
+    });
+
+    it(
+      'returns the last turns of a session, oldest first, whatever the append order',
+      async () => {
+        const turns = [0, 1, 2, 3, 4].map((i) => turn({ turnId: `t${i}`, text: `turn ${i}`, occurredAt: minutesAfterStart(i) }));
+        await append([turns[3], turns[0]]);
+        await append([turns[4], turns[1], turns[2]]);
+
+        expect(await store.recent(tenantId, userId, sessionId, 3)).toEqual([turns[2], turns[3], turns[4]]);
+        expect(await store.recent(tenantId, userId, sessionId, 50)).toEqual(turns);
+        expect(await store.recent(tenantId, userId, sessionId, 0)).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'keeps every field, including an optional speaker',
+      async () => {
+        const withSpeaker = turn({ role: 'assistant', speaker: 'Ada', text: '推荐你去「蓝瓶咖啡」', occurredAt: minutesAfterStart(1) });
+        const without = turn({ role: 'user', text: 'which café was it?', occurredAt: minutesAfterStart(2) });
+        await append([withSpeaker, without]);
+        const [first, second] = await store.recent(tenantId, userId, sessionId, 10);
+        expect(first).toEqual(withSpeaker);
+        expect(second).toEqual(without);
+        expect(second.speaker).toBeUndefined();
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'breaks occurredAt ties by insertion order',
+      async () => {
+        const at = minutesAfterStart(7);
+        await append([turn({ text: 'a', occurredAt: at }), turn({ text: 'b', occurredAt: at }), turn({ text: 'c', occurredAt: at })]);
+        await append([turn({ text: 'd', occurredAt: at })]);
+        expect(texts(await store.recent(tenantId, userId, sessionId, 10))).toEqual(['a', 'b', 'c', 'd']);
+        expect(texts(await store.recent(tenantId, userId, sessionId, 2))).toEqual(['c', 'd']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'stores a turn sent twice once',
+      async () => {
+        const once = turn({ turnId: 'same', text: 'hello' });
+        await append([once, once]);
+        await append([once]);
+        expect(await store.countUser(tenantId, userId)).toBe(1);
+        expect(await store.recent(tenantId, userId, sessionId, 10)).toEqual([once]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'keeps sessions, users and tenants apart, even with the same turn ids',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        await append([
+          turn({ turnId: 't1', text: 'mine' }),
+          turn({ turnId: 't2', sessionId: 'session-2', text: 'my other session' }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId, turnId: 't1', text: 'other user' }),
+          aSessionTurn({ tenantId: otherTenant, userId, sessionId, turnId: 't1', text: 'other tenant' }),
+        ]);
+        expect(texts(await store.recent(tenantId, userId, sessionId, 10))).toEqual(['mine']);
+        expect(texts(await store.recent(tenantId, userId, 'session-2', 10))).toEqual(['my other session']);
+        expect(texts(await store.recent(tenantId, 'user-2', sessionId, 10))).toEqual(['other user']);
+        expect(texts(await store.recent(otherTenant, userId, sessionId, 10))).toEqual(['other tenant']);
+        expect(await store.countUser(tenantId, userId)).toBe(2);
+        expect(await store.countUser(tenantId, 'user-2')).toBe(1);
+        expect(await store.countUser(tenantId, 'user-3')).toBe(0);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'deleteUser removes that user’s turns only',
+      async () => {
+        await append([turn({ text: 'mine' }), aSessionTurn({ tenantId, userId: 'user-2', sessionId, text: 'theirs' })]);
+        await store.deleteUser(tenantId, userId);
+        await settle();
+        expect(await store.countUser(tenantId, userId)).toBe(0);
+        expect(await store.recent(tenantId, userId, sessionId, 10)).toEqual([]);
+        expect(texts(await store.recent(tenantId, 'user-2', sessionId, 10))).toEqual(['theirs']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'truncate drops every turn of every tenant',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        await append([turn(), aSessionTurn({ tenantId: otherTenant, userId: 'user-9' })]);
+        await store.truncate();
+        await settle();
+        expect(await store.countUser(tenantId, userId)).toBe(0);
+        expect(await store.countUser(otherTenant, 'user-9')).toBe(0);
+      },
+      testTimeoutMs,
+    );
+  });
+}
