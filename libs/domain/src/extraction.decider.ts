@@ -1,0 +1,53 @@
+import { deterministicId, type MemoriesExtracted, type TurnScreened } from '@engram/contracts';
+import type { ExtractionStrategy } from './extraction.strategy';
+
+/**
+ * Turns one screened turn into extracted items. The strategy (rules or an LLM) does the reading;
+ * the decider owns identity: ids derive from the screened event and the strategy version, so a
+ * replay yields the same event and a new extractor version yields new, non-colliding ones.
+ */
+export const ExtractionDecider = {
+  async decide(
+    event: TurnScreened,
+    strategy: ExtractionStrategy,
+    recordedAt: string,
+  ): Promise<MemoriesExtracted | null> {
+    if (event.payload.verdict !== 'accepted') return null;
+    const { sessionId, turnId, role, speaker, text, ephemeral, signals } = event.payload;
+    const drafts = await strategy.extract({
+      tenantId: event.tenantId,
+      userId: event.userId,
+      sessionId,
+      turnId,
+      role,
+      ...(speaker === undefined ? {} : { speaker }),
+      text,
+      occurredAt: event.occurredAt,
+      ephemeral,
+      signals,
+    });
+    if (drafts.length === 0) return null;
+    const eventId = deterministicId('extracted', event.eventId, strategy.version);
+    return {
+      eventId,
+      type: 'MemoriesExtracted',
+      schemaVersion: 1,
+      tenantId: event.tenantId,
+      userId: event.userId,
+      occurredAt: event.occurredAt,
+      recordedAt,
+      causationId: event.eventId,
+      correlationId: event.correlationId,
+      payload: {
+        sessionId,
+        turnId,
+        items: drafts.map((draft, index) => ({
+          ...draft,
+          itemId: deterministicId(eventId, index),
+          extractorVersion: strategy.version,
+        })),
+        extractorVersion: strategy.version,
+      },
+    };
+  },
+} as const;

@@ -1,0 +1,59 @@
+import 'reflect-metadata'; // @engram/contracts' validation decorators need it
+import { deterministicId, parseEvent } from '@engram/contracts';
+import { ExtractionDecider } from './extraction.decider';
+import type { ExtractionStrategy } from './extraction.strategy';
+import { RuleExtractor } from './rule-extractor';
+import { turnScreened } from './testing/fixtures';
+
+const RECORDED_AT = '2026-11-30T09:00:00.000Z';
+
+describe('ExtractionDecider', () => {
+  const rules = new RuleExtractor();
+
+  it('given an accepted turn, then MemoriesExtracted with deterministic ids, versions and causation', async () => {
+    const screened = turnScreened('我叫老周，数据库用 PostgreSQL');
+    const event = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
+    const eventId = deterministicId('extracted', screened.eventId, 'rules-1');
+    expect(event).toMatchObject({
+      eventId,
+      type: 'MemoriesExtracted',
+      causationId: screened.eventId,
+      correlationId: screened.correlationId,
+      occurredAt: screened.occurredAt,
+      recordedAt: RECORDED_AT,
+      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-1' },
+    });
+    expect(event?.payload.items.map((i) => i.itemId)).toEqual([deterministicId(eventId, 0), deterministicId(eventId, 1)]);
+    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-1')).toBe(true);
+  });
+
+  it('given the produced event, then it passes the contract schema', async () => {
+    const event = await ExtractionDecider.decide(turnScreened('我喜欢用 VS Code'), rules, RECORDED_AT);
+    expect(() => parseEvent(event)).not.toThrow();
+  });
+
+  it('given a rejected turn, then null and the strategy is not asked', async () => {
+    const strategy: ExtractionStrategy = { version: 'spy', extract: jest.fn() };
+    expect(await ExtractionDecider.decide(turnScreened('我喜欢用 VS Code', { verdict: 'rejected' }), strategy, RECORDED_AT)).toBeNull();
+    expect(strategy.extract).not.toHaveBeenCalled();
+  });
+
+  it('given an accepted turn with nothing to remember, then null', async () => {
+    expect(await ExtractionDecider.decide(turnScreened('上次你给我推荐的那家店叫什么'), rules, RECORDED_AT)).toBeNull();
+  });
+
+  it('given the same turn twice, then the same event (replay-safe)', async () => {
+    const screened = turnScreened('预算控制在三万以内');
+    expect(await ExtractionDecider.decide(screened, rules, RECORDED_AT)).toEqual(
+      await ExtractionDecider.decide(screened, rules, RECORDED_AT),
+    );
+  });
+
+  it('given the strategy sees the turn, then it receives role, text, time, ephemeral flag and signals', async () => {
+    const extract = jest.fn().mockResolvedValue([]);
+    await ExtractionDecider.decide(turnScreened('帮我查下天气', { ephemeral: true }), { version: 'spy', extract }, RECORDED_AT);
+    expect(extract).toHaveBeenCalledWith(
+      expect.objectContaining({ role: 'user', text: '帮我查下天气', ephemeral: true, signals: [], tenantId: 'acme' }),
+    );
+  });
+});

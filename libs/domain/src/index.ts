@@ -1,0 +1,14 @@
+export * from './tokenizer';
+export * from './pii-masking';
+export * from './cue-matching';
+export * from './screening.config';
+export * from './screening.decider';
+export * from './extraction.strategy';
+export * from './extraction.decider';
+export * from './rule-extractor.config';
+export * from './rule-extractor';
+export * from './text-values';
+export { ResolutionDecider, DEFAULT_PINNED_ATTRIBUTES, memoryIdOf, normaliseValue, sameValue, similarity } from './resolution.decider';
+export type { ResolutionOptions, ResolverState } from './resolution.decider';
+export * from './ranking';
+export * from './context-assembly';

@@ -1,0 +1,88 @@
+import 'reflect-metadata'; // @engram/contracts' validation decorators need it
+import type { MemoryKind } from '@engram/contracts';
+import { defaultRankingConfig as config, fuse, rankMemories, type FusionScore } from './ranking';
+import { memory } from './testing/fixtures';
+
+const NOW = new Date('2026-12-31T00:00:00.000Z');
+const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000).toISOString();
+const top: FusionScore = { rrf: 2 / (config.rrfK + 1) };
+
+function candidate(kind: MemoryKind, ageDays: number, id: string, extra = {}) {
+  return {
+    memory: memory({ memoryId: id, kind, validFrom: daysAgo(ageDays), lastSeenAt: daysAgo(ageDays), importance: 1, confidence: 1, ...extra }),
+    fusion: top,
+  };
+}
+
+describe('fuse', () => {
+  it('given BM25 and kNN hits, then RRF sums 1/(k + rank) and keeps per-engine ranks and scores', () => {
+    const fused = fuse(
+      [{ memoryId: 'a', score: 9 }, { memoryId: 'b', score: 5 }],
+      [{ memoryId: 'b', score: 0.9 }, { memoryId: 'c', score: 0.8 }],
+      60,
+    );
+    expect(fused.get('a')).toEqual({ rrf: 1 / 61, bm25Rank: 1, bm25: 9 });
+    expect(fused.get('b')).toEqual({ rrf: 1 / 62 + 1 / 61, bm25Rank: 2, bm25: 5, knnRank: 1, cosine: 0.9 });
+    expect(fused.get('c')).toEqual({ rrf: 1 / 62, knnRank: 2, cosine: 0.8 });
+  });
+
+  it('given hits with equal scores in any order, then ranks are assigned by id (deterministic)', () => {
+    const one = fuse([{ memoryId: 'y', score: 1 }, { memoryId: 'x', score: 1 }], [], 60);
+    const two = fuse([{ memoryId: 'x', score: 1 }, { memoryId: 'y', score: 1 }], [], 60);
+    expect(one).toEqual(two);
+    expect(one.get('x')?.bm25Rank).toBe(1);
+  });
+});
+
+describe('rankMemories', () => {
+  it('given the best possible fusion, fresh, important and certain, then relevance and score are 1', () => {
+    const [ranked] = rankMemories([candidate('preference', 0, 'a')], NOW, config);
+    expect(ranked.components).toEqual({ relevance: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0 });
+    expect(ranked.score).toBe(1);
+  });
+
+  it('given a profile fact a year old, then it does not decay', () => {
+    expect(rankMemories([candidate('profile', 365, 'a')], NOW, config)[0].components.decay).toBe(1);
+  });
+
+  it('given one half-life of age, then the decay is one half (preference 30 days, task 7 days)', () => {
+    expect(rankMemories([candidate('preference', 30, 'a')], NOW, config)[0].components.decay).toBeCloseTo(0.5, 10);
+    expect(rankMemories([candidate('task', 7, 'a')], NOW, config)[0].components.decay).toBeCloseTo(0.5, 10);
+  });
+
+  it('given a task and a preference of the same age, then the task decays faster', () => {
+    const ranked = rankMemories([candidate('task', 10, 'task'), candidate('preference', 10, 'pref')], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['pref', 'task']);
+    expect(ranked[1].components.decay).toBeLessThan(ranked[0].components.decay);
+  });
+
+  it('given age from the last mention, then a reinforced old memory counts as fresh', () => {
+    const reinforced = candidate('task', 0, 'a', { validFrom: daysAgo(60), lastSeenAt: daysAgo(1) });
+    expect(rankMemories([reinforced], NOW, config)[0].components.ageDays).toBeCloseTo(1, 6);
+  });
+
+  it('given a memory from the future, then its age clamps to 0', () => {
+    expect(rankMemories([candidate('task', -3, 'a')], NOW, config)[0].components.ageDays).toBe(0);
+  });
+
+  it('given importance and confidence, then each scales the score between one half and one', () => {
+    const [ranked] = rankMemories([candidate('profile', 0, 'a', { importance: 0, confidence: 0.5 })], NOW, config);
+    expect(ranked.score).toBeCloseTo(0.5 * 0.75, 10);
+  });
+
+  it('given a score below the threshold, then the memory is dropped', () => {
+    const weak = { ...candidate('profile', 0, 'weak'), fusion: { rrf: 0.04 * (2 / 61) } };
+    const old = candidate('task', 70, 'old'); // 2^-10 of a score
+    expect(rankMemories([weak, old, candidate('profile', 0, 'ok')], NOW, config).map((r) => r.memory.memoryId)).toEqual(['ok']);
+  });
+
+  it('given equal scores, then ties are broken by memoryId whatever the input order', () => {
+    const items = [candidate('profile', 0, 'b'), candidate('profile', 0, 'a'), candidate('profile', 0, 'c')];
+    expect(rankMemories(items, NOW, config).map((r) => r.memory.memoryId)).toEqual(['a', 'b', 'c']);
+    expect(rankMemories([...items].reverse(), NOW, config).map((r) => r.memory.memoryId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('given a retracted memory still in the index, then it is not ranked', () => {
+    expect(rankMemories([candidate('profile', 0, 'a', { status: 'retracted' })], NOW, config)).toEqual([]);
+  });
+});

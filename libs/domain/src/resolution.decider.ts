@@ -1,0 +1,317 @@
+import {
+  deterministicId,
+  type ExtractedItem,
+  type MemoriesExtracted,
+  type MemoryDecision,
+  type MemoryRecord,
+  type MemoryVersion,
+} from '@engram/contracts';
+import { LAST_MENTIONED, mergeKeyOf } from './extraction.strategy';
+import { amountToNumber } from './text-values';
+import { tokenize } from './tokenizer';
+
+/**
+ * The resolver: folds extracted items into the user's memories. Emmett-style decider — pure
+ * `decide(command, state) → events` and `evolve(state, event) → state`; the adapter loads the
+ * state, persists the events, and projections replay them without deciding again.
+ *
+ * State should hold the user's active memories plus any memory whose merge key the command
+ * touches: near-duplicate detection and "that's no longer true" look beyond the merge key.
+ */
+export type ResolverState = ReadonlyMap<string /* memoryId */, MemoryRecord>;
+
+export interface ResolutionOptions {
+  /** Content similarity (0..1) at which an item without a merge-key match reinforces an existing memory. */
+  readonly similarityThreshold: number;
+  readonly recordedAt: string;
+  /**
+   * Attributes pinned (always injected first) besides profile facts. The design's facts layer holds
+   * "name, deadlines, budget, weekly meeting": the key-value facts a prompt must never miss.
+   */
+  readonly pinnedAttributes?: readonly string[];
+}
+
+export const DEFAULT_PINNED_ATTRIBUTES: readonly string[] = ['budget', 'deadline', 'weekly_meeting', 'standup'];
+
+export function initialState(): ResolverState {
+  return new Map();
+}
+
+export function decide(command: MemoriesExtracted, state: ResolverState, options: ResolutionOptions): MemoryDecision[] {
+  const decisions: MemoryDecision[] = [];
+  let current = state;
+  for (const item of command.payload.items) {
+    const decision = decideItem(command, item, current, options);
+    if (decision) {
+      decisions.push(decision);
+      current = evolve(current, decision);
+    }
+  }
+  return decisions;
+}
+
+/** Applies a decision if it is newer than what the state holds: replays and reorderings are no-ops. */
+export function evolve(state: ResolverState, event: MemoryDecision): ResolverState {
+  const { memory } = event.payload;
+  const existing = state.get(memory.memoryId);
+  if (existing && existing.revision >= memory.revision) return state;
+  const next = new Map(state);
+  next.set(memory.memoryId, memory);
+  return next;
+}
+
+export const ResolutionDecider = { initialState, decide, evolve } as const;
+
+// ---- one item ------------------------------------------------------------------------------
+
+type Change = { type: MemoryDecision['type']; memory: MemoryRecord } | null;
+
+function decideItem(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  state: ResolverState,
+  options: ResolutionOptions,
+): MemoryDecision | null {
+  // Checked across all memories: a near-duplicate or anaphoric item lands away from its own key.
+  if ([...state.values()].some((m) => m.appliedItemIds.includes(item.itemId))) return null;
+  const change = item.attribute === LAST_MENTIONED ? resolveAnaphora(item, state, options) : resolveKeyed(command, item, state, options);
+  if (!change) return null;
+  return {
+    eventId: deterministicId('decision', command.eventId, item.itemId),
+    type: change.type,
+    schemaVersion: 1,
+    tenantId: command.tenantId,
+    userId: command.userId,
+    occurredAt: item.validFrom,
+    recordedAt: options.recordedAt,
+    causationId: command.eventId,
+    correlationId: command.correlationId,
+    payload: { memory: change.memory, itemId: item.itemId },
+  } as MemoryDecision;
+}
+
+function resolveKeyed(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  state: ResolverState,
+  options: ResolutionOptions,
+): Change {
+  const mergeKey = mergeKeyOf(item);
+  const existing = findByMergeKey(state, mergeKey);
+  if (item.operation === 'retract') return existing ? retract(existing, item, options) : null;
+  if (existing) return assertOn(existing, item, options);
+  const duplicate = nearDuplicate(item, state, options.similarityThreshold);
+  if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
+  return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };
+}
+
+/** "that's no longer true", "不是三万，是五万": applies to what the subject mentioned last. */
+function resolveAnaphora(item: ExtractedItem, state: ResolverState, options: ResolutionOptions): Change {
+  const target = lastMentioned(item, state);
+  if (!target) return null;
+  if (item.operation === 'retract') return retract(target, item, options);
+  return assertOn(target, { ...item, kind: target.kind, attribute: target.attribute }, options);
+}
+
+function assertOn(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): Change {
+  if (existing.status === 'active' && sameValue(existing.value, item.value)) {
+    return { type: 'MemoryReinforced', memory: reinforce(existing, item, options) };
+  }
+  return { type: 'MemorySuperseded', memory: supersede(existing, item, options) };
+}
+
+function retract(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): Change {
+  if (existing.status !== 'active') return null;
+  // "I no longer use Vim" must not retract an editor memory that already says VS Code.
+  if (item.value !== '' && !sameValue(existing.value, item.value)) return null;
+  return {
+    type: 'MemoryRetracted',
+    memory: {
+      ...existing,
+      status: 'retracted',
+      validTo: item.validFrom,
+      revision: existing.revision + 1,
+      updatedAt: options.recordedAt,
+      sourceTurnIds: union(existing.sourceTurnIds, item.sourceTurnIds),
+      appliedItemIds: [...existing.appliedItemIds, item.itemId],
+    },
+  };
+}
+
+// ---- the records ---------------------------------------------------------------------------
+
+/**
+ * A memory's id is derived from its merge key and the item that created it:
+ * deterministic on replay, yet new when a forgotten user comes back, so no
+ * external version (Elasticsearch tombstones) of the forgotten memory can
+ * shadow the new one.
+ */
+export function memoryIdOf(tenantId: string, userId: string, mergeKey: string, createdByItemId: string): string {
+  return deterministicId('memory', tenantId, userId, mergeKey, createdByItemId);
+}
+
+function findByMergeKey(state: ResolverState, mergeKey: string): MemoryRecord | undefined {
+  for (const memory of state.values()) if (memory.mergeKey === mergeKey) return memory;
+  return undefined;
+}
+
+function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey: string, options: ResolutionOptions): MemoryRecord {
+  return {
+    tenantId: command.tenantId,
+    userId: command.userId,
+    memoryId: memoryIdOf(command.tenantId, command.userId, mergeKey, item.itemId),
+    mergeKey,
+    kind: item.kind,
+    subject: item.subject,
+    attribute: item.attribute,
+    value: item.value,
+    content: item.content,
+    entities: [...item.entities],
+    confidence: item.confidence,
+    importance: item.importance,
+    ephemeral: item.ephemeral,
+    pinned: isPinned(item, options),
+    status: 'active',
+    version: 1,
+    revision: 1,
+    mentionCount: 1,
+    sourceTurnIds: [...item.sourceTurnIds],
+    appliedItemIds: [item.itemId],
+    validFrom: item.validFrom,
+    validTo: null,
+    createdAt: options.recordedAt,
+    updatedAt: options.recordedAt,
+    lastSeenAt: item.validFrom,
+    history: [],
+  };
+}
+
+/** Said again: more certain, seen more recently; the value and its version stay. */
+function reinforce(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
+  return {
+    ...existing,
+    confidence: round(1 - (1 - existing.confidence) * 0.8),
+    importance: Math.max(existing.importance, item.importance),
+    entities: union(existing.entities, item.entities),
+    mentionCount: existing.mentionCount + 1,
+    sourceTurnIds: union(existing.sourceTurnIds, item.sourceTurnIds),
+    appliedItemIds: [...existing.appliedItemIds, item.itemId],
+    revision: existing.revision + 1,
+    updatedAt: options.recordedAt,
+    lastSeenAt: later(existing.lastSeenAt, item.validFrom),
+  };
+}
+
+/**
+ * A new value: the old one moves to history, closed at the new value's validFrom (world time)
+ * and stamped with when engram learned it was no longer current (supersededAt). A retracted
+ * memory asserted again comes back active this way. Mentions and confidence restart: they
+ * measure the current value, not the attribute.
+ */
+function supersede(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
+  const previous: MemoryVersion = {
+    version: existing.version,
+    value: existing.value,
+    content: existing.content,
+    validFrom: existing.validFrom,
+    validTo: existing.validTo ?? item.validFrom,
+    recordedAt: existing.history[existing.history.length - 1]?.supersededAt ?? existing.createdAt,
+    supersededAt: existing.status === 'active' ? options.recordedAt : existing.updatedAt,
+    sourceTurnIds: existing.sourceTurnIds,
+  };
+  return {
+    ...existing,
+    kind: item.kind,
+    value: item.value,
+    content: item.content,
+    entities: [...item.entities],
+    confidence: item.confidence,
+    importance: item.importance,
+    ephemeral: item.ephemeral,
+    pinned: isPinned(item, options),
+    status: 'active',
+    version: existing.version + 1,
+    revision: existing.revision + 1,
+    mentionCount: 1,
+    sourceTurnIds: [...item.sourceTurnIds],
+    appliedItemIds: [...existing.appliedItemIds, item.itemId],
+    validFrom: item.validFrom,
+    validTo: null,
+    updatedAt: options.recordedAt,
+    lastSeenAt: item.validFrom,
+    history: [...existing.history, previous],
+  };
+}
+
+function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
+  const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
+  return item.kind === 'profile' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute));
+}
+
+// ---- matching ------------------------------------------------------------------------------
+
+/**
+ * Values compare after NFKC, case and spacing are normalised, and money amounts compare by number:
+ * "三万", "3万" and "30000" are one budget, so saying it again reinforces instead of superseding.
+ */
+export function sameValue(a: string, b: string): boolean {
+  const amountA = amountToNumber(a);
+  const amountB = amountToNumber(b);
+  if (amountA !== null && amountB !== null) return amountA === amountB;
+  return normaliseValue(a) === normaliseValue(b);
+}
+
+export function normaliseValue(value: string): string {
+  return value.normalize('NFKC').toLowerCase().replace(/[\s\p{P}]+/gu, '');
+}
+
+/** Jaccard over tokenize() terms, so Chinese and English measure alike; in [0, 1]. */
+export function similarity(a: string, b: string): number {
+  if (normaliseValue(a) === normaliseValue(b)) return normaliseValue(a) === '' ? 0 : 1;
+  const left = new Set(tokenize(a));
+  const right = new Set(tokenize(b));
+  if (left.size === 0 || right.size === 0) return 0;
+  let shared = 0;
+  for (const term of left) if (right.has(term)) shared++;
+  return shared / (left.size + right.size - shared);
+}
+
+/** The closest active memory of the same subject and kind, if close enough; ties go to the lower id. */
+function nearDuplicate(item: ExtractedItem, state: ResolverState, threshold: number): MemoryRecord | null {
+  let best: { memory: MemoryRecord; score: number } | null = null;
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.kind !== item.kind || memory.subject !== item.subject) continue;
+    const score = similarity(item.content, memory.content);
+    if (score < threshold) continue;
+    if (!best || score > best.score || (score === best.score && memory.memoryId < best.memory.memoryId)) {
+      best = { memory, score };
+    }
+  }
+  return best?.memory ?? null;
+}
+
+/** The subject's active memory seen most recently before the item; ties go to the higher id. */
+function lastMentioned(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+  const at = Date.parse(item.validFrom);
+  let best: { memory: MemoryRecord; seen: number } | null = null;
+  for (const memory of state.values()) {
+    const seen = Date.parse(memory.lastSeenAt);
+    if (memory.status !== 'active' || memory.subject !== item.subject || seen > at) continue;
+    if (!best || seen > best.seen || (seen === best.seen && memory.memoryId > best.memory.memoryId)) {
+      best = { memory, seen };
+    }
+  }
+  return best?.memory ?? null;
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+function later(a: string, b: string): string {
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}

@@ -1,0 +1,244 @@
+import 'reflect-metadata'; // @engram/contracts' validation decorators need it
+import { deterministicId, parseEvent, type MemoriesExtracted, type MemoryDecision } from '@engram/contracts';
+import { ExtractionDecider } from './extraction.decider';
+import { mergeKeyOf, type ExtractedItemDraft } from './extraction.strategy';
+import { ResolutionDecider, memoryIdOf, sameValue, similarity, type ResolutionOptions, type ResolverState } from './resolution.decider';
+import { RuleExtractor } from './rule-extractor';
+import { deciderSpec } from './testing/decider-spec';
+import { extracted, TENANT, turnScreened, USER } from './testing/fixtures';
+
+const RECORDED_AT = '2026-12-01T00:00:00.000Z';
+const options: ResolutionOptions = { similarityThreshold: 0.8, recordedAt: RECORDED_AT };
+const resolver = deciderSpec<MemoriesExtracted, ResolverState, MemoryDecision>({
+  initialState: ResolutionDecider.initialState,
+  evolve: ResolutionDecider.evolve,
+  decide: (command, state) => ResolutionDecider.decide(command, state, options),
+});
+
+/** The decisions that a sequence of commands produces, each decided on the state the previous ones left. */
+function history(...commands: MemoriesExtracted[]): MemoryDecision[] {
+  let state = ResolutionDecider.initialState();
+  const events: MemoryDecision[] = [];
+  for (const command of commands) {
+    for (const event of ResolutionDecider.decide(command, state, options)) {
+      events.push(event);
+      state = ResolutionDecider.evolve(state, event);
+    }
+  }
+  return events;
+}
+
+function stateOf(events: readonly MemoryDecision[]): ResolverState {
+  return events.reduce(ResolutionDecider.evolve, ResolutionDecider.initialState());
+}
+
+const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T08:00:00.000Z`;
+const budget = (value: string, day: number, extra: Partial<ExtractedItemDraft> = {}) =>
+  extracted([{ kind: 'fact', attribute: 'budget', value, content: `预算${value}`, validFrom: at(day), sourceTurnIds: [`t-${day}`], ...extra }]);
+
+describe('ResolutionDecider', () => {
+  it('given no memory, when an item arrives, then MemoryAdded with version 1, revision 1, one mention', () => {
+    const command = extracted([{ kind: 'profile', attribute: 'name', value: '老周', content: '我叫老周' }]);
+    const [event] = resolver.given([]).when(command).then((events) => expect(events).toHaveLength(1));
+    const item = command.payload.items[0];
+    expect(event).toMatchObject({
+      eventId: deterministicId('decision', command.eventId, item.itemId),
+      type: 'MemoryAdded',
+      causationId: command.eventId,
+      correlationId: command.correlationId,
+      occurredAt: item.validFrom,
+      recordedAt: RECORDED_AT,
+      payload: {
+        itemId: item.itemId,
+        memory: {
+          memoryId: memoryIdOf(TENANT, USER, 'user/name', item.itemId),
+          mergeKey: 'user/name',
+          value: '老周',
+          status: 'active',
+          version: 1,
+          revision: 1,
+          mentionCount: 1,
+          pinned: true, // profile
+          appliedItemIds: [item.itemId],
+          history: [],
+        },
+      },
+    });
+    expect(() => parseEvent(event)).not.toThrow();
+  });
+
+  it('given the same preference said five times, then one memory reinforced to mentionCount 5', () => {
+    const events = history(...[1, 2, 3, 4, 5].map((day) => extracted([{ validFrom: at(day), sourceTurnIds: [`t-${day}`] }])));
+    expect(events.map((e) => e.type)).toEqual(['MemoryAdded', ...Array(4).fill('MemoryReinforced')]);
+    const memories = [...stateOf(events).values()];
+    expect(memories).toHaveLength(1);
+    expect(memories[0]).toMatchObject({ mentionCount: 5, version: 1, revision: 5, lastSeenAt: at(5) });
+    expect(memories[0].sourceTurnIds).toEqual(['t-1', 't-2', 't-3', 't-4', 't-5']);
+    expect(memories[0].confidence).toBeCloseTo(1 - 0.2 * 0.8 ** 4, 3);
+  });
+
+  it('given a budget, when a new value arrives, then MemorySuperseded keeps the old value in history with validTo', () => {
+    const given = history(budget('三万', 1));
+    resolver.given(given).when(budget('五万', 3)).then(([event]) => {
+      expect(event.type).toBe('MemorySuperseded');
+      expect(event.payload.memory).toMatchObject({
+        value: '五万',
+        version: 2,
+        revision: 2,
+        status: 'active',
+        validFrom: at(3),
+        validTo: null,
+        mentionCount: 1,
+        pinned: true, // budget is a facts-layer attribute
+      });
+      expect(event.payload.memory.history).toEqual([
+        {
+          version: 1,
+          value: '三万',
+          content: '预算三万',
+          validFrom: at(1),
+          validTo: at(3),
+          recordedAt: RECORDED_AT,
+          supersededAt: RECORDED_AT,
+          sourceTurnIds: ['t-1'],
+        },
+      ]);
+    });
+  });
+
+  it('given the same amount written differently ("三万" then "3万"), then it reinforces instead of superseding', () => {
+    expect(sameValue('三万', '30000')).toBe(true);
+    resolver.given(history(budget('三万', 1))).when(budget('3万', 2)).then(([event]) => expect(event.type).toBe('MemoryReinforced'));
+  });
+
+  it('given an active memory, when retracted, then MemoryRetracted with validTo = the retraction time', () => {
+    resolver
+      .given(history(budget('三万', 1)))
+      .when(budget('', 2, { operation: 'retract' }))
+      .then(([event]) => {
+        expect(event.type).toBe('MemoryRetracted');
+        expect(event.payload.memory).toMatchObject({ status: 'retracted', validTo: at(2), revision: 2, value: '三万' });
+      });
+  });
+
+  it('given no memory, when a retraction arrives, then nothing', () => {
+    resolver.given([]).when(budget('', 2, { operation: 'retract' })).thenNothing();
+  });
+
+  it('given a retraction naming another value ("I no longer use Vim" while the editor is VS Code), then nothing', () => {
+    resolver
+      .given(history(extracted([{ value: 'VS Code' }])))
+      .when(extracted([{ value: 'Vim', operation: 'retract', validFrom: at(30) }]))
+      .thenNothing();
+  });
+
+  it('given a retracted memory, when asserted again, then it comes back active by superseding', () => {
+    const given = history(budget('三万', 1), budget('', 2, { operation: 'retract' }));
+    resolver.given(given).when(budget('五万', 3)).then(([event]) => {
+      expect(event.type).toBe('MemorySuperseded');
+      expect(event.payload.memory).toMatchObject({ status: 'active', value: '五万', version: 2, revision: 3, validTo: null });
+      expect(event.payload.memory.history[0]).toMatchObject({ value: '三万', validTo: at(2) });
+    });
+  });
+
+  it('given "that\'s no longer true", then the most recently mentioned memory is retracted', () => {
+    const given = history(extracted([{ validFrom: at(1) }]), budget('三万', 2));
+    resolver
+      .given(given)
+      .when(extracted([{ kind: 'fact', attribute: '@last', value: '', operation: 'retract', validFrom: at(3) }]))
+      .then(([event]) => expect(event.payload.memory).toMatchObject({ mergeKey: 'user/budget', status: 'retracted' }));
+  });
+
+  it('given a correction without an attribute, then the last mentioned memory gets the new value', () => {
+    const given = history(budget('三万', 2));
+    resolver
+      .given(given)
+      .when(extracted([{ kind: 'fact', attribute: '@last', value: '五万', content: '不是三万，是五万', validFrom: at(3) }]))
+      .then(([event]) => expect(event).toMatchObject({ type: 'MemorySuperseded', payload: { memory: { mergeKey: 'user/budget', value: '五万' } } }));
+  });
+
+  it('given a command already applied, when decided again on the evolved state, then no events (replay)', () => {
+    const command = extracted([{}, { kind: 'fact', attribute: 'budget', value: '三万', content: '预算三万' }]);
+    const { state } = resolver.given([]).when(command).result();
+    expect(ResolutionDecider.decide(command, state, options)).toEqual([]);
+  });
+
+  it('given decisions replayed or reordered, then evolve keeps the newest revision', () => {
+    const events = history(budget('三万', 1), budget('五万', 2));
+    const forward = stateOf([...events, ...events]);
+    const backward = stateOf([...events].reverse());
+    expect([...forward.values()]).toEqual([...backward.values()]);
+    expect([...forward.values()][0].value).toBe('五万');
+  });
+
+  it('given a near-duplicate under another key, then it reinforces the existing memory', () => {
+    const given = history(extracted([{ kind: 'fact', attribute: 'note:a', value: 'x', content: '我们的服务部署在阿里云杭州区域' }]));
+    const command = extracted([{ kind: 'fact', attribute: 'note:b', value: 'y', content: '我们的服务部署在阿里云杭州区域！' }]);
+    resolver.given(given).when(command).then(([event]) => {
+      expect(event.type).toBe('MemoryReinforced');
+      expect(event.payload.memory.mergeKey).toBe('user/note:a');
+      expect(event.payload.memory.appliedItemIds).toContain(command.payload.items[0].itemId);
+    });
+    // and replaying it is still a no-op although it landed away from its own merge key
+    const state = stateOf([...given, ...ResolutionDecider.decide(command, stateOf(given), options)]);
+    expect(ResolutionDecider.decide(command, state, options)).toEqual([]);
+  });
+
+  it('given different content below the threshold, then a new memory is added', () => {
+    const given = history(extracted([{ kind: 'preference', attribute: 'preference:辣', value: 'dislike', content: '我不吃辣' }]));
+    resolver
+      .given(given)
+      .when(extracted([{ kind: 'preference', attribute: 'preference:香菜', value: 'dislike', content: '我不吃香菜' }]))
+      .then(([event]) => expect(event.type).toBe('MemoryAdded'));
+  });
+
+  it('given several items in one command, then each is decided on the state left by the previous one', () => {
+    const command = extracted([budget('三万', 1).payload.items[0], { ...budget('五万', 1).payload.items[0] }].map(({ itemId: _i, extractorVersion: _v, ...d }) => d));
+    resolver.given([]).when(command).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
+  });
+});
+
+describe('similarity', () => {
+  it('is 1 for the same text, 0 for disjoint text, symmetric, and works across scripts', () => {
+    expect(similarity('我喜欢用 VS Code', '我喜欢用 VS Code')).toBe(1);
+    expect(similarity('预算三万', 'I like tea')).toBe(0);
+    expect(similarity('数据库用 PostgreSQL', 'PostgreSQL 数据库')).toBe(similarity('PostgreSQL 数据库', '数据库用 PostgreSQL'));
+    expect(similarity('数据库用 PostgreSQL', 'PostgreSQL 数据库')).toBeGreaterThan(0.5);
+  });
+});
+
+describe('from chat to memory (screened turn → extraction → resolution)', () => {
+  const rules = new RuleExtractor();
+
+  async function say(texts: string[]): Promise<ResolverState> {
+    let state = ResolutionDecider.initialState();
+    for (const [i, text] of texts.entries()) {
+      const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1) });
+      const command = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
+      if (!command) continue;
+      for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
+    }
+    return state;
+  }
+
+  it('given "预算控制在三万以内" then "预算提到五万了", then one budget memory at 五万 with 三万 in history', async () => {
+    const [memory] = [...(await say(['预算控制在三万以内', '预算提到五万了'])).values()];
+    expect(memory).toMatchObject({ mergeKey: 'user/budget', value: '五万', version: 2 });
+    expect(memory.history.map((h) => h.value)).toEqual(['三万']);
+  });
+
+  it('given "我喜欢用 VS Code" five times, then one memory with mentionCount 5', async () => {
+    const state = await say(Array(5).fill('我喜欢用 VS Code'));
+    expect([...state.values()].map((m) => [mergeKeyOf(m), m.mentionCount])).toEqual([['user/editor', 5]]);
+  });
+
+  it('given a budget then "不是三万，是五万", then the budget is corrected', async () => {
+    const state = await say(['预算三万', '不是三万，是五万']);
+    expect([...state.values()].map((m) => [m.mergeKey, m.value])).toEqual([['user/budget', '五万']]);
+  });
+
+  it('given a budget then "忘掉我之前说的预算", then the budget is retracted', async () => {
+    const state = await say(['预算三万', '忘掉我之前说的预算']);
+    expect([...state.values()][0]).toMatchObject({ mergeKey: 'user/budget', status: 'retracted' });
+  });
+});

@@ -1,0 +1,739 @@
+import type { MemoryKind } from '@engram/contracts';
+import { findCue } from './cue-matching';
+import {
+  LAST_MENTIONED,
+  mergeKeyOf,
+  type ExtractedItemDraft,
+  type ExtractionInput,
+  type ExtractionStrategy,
+} from './extraction.strategy';
+import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rule-extractor.config';
+import {
+  canonicalProduct,
+  extractAmount,
+  extractDate,
+  extractProperNouns,
+  extractQuoted,
+  extractRecurrence,
+  findCatalog,
+  slugify,
+  stripEdges,
+  trimPunctuation,
+  uniqueCaseless,
+} from './text-values';
+
+/**
+ * The embedded extractor: bilingual rules, no model. A turn is split into clauses and each clause
+ * yields at most one fact (a profile clause such as "I'm a backend engineer at Stripe" may yield
+ * two: role and employer). Rules are tried from the most specific (retractions, corrections) to
+ * the most general (attribute statements), and the first one that recognises the clause wins.
+ *
+ * The merge key (subject/attribute) is what makes memory work over time: the same fact said again
+ * must produce the same key and value (→ reinforced), a changed fact the same key and a new value
+ * (→ superseded). Hence attributes are normalised slugs shared by both languages, and known
+ * products have one canonical spelling.
+ */
+export class RuleExtractor implements ExtractionStrategy {
+  readonly version: string;
+
+  constructor(private readonly config: RuleExtractorConfig = defaultRuleExtractorConfig) {
+    this.version = config.version;
+  }
+
+  async extract(input: ExtractionInput): Promise<ExtractedItemDraft[]> {
+    return extractWithRules(input, this.config);
+  }
+}
+
+/** Synchronous core of RuleExtractor, for callers that do not need the strategy interface. */
+export function extractWithRules(
+  input: ExtractionInput,
+  config: RuleExtractorConfig = defaultRuleExtractorConfig,
+): ExtractedItemDraft[] {
+  if (input.role === 'system' || input.role === 'tool') return [];
+  const reader = new ClauseReader(config);
+  const drafts = splitClauses(input.text, config).flatMap((raw) => {
+    const clause = reader.prepare(raw, input.role);
+    if (!clause) return [];
+    const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
+    return findings.map((f) => reader.toDraft(f, clause, input));
+  });
+  return dedupe(drafts);
+}
+
+// ---- clauses ---------------------------------------------------------------------------------
+
+interface Clause {
+  /** The clause as said (trimmed): becomes the item's content. */
+  readonly content: string;
+  /** What the rules read: connectors, "remember"/"actually" leads and a third-party subject removed. */
+  readonly body: string;
+  readonly subject: string;
+  /** "记住…", "remember that…": said on purpose, so more confident and more important. */
+  readonly remembered: boolean;
+  /** "其实…", "actually…": the clause corrects an earlier statement. */
+  readonly corrected: boolean;
+}
+
+interface Finding {
+  readonly kind: MemoryKind;
+  readonly attribute: string;
+  readonly value: string;
+  readonly confidence: number;
+  readonly importance?: number;
+  readonly operation?: 'assert' | 'retract';
+  readonly subject?: string;
+  readonly entities?: readonly string[];
+}
+
+const SENTENCE = /[^。！？!?；;\n]+[。！？!?；;\n]*/gu;
+const CLAUSE_BREAK =
+  /，|,(?!\d)|(?<=\.)\s+|\s+(?:and|but|so)\s+(?=(?:i|i'm|we|we're|my|our|the|it|it's|let's|you|he|she|they|also)\b)/giu;
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Splits a turn into clauses, keeping "不是三万，是五万" and "Actually, it's 50k" whole. Clauses are
+ * spans of the original text, so content keeps the user's exact wording and punctuation.
+ */
+export function splitClauses(text: string, config: RuleExtractorConfig = defaultRuleExtractorConfig): string[] {
+  const clauses: string[] = [];
+  for (const sentence of text.matchAll(SENTENCE)) {
+    const offset = sentence.index ?? 0;
+    const pieces: Span[] = [];
+    let start = 0;
+    for (const sep of sentence[0].matchAll(CLAUSE_BREAK)) {
+      pieces.push({ start: offset + start, end: offset + (sep.index ?? 0) });
+      start = (sep.index ?? 0) + sep[0].length;
+    }
+    pieces.push({ start: offset + start, end: offset + sentence[0].length });
+    const meaningful = pieces.filter((p) => trimPunctuation(text.slice(p.start, p.end)).length > 0);
+    clauses.push(...mergePieces(text, meaningful, config).map((p) => text.slice(p.start, p.end).trim()));
+  }
+  return clauses;
+}
+
+function mergePieces(text: string, pieces: readonly Span[], config: RuleExtractorConfig): Span[] {
+  const leads = [...config.cues.connectors, ...config.cues.remember, ...config.cues.correctionLead];
+  const merged: Span[] = [];
+  let carry: Span | null = null;
+  for (const piece of pieces) {
+    const current: Span = carry ? { start: carry.start, end: piece.end } : piece;
+    carry = null;
+    const previous = merged[merged.length - 1];
+    const pieceText = text.slice(piece.start, piece.end).trim();
+    if (previous && /不是/u.test(text.slice(previous.start, previous.end)) && /^(?:而是|是|而)/u.test(pieceText)) {
+      merged[merged.length - 1] = { start: previous.start, end: piece.end };
+    } else if (isOnlyLead(pieceText, leads)) {
+      carry = current;
+    } else {
+      merged.push(current);
+    }
+  }
+  if (carry) merged.push(carry);
+  return merged;
+}
+
+function isOnlyLead(piece: string, leads: readonly string[]): boolean {
+  const bare = trimPunctuation(piece);
+  const match = findCue(bare, leads);
+  return match !== null && match.index === 0 && match.end === bare.length;
+}
+
+/** Removes one cue from the start of the text, if one is there. */
+function stripLead(text: string, cues: readonly string[]): { rest: string; matched: boolean } {
+  const match = findCue(text, cues);
+  if (!match || match.index !== 0) return { rest: text, matched: false };
+  return { rest: trimClause(text.slice(match.end)), matched: true };
+}
+
+function dedupe(drafts: ExtractedItemDraft[]): ExtractedItemDraft[] {
+  const seen = new Set<string>();
+  return drafts.filter((d) => {
+    const key = `${mergeKeyOf(d)}|${d.operation}|${d.value.toLowerCase()}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+// ---- the rules -------------------------------------------------------------------------------
+
+const IMPORTANCE: Readonly<Record<MemoryKind, number>> = {
+  profile: 0.9,
+  decision: 0.8,
+  task: 0.7,
+  insight: 0.7,
+  fact: 0.6,
+  preference: 0.6,
+  episode: 0.3,
+};
+
+const FIRST_PERSON = /^(?:我们|我|咱们|we|i)\s*/iu;
+
+class ClauseReader {
+  private readonly cues: RuleExtractorConfig['cues'];
+
+  constructor(private readonly config: RuleExtractorConfig) {
+    this.cues = config.cues;
+  }
+
+  prepare(raw: string, role: ExtractionInput['role']): Clause | null {
+    const content = trimClause(raw);
+    if (!content || this.isQuestion(raw)) return null;
+    let body = this.stripConnectors(content);
+    const remember = stripLead(body, this.cues.remember);
+    body = this.stripConnectors(remember.rest);
+    const correction = stripLead(body, this.cues.correctionLead);
+    body = this.stripConnectors(correction.rest);
+    if (!body) return null;
+    if (role === 'user' && !remember.matched && this.isRequest(body)) return null;
+    const third = role === 'user' ? this.thirdParty(body) : null;
+    return {
+      content,
+      body: third?.body ?? body,
+      subject: third?.subject ?? (role === 'assistant' ? 'assistant' : 'user'),
+      remembered: remember.matched,
+      corrected: correction.matched,
+    };
+  }
+
+  /** Rules for what the user says about themselves (or about someone they name). */
+  readUser(clause: Clause): Finding[] {
+    const rules: ((c: Clause) => Finding[] | Finding | null)[] = [
+      (c) => this.retraction(c),
+      (c) => this.correction(c),
+      (c) => this.allergy(c),
+      (c) => this.name(c),
+      (c) => this.profile(c),
+      (c) => this.budget(c),
+      (c) => this.deadline(c),
+      (c) => this.schedule(c),
+      (c) => this.decision(c),
+      (c) => this.dislike(c),
+      (c) => this.like(c),
+      (c) => this.task(c),
+      (c) => this.statement(c),
+      (c) => this.anaphoricCorrection(c),
+      (c) => this.remembered(c),
+    ];
+    for (const rule of rules) {
+      const found = rule(clause);
+      if (found && (!Array.isArray(found) || found.length > 0)) return Array.isArray(found) ? found : [found];
+    }
+    return [];
+  }
+
+  /** The assistant's recommendations, promises and conclusions; nothing else it says is a fact. */
+  readAssistant(clause: Clause): Finding[] {
+    const found = this.recommendation(clause) ?? this.promise(clause) ?? this.conclusion(clause);
+    return found ? [found] : [];
+  }
+
+  toDraft(finding: Finding, clause: Clause, input: ExtractionInput): ExtractedItemDraft {
+    const boost = clause.remembered ? 0.15 : 0;
+    const confidence = clause.remembered
+      ? Math.max(finding.confidence, 0.9)
+      : clause.corrected
+        ? Math.max(finding.confidence, 0.85)
+        : finding.confidence;
+    return {
+      kind: finding.kind,
+      subject: finding.subject ?? clause.subject,
+      attribute: finding.attribute,
+      value: finding.value,
+      content: clause.content,
+      entities: this.entities(clause.content, finding.entities ?? []),
+      confidence: round(confidence),
+      importance: round(Math.min(1, this.importanceOf(finding) + boost)),
+      ephemeral: input.ephemeral,
+      operation: finding.operation ?? 'assert',
+      validFrom: input.occurredAt,
+      sourceTurnIds: [input.turnId],
+    };
+  }
+
+  // -- retractions and corrections --
+
+  private retraction(c: Clause): Finding | null {
+    const anaphoric = findCue(c.body, this.cues.retractAnaphora) !== null;
+    const cue = findCue(c.body, this.cues.retract);
+    if (!anaphoric && !cue) return null;
+    const rest = cue ? c.body.slice(0, cue.index) + ' ' + c.body.slice(cue.end) : c.body;
+    const attribute = this.findAttribute(rest);
+    const product = findCatalog(rest, this.config.catalog)[0];
+    const retract = (attr: string, value: string): Finding => ({
+      kind: this.kindOf(attr, 'fact'),
+      attribute: attr,
+      value,
+      confidence: 0.85,
+      operation: 'retract',
+    });
+    if (attribute) return retract(attribute.slug, product?.entry.category === attribute.slug ? product.entry.name : '');
+    if (product) return retract(product.entry.category, product.entry.name);
+    // "我不再吃肉了" names nothing we hold a slot for: it is a new preference, not a retraction.
+    return anaphoric ? retract(LAST_MENTIONED, '') : null;
+  }
+
+  private correction(c: Clause): Finding | null {
+    const notButIs = /^(?<pre>.*?)不是(?<old>[^，,]+?)[，,\s]*(?:而是|是|而)(?<neu>.+)$/u.exec(c.body);
+    if (notButIs?.groups) return this.correctTo(notButIs.groups.pre, notButIs.groups.neu, true);
+    const notBut = /^(?<pre>.*?)\bnot\s+(?<old>.+?),?\s+(?:but|it's|it is)\s+(?<neu>.+)$/iu.exec(c.body);
+    if (notBut?.groups) return this.correctTo(notBut.groups.pre, notBut.groups.neu, true);
+    const change = findCue(c.body, this.cues.changeVerbs);
+    if (change) return this.correctTo(c.body.slice(0, change.index), c.body.slice(change.end), false);
+    return null;
+  }
+
+  /** A new value for an attribute named before the verb, or implied by the value's shape. */
+  private correctTo(pre: string, raw: string, explicit: boolean): Finding | null {
+    const named = this.findAttribute(pre)?.slug ?? this.productCategory(pre);
+    const attribute = named ?? this.inferAttribute(raw) ?? (explicit ? LAST_MENTIONED : null);
+    if (!attribute) return null;
+    const value = this.valueFor(attribute, raw);
+    if (!value) return null;
+    return { kind: this.kindOf(attribute, 'fact'), attribute, value, confidence: 0.85 };
+  }
+
+  /** "actually it's 50k": nothing else matched, so the clause is a bare new value. */
+  private anaphoricCorrection(c: Clause): Finding | null {
+    if (!c.corrected) return null;
+    const raw = c.body.replace(/^(?:it's|it is|that's|that is|make that|it should be|should be|应该是|是)\s*/iu, '');
+    return this.correctTo('', raw, true);
+  }
+
+  // -- who the user is --
+
+  private allergy(c: Clause): Finding | null {
+    const zh = /对(.+?)过敏/u.exec(c.body);
+    const cue = zh ? null : findCue(c.body, this.cues.allergy);
+    const raw = zh?.[1] ?? (cue ? c.body.slice(cue.end) : null);
+    const value = raw ? this.clean(raw) : '';
+    if (!value) return null;
+    return { kind: 'profile', attribute: `allergy:${slugify(value)}`, value, confidence: 0.9, importance: 0.95 };
+  }
+
+  private name(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.name);
+    if (cue) {
+      const name = this.personName(c.body.slice(cue.end));
+      if (name) return this.nameFinding(name, 0.9);
+    }
+    // "我是老周" / "I'm Alex": a bare name, said without a cue, is likelier a name than anything else.
+    const zh = /^我是(\p{Script=Han}{2,4})$/u.exec(c.body);
+    if (zh && !/^[不在说想觉个一很挺真这那]/u.test(zh[1]) && !this.hasRoleSuffix(zh[1]) && !/人$/u.test(zh[1])) {
+      return this.nameFinding(zh[1], 0.6);
+    }
+    const en = /^i(?:'m|’m| am)\s+([A-Z][\p{L}]+)$/u.exec(c.body.replace(/^I/, 'i'));
+    if (en && !this.isNotEntity(en[1]) && findCatalog(en[1], this.config.catalog).length === 0) {
+      return this.nameFinding(en[1], 0.7);
+    }
+    return null;
+  }
+
+  private nameFinding(name: string, confidence: number): Finding {
+    return { kind: 'profile', attribute: 'name', value: name, confidence, entities: [name] };
+  }
+
+  /** A name right after its cue: a short Han run, or up to three capitalised words. */
+  private personName(rest: string): string | null {
+    const text = trimPunctuation(rest);
+    const han = /^(\p{Script=Han}{1,4}?)(?=$|[的是，,。\s]|就|吧|啊|呀|哦)/u.exec(text);
+    if (han) return han[1];
+    const latin = /^([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2})/u.exec(text);
+    return latin && !this.isNotEntity(latin[1]) ? latin[1] : null;
+  }
+
+  private profile(c: Clause): Finding[] | null {
+    const zhEmployer = /^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)/u.exec(c.body);
+    if (zhEmployer) return [this.profileFinding('employer', this.clean(zhEmployer[1]))];
+    const employer = findCue(c.body, this.cues.employer.filter((e) => e !== '我在'));
+    if (employer) {
+      const rest = c.body.slice(employer.end);
+      const company = this.clean(rest.split(/\s+as\s+|\s+in\s+|[，,]/iu)[0]);
+      const role = /\s+as\s+(?:an?\s+)?(.+)$/iu.exec(rest);
+      const found = [this.profileFinding('employer', company)];
+      if (role && this.hasRoleSuffix(role[1])) found.push(this.profileFinding('role', this.clean(role[1])));
+      return found.filter((f) => f.value);
+    }
+    const role = findCue(c.body, this.cues.role) ?? (/^我是/u.test(c.body) ? { index: 0, end: 2, cue: '我是' } : null);
+    if (role) {
+      const rest = c.body.slice(role.end).replace(/^\s*(?:一名|一个|一位|an?\s+)/iu, '');
+      const [title, where] = rest.split(/\s+(?:at|@|in|for)\s+|在/iu);
+      if (title && this.hasRoleSuffix(title)) {
+        const found = [this.profileFinding('role', this.clean(title))];
+        if (where) found.push(this.profileFinding('employer', this.clean(where.split(/[，,]/u)[0])));
+        return found.filter((f) => f.value);
+      }
+    }
+    for (const slot of ['location', 'hometown'] as const) {
+      const cue = findCue(c.body, this.cues[slot]);
+      const value = cue ? this.clean(c.body.slice(cue.end).split(/[，,]|\s+(?:and|but|since|for)\s+/iu)[0]) : '';
+      if (value) return [this.profileFinding(slot, value)];
+    }
+    return null;
+  }
+
+  private profileFinding(attribute: string, value: string): Finding {
+    const named = attribute !== 'role' && value ? [value] : [];
+    return { kind: 'profile', attribute, value, confidence: 0.85, entities: named };
+  }
+
+  // -- facts with a recognisable value shape --
+
+  private budget(c: Clause): Finding | null {
+    const named = this.findAttribute(c.body);
+    if (named?.slug !== 'budget') return null;
+    const amount = extractAmount(c.body.slice(named.end)) ?? extractAmount(c.body);
+    if (!amount) return null;
+    return { kind: 'fact', attribute: 'budget', value: amount, confidence: 0.85 };
+  }
+
+  private deadline(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.deadline);
+    if (!cue) return this.dueBy(c);
+    const date = extractDate(c.body.slice(cue.end)) ?? extractDate(c.body);
+    const value = date ?? this.clean(c.body.slice(cue.end));
+    if (!value) return null;
+    const scope = this.clean(
+      c.body
+        .slice(0, cue.index)
+        .replace(date ?? '\u0000', '')
+        .replace(/(?:的|'s)\s*$/u, '')
+        .replace(/^(?:the|our|my|this|这个|我们的|我们|我的|项目的?)\s*/iu, ''),
+    );
+    const generic = !scope || /^(?:项目|project|it|this|这个)$/iu.test(scope);
+    const attribute = generic ? 'deadline' : `deadline:${slugify(scope)}`;
+    return { kind: 'task', attribute, value, confidence: 0.85, importance: 0.8 };
+  }
+
+  /** "下周三之前要把报告交给老板", "send the report by Friday": a dated task without the word deadline. */
+  private dueBy(c: Clause): Finding | null {
+    const date = extractDate(c.body);
+    if (!date) return null;
+    const at = c.body.indexOf(date);
+    const before = /^\s*(?:之前|以前|前)/u.test(c.body.slice(at + date.length));
+    const by = /\b(?:by|before)\s*$/iu.test(c.body.slice(0, at));
+    if (!before && !by) return null;
+    const what = this.clean(
+      (c.body.slice(0, at).replace(/\b(?:by|before)\s*$/iu, '') + ' ' + c.body.slice(at + date.length).replace(/^\s*(?:之前|以前|前)/u, ''))
+        .replace(FIRST_PERSON, '')
+        .replace(/^(?:要|得|需要|必须|have to|need to|must)\s*/iu, ''),
+    );
+    if (!what) return null;
+    return { kind: 'task', attribute: `deadline:${slugify(what)}`, value: date, confidence: 0.8, importance: 0.8 };
+  }
+
+  private schedule(c: Clause): Finding | null {
+    const recurrence = extractRecurrence(c.body);
+    if (!recurrence) return null;
+    const named = this.findAttribute(c.body);
+    const event = stripEdges(
+      c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''),
+      this.config.leadingFillers,
+      [...this.config.trailingParticles, 'on', 'at', 'in', '在', '的', '有', '开'],
+    );
+    const attribute =
+      named && this.config.attributeKinds[named.slug] === 'fact' && /meeting|standup/.test(named.slug)
+        ? named.slug
+        : event
+          ? `schedule:${slugify(event)}`
+          : 'schedule';
+    return { kind: 'fact', attribute, value: recurrence.value, confidence: 0.8 };
+  }
+
+  private decision(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.decision);
+    if (!cue) return null;
+    const rest = c.body.slice(cue.end);
+    const product = findCatalog(rest, this.config.catalog)[0];
+    const named = this.findAttribute(rest);
+    if (product) {
+      const attribute = named?.slug ?? product.entry.category;
+      return { kind: 'decision', attribute, value: product.entry.name, confidence: 0.85 };
+    }
+    const value = this.clean(rest);
+    if (!value) return null;
+    return { kind: 'decision', attribute: `decision:${slugify(value)}`, value, confidence: 0.8 };
+  }
+
+  // -- preferences --
+
+  private dislike(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.dislike);
+    if (!cue) return null;
+    const object = this.clean(c.body.slice(cue.end));
+    if (!object) return null;
+    return {
+      kind: 'preference',
+      attribute: `preference:${this.objectKey(object)}`,
+      value: 'dislike',
+      confidence: 0.8,
+      importance: 0.65,
+    };
+  }
+
+  private like(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.like) ?? findCue(c.body, this.cues.habit);
+    if (!cue) return null;
+    const rest = c.body.slice(cue.end);
+    const favourite = /^\s*(?<what>.{1,20}?)\s*(?:is|are|是)\s*(?<value>.+)$/iu.exec(rest);
+    if (/favou?rite|最喜欢的/iu.test(cue.cue) && favourite?.groups) {
+      const slug = this.findAttribute(favourite.groups.what)?.slug ?? `favorite:${slugify(favourite.groups.what)}`;
+      return { kind: 'preference', attribute: slug, value: this.valueFor(slug, favourite.groups.value), confidence: 0.85 };
+    }
+    const object = this.clean(rest);
+    if (!object) return null;
+    const product = findCatalog(object, this.config.catalog)[0];
+    if (product && product.index === 0) {
+      // Tools one uses one of (editor, OS) are single-valued; a favourite language is kept apart
+      // from the team's language, which is a fact about the project, not a taste.
+      const category = product.entry.category;
+      const attribute = this.config.attributeKinds[category] === 'preference' ? category : `preferred_${category}`;
+      return { kind: 'preference', attribute, value: product.entry.name, confidence: 0.85 };
+    }
+    const habit = this.cues.habit.some((h) => h.toLowerCase() === cue.cue.toLowerCase());
+    return {
+      kind: 'preference',
+      attribute: `preference:${this.objectKey(object)}`,
+      value: habit ? 'habit' : 'like',
+      confidence: 0.75,
+    };
+  }
+
+  // -- tasks, statements, explicit notes --
+
+  private task(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.task);
+    if (!cue) return null;
+    const value = this.clean(c.body.slice(cue.end));
+    if (!value || [...value].length < 2) return null;
+    return { kind: 'task', attribute: `task:${slugify(value)}`, value, confidence: 0.75 };
+  }
+
+  /** "数据库用 PostgreSQL", "our stack is NestJS", "we use Redis as a cache", "我们用 Kafka". */
+  private statement(c: Clause): Finding[] | Finding | null {
+    const viaUse =
+      /(?:^|\s)(?:use|are using|'re using|run|run on|are on|'re on|deploy on)\s+(?<value>.+?)\s+(?:as|for)\s+(?:our|the|my|a|an)?\s*(?<attr>.+)$/iu.exec(
+        c.body,
+      ) ?? /用\s*(?<value>.+?)\s*(?:做|作为|当|来做)(?<attr>.+)$/u.exec(c.body);
+    if (viaUse?.groups) {
+      const slug = this.findAttribute(viaUse.groups.attr)?.slug ?? this.productCategory(viaUse.groups.value);
+      if (slug) return this.statementFinding(slug, this.valueFor(slug, viaUse.groups.value));
+    }
+    const named = this.findAttribute(c.body);
+    if (named) {
+      const after = c.body.slice(named.end).replace(/^\s*(?:的|'s)?\s*/u, '');
+      const copula = findCue(after, this.config.cues.copulas);
+      if (copula && copula.index === 0) return this.statementFinding(named.slug, this.valueFor(named.slug, after.slice(copula.end)));
+    }
+    const possessive = /^(?:我的|我们的|咱们的|my|our)\s*(?<attr>[^，,]{1,12}?)\s*(?:是|用的是|用|叫|:|：|is|are)\s*(?<value>.+)$/iu.exec(c.body);
+    if (possessive?.groups) {
+      const slug = slugify(possessive.groups.attr);
+      const products = findCatalog(possessive.groups.value, this.config.catalog);
+      // "our backend is written in Go": the product is the value, not the phrase around it.
+      const value = products.length === 1 ? products[0].entry.name : this.clean(possessive.groups.value);
+      if (slug) return this.statementFinding(slug, value);
+    }
+    return this.productsInUse(c);
+  }
+
+  /** "我们项目用的是 NestJS 和 MongoDB": one fact per product, each filling its own category. */
+  private productsInUse(c: Clause): Finding[] {
+    const uses = /(?:用|使用|在用|采用|\buse\b|\busing\b|\bare on\b|'re on\b|\bruns? on\b|\bswitched to\b)/iu.exec(c.body);
+    if (!uses) return [];
+    const seen = new Set<string>();
+    return findCatalog(c.body.slice(uses.index), this.config.catalog)
+      .filter((p) => !seen.has(p.entry.category) && seen.add(p.entry.category))
+      .map((p) => this.statementFinding(p.entry.category, p.entry.name))
+      .filter((f): f is Finding => f !== null);
+  }
+
+  private statementFinding(attribute: string, value: string): Finding | null {
+    // "我的手机号是[PHONE]": the masked value is gone, and a placeholder is not worth remembering.
+    if (!value || /^\[[A-Z_]+\]$/.test(value)) return null;
+    return { kind: this.kindOf(attribute, 'fact'), attribute, value, confidence: 0.8 };
+  }
+
+  /** "记住 X" where X matched no rule: still worth keeping, as a note in the user's words. */
+  private remembered(c: Clause): Finding | null {
+    if (!c.remembered) return null;
+    const value = this.clean(c.body);
+    return value ? { kind: 'fact', attribute: `note:${slugify(value)}`, value, confidence: 0.9 } : null;
+  }
+
+  // -- the assistant --
+
+  private recommendation(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.recommendation);
+    if (!cue) return null;
+    const rest = c.body.slice(cue.end);
+    const object = stripEdges(rest.replace(/^\s*(?:你|您|you)\s*/iu, ''), this.config.leadingFillers, []);
+    const title = extractQuoted(rest)[0] ?? this.recommendedThing(object);
+    if (!title) return null;
+    return {
+      kind: 'fact',
+      subject: 'assistant',
+      attribute: `recommendation:${slugify(title)}`,
+      value: title,
+      confidence: 0.8,
+      importance: 0.6,
+      entities: [title],
+    };
+  }
+
+  /** The thing itself: a quoted title, a known product, the head after "的", or a proper noun. */
+  private recommendedThing(object: string): string | null {
+    const quoted = extractQuoted(object)[0];
+    if (quoted) return quoted;
+    const product = findCatalog(object, this.config.catalog)[0];
+    if (product) return product.entry.name;
+    const cut = object.split(/[，,。]|因为|because|since|—|-\s/iu)[0];
+    const head = /的([^的]{2,12})$/u.exec(this.clean(cut));
+    if (head) return this.clean(head[1]);
+    const proper = extractProperNouns(cut, this.config)[0];
+    if (proper) return proper;
+    const value = this.clean(cut);
+    return [...value].length >= 2 ? value : null;
+  }
+
+  private promise(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.promise);
+    const value = cue ? this.clean(c.body.slice(cue.end)) : '';
+    if (!value) return null;
+    return { kind: 'task', subject: 'assistant', attribute: `promise:${slugify(value)}`, value, confidence: 0.8 };
+  }
+
+  private conclusion(c: Clause): Finding | null {
+    const cue = findCue(c.body, this.cues.conclusion);
+    const value = cue ? this.clean(c.body.slice(cue.end)) : '';
+    if (!value) return null;
+    return { kind: 'fact', subject: 'assistant', attribute: `conclusion:${slugify(value)}`, value, confidence: 0.75 };
+  }
+
+  // -- helpers --
+
+  private isQuestion(raw: string): boolean {
+    if (/[?？]\s*$/u.test(raw)) return true;
+    const bare = trimPunctuation(raw);
+    if (this.cues.questionEndings.some((e) => bare.endsWith(e))) return true;
+    const start = findCue(this.stripConnectors(bare), this.cues.question);
+    return start !== null && start.index === 0;
+  }
+
+  private isRequest(body: string): boolean {
+    const cue = findCue(body, this.cues.request);
+    return cue !== null && cue.index <= 1;
+  }
+
+  private stripConnectors(text: string): string {
+    let rest = trimClause(text);
+    for (let lead = stripLead(rest, this.cues.connectors); lead.matched; lead = stripLead(rest, this.cues.connectors)) {
+      rest = lead.rest;
+    }
+    return rest;
+  }
+
+  /** "我老婆不吃香菜", "my wife is allergic to nuts": the fact belongs to the person named. */
+  private thirdParty(body: string): { subject: string; body: string } | null {
+    for (const [subject, names] of Object.entries(this.config.relations)) {
+      for (const name of names) {
+        const re = new RegExp(`^(?:我的?|my\\s+)?${name.replace(/^我/u, '')}(?:的|'s)?\\s*`, 'iu');
+        const zhOrMy = /\p{Script=Han}/u.test(name) ? /^我/u.test(body) || name.startsWith('我') : /^my\s/iu.test(body);
+        const m = zhOrMy ? re.exec(body) : null;
+        if (m && m[0].length < body.length) return { subject, body: body.slice(m[0].length) };
+      }
+    }
+    return null;
+  }
+
+  private findAttribute(text: string): { slug: string; index: number; end: number } | null {
+    let best: { slug: string; index: number; end: number } | null = null;
+    for (const [slug, words] of Object.entries(this.config.attributes)) {
+      const m = findCue(text, words);
+      if (m && (!best || m.index < best.index || (m.index === best.index && m.end > best.end))) {
+        best = { slug, index: m.index, end: m.end };
+      }
+    }
+    return best;
+  }
+
+  private productCategory(text: string): string | null {
+    return findCatalog(text, this.config.catalog)[0]?.entry.category ?? null;
+  }
+
+  /** What a bare value is about, from its shape: 五万 → budget, Kafka → message_queue, 周五 → deadline. */
+  private inferAttribute(raw: string): string | null {
+    if (extractAmount(raw)) return 'budget';
+    const product = this.productCategory(raw);
+    if (product) return product;
+    return extractDate(raw) ? 'deadline' : null;
+  }
+
+  /** The value in the shape its attribute expects, canonical where a product is known. */
+  private valueFor(attribute: string, raw: string): string {
+    if (attribute === 'budget') return extractAmount(raw) ?? this.clean(raw);
+    if (attribute === 'deadline' || attribute.startsWith('deadline:')) return extractDate(raw) ?? this.clean(raw);
+    if (attribute === 'weekly_meeting' || attribute === 'standup') {
+      return extractRecurrence(raw)?.value ?? extractDate(raw) ?? this.clean(raw);
+    }
+    const products = findCatalog(raw, this.config.catalog);
+    const fitting = products.find((p) => p.entry.category === attribute || `preferred_${p.entry.category}` === attribute);
+    if (fitting) return fitting.entry.name;
+    return canonicalProduct(this.clean(raw), this.config.catalog);
+  }
+
+  private clean(raw: string): string {
+    return stripEdges(raw, this.config.leadingFillers, this.config.trailingParticles);
+  }
+
+  /**
+   * The key part of a preference's object: "coffee after 3pm" and "coffee" are both about coffee,
+   * so a later "I drink coffee again" lands on the same memory.
+   */
+  private objectKey(object: string): string {
+    const head = object.split(/\s+(?:after|before|at|in|on|during|when|for|with|because|than|over|instead)\s+|比/iu)[0];
+    const product = findCatalog(head, this.config.catalog)[0];
+    return slugify(product ? product.entry.name : this.clean(head)) || slugify(object);
+  }
+
+  private importanceOf(finding: Finding): number {
+    return finding.importance ?? this.config.attributeImportance[finding.attribute] ?? IMPORTANCE[finding.kind];
+  }
+
+  private kindOf(attribute: string, fallback: MemoryKind): MemoryKind {
+    return this.config.attributeKinds[attribute] ?? fallback;
+  }
+
+  private hasRoleSuffix(text: string): boolean {
+    return findCue(text, this.cues.roleSuffixes) !== null;
+  }
+
+  private isNotEntity(word: string): boolean {
+    return this.config.notEntities.some((w) => w.toLowerCase() === word.toLowerCase());
+  }
+
+  private entities(content: string, extra: readonly string[]): string[] {
+    const products = findCatalog(content, this.config.catalog).map((p) => p.entry.name);
+    return uniqueCaseless([
+      ...extra,
+      ...products,
+      ...extractQuoted(content),
+      ...extractProperNouns(content, this.config).filter(
+        (noun) => !products.some((p) => p.toLowerCase() === noun.toLowerCase()) && !content.includes(`[${noun}]`),
+      ),
+    ]);
+  }
+}
+
+/** Only separators come off a clause's edges: closing quotes and brackets belong to the content. */
+function trimClause(raw: string): string {
+  return raw.replace(/^[\s,，。.;；:：!！、]+|[\s,，。.;；:：!！、]+$/gu, '');
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}

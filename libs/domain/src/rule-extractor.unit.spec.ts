@@ -1,0 +1,269 @@
+import type { TurnRole } from '@engram/contracts';
+import type { ExtractedItemDraft } from './extraction.strategy';
+import { mergeKeyOf } from './extraction.strategy';
+import { extractWithRules, RuleExtractor, splitClauses } from './rule-extractor';
+
+const AT = '2026-11-30T08:00:00.000Z';
+
+function extract(text: string, role: TurnRole = 'user', ephemeral = false): ExtractedItemDraft[] {
+  return extractWithRules({
+    tenantId: 'acme',
+    userId: 'u-1',
+    sessionId: 's-1',
+    turnId: 'turn-1',
+    role,
+    text,
+    occurredAt: AT,
+    ephemeral,
+    signals: [],
+  });
+}
+
+function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
+  const items = extract(text, role);
+  expect(items).toHaveLength(1);
+  return items[0];
+}
+
+describe('RuleExtractor', () => {
+  it('has the version rules-1 and resolves the same items as the pure function', async () => {
+    const extractor = new RuleExtractor();
+    expect(extractor.version).toBe('rules-1');
+    const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
+    expect(await extractor.extract(input)).toEqual(extractWithRules(input));
+  });
+
+  describe('profile, tech stack and tools', () => {
+    it('given "我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL", then three items, one fact each', () => {
+      const items = extract('我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL');
+      expect(items.map((i) => [i.kind, mergeKeyOf(i), i.value, i.content])).toEqual([
+        ['profile', 'user/name', '老周', '我叫老周'],
+        ['profile', 'user/tech_stack', 'Spring Boot', '我们的技术栈是 Spring Boot'],
+        ['fact', 'user/database', 'PostgreSQL', '数据库用 PostgreSQL'],
+      ]);
+      expect(items[1].entities).toContain('Spring Boot');
+      expect(items[2].entities).toContain('PostgreSQL');
+    });
+
+    it('given the same database said in English, then it shares the merge key and the canonical value', () => {
+      const item = only('we use Postgres as our database');
+      expect([mergeKeyOf(item), item.value]).toEqual(['user/database', 'PostgreSQL']);
+    });
+
+    it('given role and employer in one English clause, then two profile items', () => {
+      const items = extract("I'm a backend engineer at Stripe");
+      expect(items.map((i) => [i.attribute, i.value])).toEqual([
+        ['role', 'backend engineer'],
+        ['employer', 'Stripe'],
+      ]);
+    });
+
+    it('given employer and city in Chinese, then both are profile facts', () => {
+      const items = extract('我在字节跳动工作，住在杭州');
+      expect(items.map((i) => [i.kind, i.attribute, i.value])).toEqual([
+        ['profile', 'employer', '字节跳动'],
+        ['profile', 'location', '杭州'],
+      ]);
+    });
+
+    it('given "My name is Alex and I live in Berlin", then the clause splits on "and I"', () => {
+      expect(extract('My name is Alex and I live in Berlin').map((i) => [i.attribute, i.value])).toEqual([
+        ['name', 'Alex'],
+        ['location', 'Berlin'],
+      ]);
+    });
+
+    it('given a fact about a family member, then the subject is that person', () => {
+      expect(mergeKeyOf(only('记住我女儿的生日是5月3日'))).toBe('daughter/birthday');
+      expect(only('我老婆不吃香菜')).toMatchObject({ subject: 'wife', kind: 'preference', value: 'dislike' });
+    });
+
+    it('given an allergy, then it is a pinned-worthy profile fact with high importance', () => {
+      expect(only("I'm allergic to peanuts")).toMatchObject({ kind: 'profile', attribute: 'allergy:peanuts' });
+    });
+  });
+
+  describe('preferences', () => {
+    it('given "I prefer VS Code for TypeScript work", then editor = VS Code with both products as entities', () => {
+      const item = only('I prefer VS Code for TypeScript work');
+      expect(item).toMatchObject({ kind: 'preference', subject: 'user', attribute: 'editor', value: 'VS Code' });
+      expect(item.entities).toEqual(expect.arrayContaining(['VS Code', 'TypeScript']));
+    });
+
+    it('given "我喜欢用 VS Code", then the same key and value as the English statement', () => {
+      const zh = only('我喜欢用 VS Code');
+      const en = only('I prefer VS Code for TypeScript work');
+      expect([mergeKeyOf(zh), zh.value]).toEqual([mergeKeyOf(en), en.value]);
+    });
+
+    it('given "我喜欢用 VS Code" five times, then every extraction has the same key and value', () => {
+      const items = Array.from({ length: 5 }, () => only('我喜欢用 VS Code'));
+      expect(new Set(items.map((i) => `${mergeKeyOf(i)}=${i.value}`)).size).toBe(1);
+    });
+
+    it.each([
+      ['我不吃辣', 'preference:辣'],
+      ['I never drink coffee after 3pm', 'preference:coffee'],
+      ['I hate meetings before 10am', 'preference:meetings'],
+    ])('given the dislike "%s", then a preference %s with value dislike', (text, attribute) => {
+      expect(only(text)).toMatchObject({ kind: 'preference', attribute, value: 'dislike', operation: 'assert' });
+    });
+
+    it('given a liking and a later dislike of the same thing, then they share a key (so one supersedes the other)', () => {
+      expect(mergeKeyOf(only('我喜欢吃辣'))).toBe(mergeKeyOf(only('我不吃辣')));
+    });
+
+    it('given a favourite with a named attribute, then that attribute', () => {
+      expect(only('my favorite editor is Neovim')).toMatchObject({ attribute: 'editor', value: 'Neovim' });
+    });
+  });
+
+  describe('budgets, schedules, deadlines, decisions, tasks', () => {
+    it('given "预算控制在三万以内" then "预算提到五万了", then the same key user/budget with 三万 then 五万', () => {
+      const before = only('预算控制在三万以内');
+      const after = only('预算提到五万了');
+      expect([mergeKeyOf(before), before.value]).toEqual(['user/budget', '三万']);
+      expect([mergeKeyOf(after), after.value]).toEqual(['user/budget', '五万']);
+    });
+
+    it('given "每周三下午两点例会", then a fact about the weekly meeting whose value is the time', () => {
+      expect(only('每周三下午两点例会')).toMatchObject({ kind: 'fact', attribute: 'weekly_meeting', value: '每周三下午两点' });
+    });
+
+    it('given "The standup is every Monday at 10am", then the standup schedule', () => {
+      expect(only('The standup is every Monday at 10am')).toMatchObject({ attribute: 'standup', value: 'every Monday at 10am' });
+    });
+
+    it('given "the deadline is Friday", then a task deadline = Friday', () => {
+      expect(only('the deadline is Friday')).toMatchObject({ kind: 'task', attribute: 'deadline', value: 'Friday' });
+    });
+
+    it('given "项目下周五截止", then the same deadline attribute in Chinese', () => {
+      expect(only('项目下周五截止')).toMatchObject({ kind: 'task', attribute: 'deadline', value: '下周五' });
+    });
+
+    it('given "我们决定用 Kafka 做消息队列", then a decision on the message queue', () => {
+      expect(only('我们决定用 Kafka 做消息队列')).toMatchObject({
+        kind: 'decision',
+        attribute: 'message_queue',
+        value: 'Kafka',
+        entities: ['Kafka'],
+      });
+    });
+
+    it("given \"let's go with Postgres\", then a decision with the canonical product", () => {
+      expect(only("let's go with Postgres")).toMatchObject({ kind: 'decision', attribute: 'database', value: 'PostgreSQL' });
+    });
+
+    it('given work in progress, then a task', () => {
+      expect(only('我正在把数据库迁移到 PostgreSQL')).toMatchObject({ kind: 'task' });
+      expect(only("I'm working on the billing service")).toMatchObject({ kind: 'task', value: 'billing service' });
+    });
+  });
+
+  describe('assistant turns', () => {
+    it('given "我推荐你去试试楼下的兰州拉面", then an assistant recommendation of 兰州拉面', () => {
+      expect(only('我推荐你去试试楼下的兰州拉面', 'assistant')).toMatchObject({
+        subject: 'assistant',
+        kind: 'fact',
+        attribute: 'recommendation:兰州拉面',
+        value: '兰州拉面',
+        content: '我推荐你去试试楼下的兰州拉面',
+      });
+    });
+
+    it('given a recommended book title in quotes, then the title is the value and an entity', () => {
+      const item = only("I recommend 'Designing Data-Intensive Applications'", 'assistant');
+      expect(item).toMatchObject({ subject: 'assistant', value: 'Designing Data-Intensive Applications' });
+      expect(item.attribute).toBe('recommendation:designing-data-intensive-applications');
+      expect(item.entities).toEqual(['Designing Data-Intensive Applications']);
+    });
+
+    it('given the assistant echoing a preference, then nothing is attributed to the user', () => {
+      expect(extract('好的，你喜欢用 VS Code，我记下了', 'assistant')).toEqual([]);
+    });
+  });
+
+  describe('retractions and corrections', () => {
+    it('given "忘掉我之前说的预算", then a retraction of user/budget', () => {
+      expect(only('忘掉我之前说的预算')).toMatchObject({ attribute: 'budget', operation: 'retract', value: '' });
+    });
+
+    it('given "that\'s no longer true", then a retraction of whatever was mentioned last', () => {
+      expect(only("that's no longer true")).toMatchObject({ attribute: '@last', operation: 'retract' });
+    });
+
+    it('given "I no longer use Vim", then a retraction of the editor only if it is still Vim', () => {
+      expect(only('I no longer use Vim')).toMatchObject({ attribute: 'editor', value: 'Vim', operation: 'retract' });
+    });
+
+    it('given "我不再吃肉了", which names no slot, then a new dislike instead of a retraction', () => {
+      expect(only('我不再吃肉了')).toMatchObject({ attribute: 'preference:肉', value: 'dislike', operation: 'assert' });
+    });
+
+    it('given "不是三万，是五万", then the budget with the new value (kept as one clause)', () => {
+      expect(splitClauses('不是三万，是五万')).toEqual(['不是三万，是五万']);
+      expect(only('不是三万，是五万')).toMatchObject({ attribute: 'budget', value: '五万', operation: 'assert' });
+    });
+
+    it('given "actually it\'s 50k", then the budget with the new value', () => {
+      expect(only("actually it's 50k")).toMatchObject({ attribute: 'budget', value: '50k', confidence: 0.85 });
+    });
+
+    it('given "Actually, I meant Vim", then the editor, content kept as said', () => {
+      expect(only('Actually, I meant Vim')).toMatchObject({ attribute: 'editor', value: 'Vim', content: 'Actually, I meant Vim' });
+    });
+  });
+
+  describe('realistic chat', () => {
+    it('given two products in one clause, then one fact per product, each in its own category', () => {
+      expect(extract('我们项目用的是 NestJS 和 MongoDB').map((i) => [i.attribute, i.value])).toEqual([
+        ['framework', 'NestJS'],
+        ['database', 'MongoDB'],
+      ]);
+    });
+
+    it('given an amount with a thousands separator, then the clause is not split inside the number', () => {
+      expect(only('the budget is around $5,000')).toMatchObject({ attribute: 'budget', value: '$5,000' });
+    });
+
+    it('given a softened negation ("不是很喜欢"), then a dislike, not a like', () => {
+      expect(only('我不是很喜欢这个方案')).toMatchObject({ value: 'dislike' });
+    });
+
+    it('given a dated to-do without the word deadline, then a task due on that date', () => {
+      expect(only('下周三之前要把报告交给老板')).toMatchObject({ kind: 'task', value: '下周三' });
+    });
+
+    it('given a schedule change, then the same weekly meeting attribute with the new time', () => {
+      expect(only('例会改到周四下午三点')).toMatchObject({ attribute: 'weekly_meeting', value: '周四下午三点' });
+    });
+
+    it('given a quoted title after a recommendation, then the whole title, articles included', () => {
+      expect(only("You might like 'The Pragmatic Programmer'", 'assistant')).toMatchObject({ value: 'The Pragmatic Programmer' });
+    });
+  });
+
+  describe('what is not a memory', () => {
+    it.each(['上次你给我推荐的那家店叫什么', 'which books did you recommend?', '帮我看看这家店的营业时间', "what's the weather today"])(
+      'given the question or request "%s", then no items',
+      (text) => {
+        expect(extract(text)).toEqual([]);
+      },
+    );
+
+    it('given a masked value, then no item that would only store the placeholder', () => {
+      expect(extract('我的手机号是[PHONE]')).toEqual([]);
+    });
+
+    it('given system or tool turns, then no items', () => {
+      expect(extract('我喜欢用 VS Code', 'system')).toEqual([]);
+    });
+  });
+
+  it('given an item, then it carries provenance, time and the ephemeral flag of its turn', () => {
+    const [item] = extract('记住我喜欢用 VS Code', 'user', true);
+    expect(item).toMatchObject({ validFrom: AT, sourceTurnIds: ['turn-1'], ephemeral: true, confidence: 0.9 });
+    expect(item.importance).toBeGreaterThan(0.6);
+  });
+});

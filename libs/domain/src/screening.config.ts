@@ -1,0 +1,105 @@
+/**
+ * What the screening filter listens for. Configuration, not code: a new cue is a new string, and
+ * bumping `version` lets a reprocess tell old screening results from new ones.
+ *
+ * Cue matching (see `cue-matching.ts`): cues containing Latin letters match on word boundaries,
+ * case-insensitively, with any whitespace between words; Chinese cues match as substrings.
+ */
+
+export const SIGNALS = [
+  'preference',
+  'profile',
+  'fact',
+  'task',
+  'decision',
+  'correction',
+  'remember',
+  'schedule',
+  'budget',
+  'recommendation',
+] as const;
+export type Signal = (typeof SIGNALS)[number];
+
+export interface ScreeningConfig {
+  /** Turns shorter than this (letters and digits only) need a signal to be kept. */
+  readonly minLength: number;
+  /** Whole-turn acknowledgements ("嗯嗯", "ok", "thanks!"); a turn made only of these is dropped. */
+  readonly chitChat: readonly string[];
+  readonly cues: Readonly<Record<Signal, readonly string[]>>;
+  /** One-off requests whose answer is stale tomorrow (weather, opening hours): kept, marked ephemeral. */
+  readonly ephemeralCues: readonly string[];
+  readonly version: string;
+}
+
+/**
+ * Assistant turns matter for what the assistant recommended, promised or concluded; its other
+ * sentences ("你喜欢 VS Code 吗？") echo the user and must not become the user's facts.
+ */
+export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation'];
+
+export const defaultScreeningConfig: ScreeningConfig = {
+  version: 'screening-1',
+  minLength: 4,
+  chitChat: [
+    // Chinese
+    '嗯', '嗯嗯', '嗯呢', '哦', '哦哦', '噢', '好', '好的', '好滴', '好吧', '好嘞', '行', '行吧', '可以', '没问题',
+    '收到', '了解', '明白', '知道了', '谢谢', '谢谢你', '多谢', '感谢', '哈哈', '哈哈哈', '呵呵', '嘿嘿', '对',
+    '对的', '是的', '没错', '你好', '您好', '早', '早上好', '晚安', '再见', '拜拜', '不客气', '辛苦了', '厉害',
+    '牛', '棒', '太棒了', '赞', '是吗', '真的吗', '在吗', '在', '然后呢', '继续',
+    // English
+    'ok', 'okay', 'k', 'kk', 'yes', 'yeah', 'yep', 'yup', 'no', 'nope', 'sure', 'fine', 'cool', 'nice', 'great',
+    'awesome', 'perfect', 'got it', 'i see', 'alright', 'all right', 'thanks', 'thank you', 'thx', 'ty', 'cheers',
+    'lol', 'haha', 'hmm', 'hm', 'hi', 'hello', 'hey', 'bye', 'good night', 'good morning', 'sounds good',
+    'makes sense', 'you too', 'no problem', 'np', 'continue', 'go on', 'right', 'exactly', 'indeed',
+  ],
+  cues: {
+    preference: [
+      '我喜欢', '喜欢', '我爱', '爱吃', '爱喝', '习惯', '倾向', '偏好', '更喜欢', '最喜欢', '不喜欢', '讨厌', '不想',
+      '不要', '不吃', '不喝', '不用', '受不了', '过敏', '忌口', '平时', '一般用', '通常',
+      'i prefer', 'prefer', 'i like', 'i love', 'i usually', 'i always', 'i never', "i don't like", 'i dislike',
+      'i hate', "i can't stand", 'i avoid', 'allergic', 'my favorite', 'my favourite', "i'm a fan of",
+    ],
+    profile: [
+      '我叫', '我的名字', '叫我', '我是', '我在', '我住', '我来自', '老家', '职位', '工作', '上班', '公司', '技术栈',
+      'my name is', 'call me', "i'm", 'i am', 'i work', 'i live', "i'm from", 'i am from', 'my role', 'my job',
+      'tech stack', 'our stack',
+    ],
+    fact: [
+      '我的', '我们的', '我们用', '数据库', '编辑器', '框架', '语言', '生日', '用的是', '采用',
+      'my', 'our', 'we use', "we're using", 'we are using', 'database', 'editor', 'framework', 'birthday',
+    ],
+    task: [
+      '第一步', '下一步', '正在', '待办', '截止', '交付', '要做', '得做', '需要', '我要', '我得', '提醒我', '任务',
+      'todo', 'to-do', "i'm working on", 'i am working on', 'i need to', 'i have to', 'remind me', 'deadline',
+      'due', 'next step', 'first step',
+    ],
+    decision: [
+      '决定', '就按', '选了', '定了', '敲定', '就用', '最终用', '拍板', 'we decided', 'decided', "let's go with",
+      "we'll go with", 'we will go with', 'we chose', "we're going with", 'we are going with', 'final decision',
+    ],
+    correction: [
+      '不是', '改成', '改为', '换成', '改到', '提到', '降到', '调整', '变成', '更正', '纠正', '说错', '其实', '忘掉',
+      '忘了我', '不再', '作废', '取消', '当我没说', 'actually', 'i meant', 'correction', 'no longer', 'not anymore',
+      'forget', 'scratch that', 'changed', 'switched', 'instead',
+    ],
+    remember: ['记住', '记一下', '别忘了', '记得', 'remember', "don't forget", 'note that', 'keep in mind'],
+    schedule: [
+      '每周', '每天', '每月', '每个工作日', '例会', '周会', '站会', '开会', '会议', '星期', '周一', '周二', '周三',
+      '周四', '周五', '周六', '周日', '点半', '下午', '上午', '晚上',
+      'every', 'weekly', 'daily', 'meeting', 'standup', 'stand-up', 'monday', 'tuesday', 'wednesday', 'thursday',
+      'friday', 'saturday', 'sunday', 'tomorrow',
+    ],
+    budget: ['预算', '花费', '价位', '报价', '块钱', '万元', 'budget', 'price range', 'afford', 'spend'],
+    recommendation: [
+      '推荐', '建议你', '建议', '可以试试', '试试', '不妨', '值得一', '我会提醒', '我会帮你', '总结一下', '结论',
+      'i recommend', "i'd recommend", 'recommend', 'i suggest', 'you should try', 'you might like', 'check out',
+      "i'll remind you", 'i will remind you', 'in summary', 'to summarize', 'my suggestion',
+    ],
+  },
+  ephemeralCues: [
+    '天气', '气温', '下雨', '营业时间', '几点开门', '几点关门', '现在几点', '今天几号', '帮我看看', '帮我查', '查一下',
+    '搜一下', '翻译', '路况', '堵车', '汇率', '股价', '附近', '这家店', '新闻',
+    'weather', 'temperature', 'forecast', 'opening hours', 'open now', 'what time is it', "what's the time",
+    'translate', 'traffic', 'exchange rate', 'stock price', 'nearby', 'near me', 'news today', 'look up',
+  ],
+};

@@ -1,0 +1,105 @@
+import { deterministicId, type TurnRecorded, type TurnRole, type TurnScreened } from '@engram/contracts';
+import { hasCue } from './cue-matching';
+import { maskPii } from './pii-masking';
+import { ASSISTANT_SIGNALS, SIGNALS, type ScreeningConfig, type Signal } from './screening.config';
+
+/**
+ * The filter's decision for one turn: is it worth handing to the extractor? Cheap and recall-
+ * oriented (the extractor is the precise stage), but chit-chat and noise never go further.
+ */
+export interface ScreeningResult {
+  readonly verdict: 'accepted' | 'rejected';
+  readonly reasons: string[];
+  readonly signals: Signal[];
+  readonly ephemeral: boolean;
+  readonly masked: string[];
+  /** The turn's text with PII masked. */
+  readonly text: string;
+}
+
+export function screenTurn(turn: { role: TurnRole; text: string }, config: ScreeningConfig): ScreeningResult {
+  const { text, masked } = maskPii(turn.text);
+  const signals = signalsOf(text, turn.role, config);
+  const ephemeral = hasCue(text, config.ephemeralCues);
+  const result = (verdict: ScreeningResult['verdict'], reasons: string[]): ScreeningResult => ({
+    verdict,
+    reasons,
+    signals,
+    ephemeral,
+    masked,
+    text,
+  });
+
+  if (signals.length > 0 && !isChitChat(text, config)) {
+    return result('accepted', signals.map((s) => `signal:${s}`));
+  }
+  if (turn.role === 'system' || turn.role === 'tool') return result('rejected', [`role:${turn.role}`]);
+  if (isChitChat(text, config)) return result('rejected', ['chit-chat']);
+  if (contentLength(text) < config.minLength) return result('rejected', ['too-short']);
+  return result('rejected', ['no-signal']);
+}
+
+function signalsOf(text: string, role: TurnRole, config: ScreeningConfig): Signal[] {
+  const relevant = role === 'assistant' ? ASSISTANT_SIGNALS : SIGNALS;
+  return relevant.filter((signal) => hasCue(text, config.cues[signal]));
+}
+
+/** Letters and digits only: punctuation and emoji do not make a turn substantial. */
+function contentLength(text: string): number {
+  return (text.match(/[\p{L}\p{N}]/gu) ?? []).length;
+}
+
+/**
+ * A turn made only of acknowledgements ("好的好的，谢谢！", "ok thanks"), emoji or punctuation.
+ * Pieces are matched greedily against the list so run-together replies ("嗯嗯好的") count too.
+ */
+export function isChitChat(text: string, config: Pick<ScreeningConfig, 'chitChat'>): boolean {
+  const normalised = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s']/gu, ' ')
+    .trim();
+  if (normalised.length === 0) return true;
+  const phrases = [...new Set(config.chitChat.map((c) => c.toLowerCase()))].sort((a, b) => b.length - a.length);
+  let rest = normalised;
+  while (rest.length > 0) {
+    const phrase = phrases.find((p) => rest.startsWith(p) && isPieceBoundary(rest, p.length));
+    if (!phrase) return false;
+    rest = rest.slice(phrase.length).trimStart();
+  }
+  return true;
+}
+
+/** "ok" must not eat the start of "okinawa"; Chinese pieces need no boundary. */
+function isPieceBoundary(text: string, at: number): boolean {
+  const prev = text[at - 1] ?? '';
+  const next = text[at] ?? '';
+  return !(/[a-z0-9]/.test(prev) && /[a-z0-9]/.test(next));
+}
+
+export const ScreeningDecider = {
+  decide(event: TurnRecorded, config: ScreeningConfig, recordedAt: string): TurnScreened {
+    const screened = screenTurn({ role: event.payload.role, text: event.payload.text }, config);
+    return {
+      eventId: deterministicId('screened', event.eventId, config.version),
+      type: 'TurnScreened',
+      schemaVersion: 1,
+      tenantId: event.tenantId,
+      userId: event.userId,
+      occurredAt: event.occurredAt,
+      recordedAt,
+      causationId: event.eventId,
+      correlationId: event.correlationId,
+      payload: {
+        ...event.payload,
+        text: screened.text,
+        verdict: screened.verdict,
+        reasons: screened.reasons,
+        signals: screened.signals,
+        ephemeral: screened.ephemeral,
+        masked: screened.masked,
+        screenerVersion: config.version,
+      },
+    };
+  },
+} as const;

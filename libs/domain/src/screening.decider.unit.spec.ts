@@ -1,0 +1,107 @@
+import 'reflect-metadata'; // @engram/contracts' validation decorators need it; see report
+import { deterministicId } from '@engram/contracts';
+import { defaultScreeningConfig as config } from './screening.config';
+import { isChitChat, ScreeningDecider, screenTurn } from './screening.decider';
+import { turnRecorded } from './testing/fixtures';
+
+describe('screenTurn', () => {
+  it.each(['嗯嗯', '好的', 'ok', 'thanks!', '好的好的，谢谢！', 'ok thanks', '👍'])(
+    'given chit-chat "%s", then it is rejected as chit-chat',
+    (text) => {
+      const result = screenTurn({ role: 'user', text }, config);
+      expect(result).toMatchObject({ verdict: 'rejected', reasons: ['chit-chat'] });
+    },
+  );
+
+  it('given a word that merely starts like chit-chat, then it is not chit-chat', () => {
+    expect(isChitChat('okinawa', config)).toBe(false);
+  });
+
+  it.each([
+    ['我喜欢用 VS Code', 'preference'],
+    ['我叫老周', 'profile'],
+    ['预算控制在三万以内', 'budget'],
+    ['每周三下午两点例会', 'schedule'],
+    ['the deadline is Friday', 'task'],
+    ['我们决定用 Kafka 做消息队列', 'decision'],
+    ["actually it's 50k", 'correction'],
+    ['记住我女儿的生日是5月3日', 'remember'],
+    ['I never drink coffee after 3pm', 'preference'],
+  ])('given "%s", then it is accepted with signal %s', (text, signal) => {
+    const result = screenTurn({ role: 'user', text }, config);
+    expect(result.verdict).toBe('accepted');
+    expect(result.signals).toContain(signal);
+    expect(result.reasons).toContain(`signal:${signal}`);
+  });
+
+  it.each(['帮我看看这家店的营业时间', "what's the weather today"])(
+    'given a one-off request "%s", then it is tagged ephemeral',
+    (text) => {
+      expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(true);
+    },
+  );
+
+  it('given a durable statement, then it is not ephemeral', () => {
+    expect(screenTurn({ role: 'user', text: '我喜欢用 VS Code' }, config).ephemeral).toBe(false);
+  });
+
+  it('given an assistant recommendation, then it is accepted with signal recommendation', () => {
+    for (const text of ['我推荐你去试试楼下的兰州拉面', "I recommend 'Designing Data-Intensive Applications'"]) {
+      expect(screenTurn({ role: 'assistant', text }, config)).toMatchObject({
+        verdict: 'accepted',
+        signals: ['recommendation'],
+      });
+    }
+  });
+
+  it('given an assistant echoing the user, then it is rejected: only recommendations count for the assistant', () => {
+    expect(screenTurn({ role: 'assistant', text: '好的，你喜欢用 VS Code，我记下了' }, config).verdict).toBe('rejected');
+  });
+
+  it('given a system or tool turn without a signal, then it is rejected by role', () => {
+    expect(screenTurn({ role: 'tool', text: '{"status": 200, "items": 3}' }, config)).toMatchObject({
+      verdict: 'rejected',
+      reasons: ['role:tool'],
+    });
+  });
+
+  it('given a short turn without a signal, then it is rejected as too short; a longer one as no-signal', () => {
+    expect(screenTurn({ role: 'user', text: '地铁挤' }, config).reasons).toEqual(['too-short']);
+    expect(screenTurn({ role: 'user', text: '今天地铁好挤啊真是的' }, config).reasons).toEqual(['no-signal']);
+  });
+
+  it('given PII, then the returned text is masked first and the types are listed', () => {
+    const result = screenTurn({ role: 'user', text: '记住我的手机号是13812345678' }, config);
+    expect(result).toMatchObject({ verdict: 'accepted', text: '记住我的手机号是[PHONE]', masked: ['PHONE'] });
+  });
+});
+
+describe('ScreeningDecider', () => {
+  it('given a recorded turn, when decided, then a TurnScreened with a deterministic id and causation follows', () => {
+    const turn = turnRecorded('我的邮箱是 a.b@example.com，我喜欢用 VS Code');
+    const screened = ScreeningDecider.decide(turn, config, '2026-11-30T09:00:00.000Z');
+    expect(screened).toMatchObject({
+      eventId: deterministicId('screened', turn.eventId, config.version),
+      type: 'TurnScreened',
+      schemaVersion: 1,
+      tenantId: turn.tenantId,
+      userId: turn.userId,
+      occurredAt: turn.occurredAt,
+      recordedAt: '2026-11-30T09:00:00.000Z',
+      causationId: turn.eventId,
+      correlationId: turn.correlationId,
+      payload: {
+        turnId: turn.payload.turnId,
+        text: '我的邮箱是 [EMAIL]，我喜欢用 VS Code',
+        verdict: 'accepted',
+        masked: ['EMAIL'],
+        screenerVersion: config.version,
+      },
+    });
+  });
+
+  it('given the same turn twice, then both decisions are identical (replay-safe)', () => {
+    const turn = turnRecorded('预算控制在三万以内');
+    expect(ScreeningDecider.decide(turn, config, 'x')).toEqual(ScreeningDecider.decide(turn, config, 'x'));
+  });
+});

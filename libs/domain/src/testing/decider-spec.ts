@@ -1,0 +1,57 @@
+import { deepStrictEqual } from 'node:assert';
+
+/**
+ * Specification helpers for deciders, emmett style:
+ *
+ *   spec.given([events]).when(command).then([events])
+ *   spec.given([events]).when(command).thenNothing()
+ *
+ * `given` events are folded with `evolve` from `initialState`, so a test states history as the
+ * events that made it, never as a hand-built state.
+ */
+export interface Decider<Command, State, Event> {
+  decide(command: Command, state: State): Event[];
+  evolve(state: State, event: Event): State;
+  initialState(): State;
+}
+
+export interface DeciderSpecification<Command, State, Event> {
+  given(events: readonly Event[]): {
+    when(command: Command): {
+      then(expected: readonly Event[] | ((events: Event[], state: State) => void)): Event[];
+      thenNothing(): void;
+      /** The events decided and the state after evolving them, for assertions that need both. */
+      result(): { events: Event[]; state: State };
+    };
+  };
+}
+
+export function deciderSpec<Command, State, Event>(
+  decider: Decider<Command, State, Event>,
+): DeciderSpecification<Command, State, Event> {
+  return {
+    given(history) {
+      const state = history.reduce(decider.evolve, decider.initialState());
+      return {
+        when(command) {
+          const run = () => {
+            const events = decider.decide(command, state);
+            return { events, state: events.reduce(decider.evolve, state) };
+          };
+          return {
+            then(expected) {
+              const { events, state: after } = run();
+              if (typeof expected === 'function') expected(events, after);
+              else deepStrictEqual(events, expected);
+              return events;
+            },
+            thenNothing() {
+              deepStrictEqual(run().events, []);
+            },
+            result: run,
+          };
+        },
+      };
+    },
+  };
+}
