@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { runCli } from '@engram/services';
+import { EngramModule } from './engram.module';
+
+void runCli(
+  {
+    server: (config) => EngramModule.forRoot({ config }),
+    rebuild: (config) => EngramModule.forMaintenance({ config }),
+  },
+  process.argv,
+);

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { tokenize } from '@engram/domain';
+import type { Embedder } from '@engram/ports';
+
+/**
+ * A deterministic embedder that needs no model weights: the feature-hashing
+ * trick over the domain's terms plus character trigrams (which lets "PostgreSQL"
+ * and "Postgres", or 数据库 and 数据, land near each other). Not semantic, but
+ * stable across processes and machines, so projections rebuild identically.
+ */
+export class HashingEmbedder implements Embedder {
+  readonly modelId: string;
+
+  constructor(readonly dimensions = 256) {
+    this.modelId = `hashing-v1-${dimensions}`;
+  }
+
+  async embed(texts: readonly string[]): Promise<number[][]> {
+    return texts.map((text) => this.embedOne(text));
+  }
+
+  embedOne(text: string): number[] {
+    const vector = new Float64Array(this.dimensions);
+    for (const term of tokenize(text)) {
+      this.add(vector, `t:${term}`, 1);
+      for (const gram of trigrams(term)) this.add(vector, `g:${gram}`, 0.5);
+    }
+    let norm = 0;
+    for (const v of vector) norm += v * v;
+    norm = Math.sqrt(norm);
+    return Array.from(vector, (v) => (norm === 0 ? 0 : v / norm));
+  }
+
+  private add(vector: Float64Array, feature: string, weight: number): void {
+    const digest = createHash('md5').update(feature).digest();
+    const index = digest.readUInt32LE(0) % this.dimensions;
+    const sign = digest[4] & 1 ? 1 : -1;
+    vector[index] += sign * weight;
+  }
+}
+
+function trigrams(term: string): string[] {
+  const chars = Array.from(term);
+  if (chars.length <= 3) return [];
+  const grams: string[] = [];
+  for (let i = 0; i + 3 <= chars.length; i++) grams.push(chars.slice(i, i + 3).join(''));
+  return grams;
+}

@@ -1,0 +1,68 @@
+import { INestApplication, Type, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { json } from 'express';
+import { Logger } from 'nestjs-pino';
+import { EngramConfig } from '@engram/config';
+import { EventLog } from '@engram/ports';
+import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
+import { EventLogTransport } from './transport/event-log.transport';
+
+/** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
+export function configureHttp(app: INestApplication, config: EngramConfig): void {
+  const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void };
+  express.disable('x-powered-by');
+  app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES }));
+  app.useGlobalPipes(
+    new ValidationPipe({
+      transform: true,
+      whitelist: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: false },
+      exceptionFactory: validationExceptionFactory,
+    }),
+  );
+  app.useGlobalFilters(new HttpExceptionFilter());
+  SwaggerModule.setup('docs', app, () => openApiDocument(app));
+}
+
+export function openApiDocument(app: INestApplication): OpenAPIObject {
+  const document = new DocumentBuilder()
+    .setTitle('engram')
+    .setDescription('Event-sourced long-term memory for LLM applications: ingest turns, recall what matters.')
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key (ENGRAM_API_KEYS); not needed when none are configured' })
+    .build();
+  return SwaggerModule.createDocument(app, document);
+}
+
+/** Attaches the stage handlers of the app's modules to the event log. */
+export function connectStages(app: INestApplication, config: EngramConfig): void {
+  app.connectMicroservice(
+    { strategy: new EventLogTransport(app.get(EventLog), { topicPrefix: config.ENGRAM_TOPIC_PREFIX, maxBatchSize: config.ENGRAM_BATCH_SIZE }) },
+    { inheritAppConfig: true },
+  );
+}
+
+export interface StartOptions {
+  /** Listen on PORT/HOST; false initialises HTTP without a socket (tests, CLI). */
+  readonly http: boolean;
+  /** Run the module's stage handlers on the event log. */
+  readonly stages: boolean;
+}
+
+/** Creates, wires and starts one engram process; shuts down cleanly on SIGTERM/SIGINT. */
+export async function startApp(rootModule: Type<unknown> | object, options: StartOptions): Promise<INestApplication> {
+  const app = await NestFactory.create(rootModule as Type<unknown>, { bodyParser: false, bufferLogs: true, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  const config = app.get(EngramConfig);
+  configureHttp(app, config);
+  if (options.stages) {
+    connectStages(app, config);
+    await app.startAllMicroservices();
+  }
+  if (options.http) await app.listen(config.PORT, config.listenHost());
+  else await app.init();
+  return app;
+}

@@ -1,0 +1,243 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConfigError, EngramConfig, loadConfig } from '@engram/config';
+import { openApiDocument, startApp } from '../bootstrap';
+import { DEFAULT_TENANT } from '../http/tenancy';
+import { IngestService } from '../http/ingest.service';
+import { RecallService } from '../http/recall.service';
+import { PipelineProgress } from '../pipeline/pipeline-progress';
+import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
+import { announceServer, runningServer } from './server-file';
+import { LineError, parseTurnLines, toRequests } from './turn-lines';
+
+/** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
+export interface CliModules {
+  server(config: EngramConfig): Type<unknown> | object;
+  rebuild(config: EngramConfig): Type<unknown> | object;
+}
+
+class UsageError extends Error {}
+
+function intOption(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return n;
+  };
+}
+
+/** The `engram` command line: start, ingest, recall, rebuild, status, openapi. */
+export function buildCli(modules: CliModules): Command {
+  const program = new Command('engram').description('Event-sourced long-term memory for LLM applications').showHelpAfterError();
+  // The CLI talks; the server logs. Quiet by default unless LOG_LEVEL says otherwise.
+  const cliConfig = () => loadConfig({ LOG_LEVEL: 'warn', ...process.env });
+
+  program
+    .command('start')
+    .description('run the all-in-one embedded server (PORT, data under ENGRAM_DATA_DIR)')
+    .action(async () => {
+      const config = loadConfig();
+      const app = await startApp(modules.server(config), { http: true, stages: true });
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const retire = announceServer(config.ENGRAM_DATA_DIR, url);
+      process.once('exit', retire);
+      console.error(`engram listening on ${url} (docs at ${url}/docs, data in ${config.ENGRAM_DATA_DIR})`);
+    });
+
+  program
+    .command('ingest <file>')
+    .description('ingest a JSON-lines file of turns; waits until recall sees them')
+    .option('--url <url>', 'send to a running engram instead of the data directory')
+    .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
+    .action(async (file: string, options: { url?: string; apiKey?: string }) => {
+      const config = cliConfig();
+      const lines = parseTurnLines(fs.readFileSync(file, 'utf8'));
+      const requests = toRequests(lines, config.ENGRAM_MAX_TURNS_PER_REQUEST);
+      const bar = progressBar('ingest', lines.length);
+      const remote = remoteOf(options, config);
+      if (remote) {
+        let last = '';
+        for (const request of requests) {
+          const response = await remote.post<{ accepted: number; position: string }>('/v1/turns', request);
+          last = response.position;
+          bar.increment(request.turns.length);
+        }
+        bar.stop();
+        await waitRemote(remote);
+        console.log(JSON.stringify({ turns: lines.length, position: last }));
+        return;
+      }
+      await withEmbedded(modules.server(config), true, async (app) => {
+        const ingest = app.get(IngestService);
+        for (const request of requests) {
+          await ingest.ingest(DEFAULT_TENANT, request);
+          bar.increment(request.turns.length);
+        }
+        bar.stop();
+        await drain(app.get(PipelineProgress));
+        console.log(JSON.stringify({ turns: lines.length }));
+      });
+    });
+
+  program
+    .command('recall <userId> <query>')
+    .description("print what engram recalls for a user's query (JSON)")
+    .option('--session <sessionId>', 'include the recent turns of this session')
+    .option('-k, --k <k>', 'how many memories', intOption('k'))
+    .option('--debug', 'include score components')
+    .option('--url <url>', 'ask a running engram')
+    .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
+    .action(async (userId: string, query: string, options: { session?: string; k?: number; debug?: boolean; url?: string; apiKey?: string }) => {
+      const config = cliConfig();
+      const body = { userId, query, sessionId: options.session, k: options.k, debug: options.debug };
+      const remote = remoteOf(options, config);
+      if (remote) {
+        console.log(JSON.stringify(await remote.post('/v1/recall', body), null, 2));
+        return;
+      }
+      await withEmbedded(modules.server(config), false, async (app) => {
+        console.log(JSON.stringify(await app.get(RecallService).recall(DEFAULT_TENANT, body), null, 2));
+      });
+    });
+
+  program
+    .command('rebuild')
+    .description('drop projections and replay the log into them from the start (offline)')
+    .option('--projection <name>', `one of ${PROJECTION_NAMES.join(', ')}, or all`, 'all')
+    .action(async (options: { projection: string }) => {
+      const config = cliConfig();
+      const names: readonly ProjectionName[] =
+        options.projection === 'all' ? PROJECTION_NAMES : PROJECTION_NAMES.filter((n) => n === options.projection);
+      if (names.length === 0) throw new UsageError(`--projection must be one of ${PROJECTION_NAMES.join(', ')}, all`);
+      const server = runningServer(config.ENGRAM_DATA_DIR);
+      if (server) throw new UsageError(`an engram server (pid ${server.pid}) is using ${config.ENGRAM_DATA_DIR}: stop it before an offline rebuild`);
+      await withEmbedded(modules.rebuild(config), false, async (app) => {
+        const started = Date.now();
+        let bar: SingleBar | undefined;
+        let current = '';
+        const { events } = await app.get(Rebuilder).rebuild(names, (p) => {
+          if (p.projection !== current) {
+            bar?.stop();
+            current = p.projection;
+            bar = progressBar(p.projection.padEnd(8), p.total);
+          }
+          bar?.update(p.done);
+        });
+        bar?.stop();
+        const seconds = (Date.now() - started) / 1000;
+        console.log(JSON.stringify({ rebuilt: names, events, seconds, eventsPerSec: Math.round(events / Math.max(seconds, 0.001)) }));
+      });
+    });
+
+  program
+    .command('status')
+    .description('how far the read side is behind the log')
+    .option('--url <url>', 'ask a running engram')
+    .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
+    .action(async (options: { url?: string; apiKey?: string }) => {
+      const config = cliConfig();
+      const remote = remoteOf(options, config);
+      if (remote) {
+        console.log(JSON.stringify(await remote.get('/v1/pipeline/status'), null, 2));
+        return;
+      }
+      await withEmbedded(modules.rebuild(config), false, async (app) => {
+        const stages = await app.get(PipelineProgress).stages();
+        console.log(JSON.stringify({ pending: stages.reduce((s, x) => s + x.lag, 0), stages }, null, 2));
+      });
+    });
+
+  program
+    .command('openapi [file]')
+    .description('write the OpenAPI document (default docs/openapi.json)')
+    .action(async (file = 'docs/openapi.json') => {
+      const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'engram-openapi-')) });
+      await withEmbedded(modules.server(config), false, async (app) => {
+        fs.writeFileSync(file, `${JSON.stringify(openApiDocument(app), null, 2)}\n`);
+        console.error(`wrote ${file}`);
+      });
+      fs.rmSync(config.ENGRAM_DATA_DIR, { recursive: true, force: true });
+    });
+
+  return program;
+}
+
+/** Runs the CLI; errors become one clear line on stderr and exit code 1 (2 for usage). */
+export async function runCli(modules: CliModules, argv: readonly string[]): Promise<void> {
+  try {
+    await buildCli(modules).parseAsync(argv as string[]);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof LineError || error instanceof UsageError) {
+      console.error(`engram: ${error.message}`);
+      process.exit(error instanceof UsageError ? 2 : 1);
+    }
+    console.error(`engram: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
+async function withEmbedded(module: Type<unknown> | object, stages: boolean, work: (app: INestApplication) => Promise<void>) {
+  const app = await startApp(module, { http: false, stages });
+  try {
+    await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
+function progressBar(label: string, total: number): SingleBar {
+  const bar = new SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, noTTYOutput: false, hideCursor: true },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return bar;
+}
+
+async function drain(progress: PipelineProgress): Promise<void> {
+  const bar = progressBar('pipeline', Math.max(1, await progress.pending()));
+  const total = bar.getTotal();
+  for (;;) {
+    const pending = await progress.pending();
+    bar.update(Math.max(0, total - pending));
+    if (pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  bar.update(total);
+  bar.stop();
+}
+
+interface Remote {
+  get<T = unknown>(path: string): Promise<T>;
+  post<T = unknown>(path: string, body: unknown): Promise<T>;
+}
+
+/** `--url`, or the server announced in the data directory. */
+function remoteOf(options: { url?: string; apiKey?: string }, config: EngramConfig): Remote | null {
+  const url = options.url ?? runningServer(config.ENGRAM_DATA_DIR)?.url;
+  if (!url) return null;
+  const key = options.apiKey ?? process.env.ENGRAM_API_KEY;
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(new URL(path, url), {
+      method,
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+}
+
+async function waitRemote(remote: Remote): Promise<void> {
+  for (;;) {
+    const { pending } = await remote.get<{ pending: number }>('/v1/pipeline/status');
+    if (pending === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,24 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { EngramConfig, loadConfig } from '@engram/config';
+import { Clock, systemClock } from '@engram/ports';
+import { EventPublisher } from './pipeline/event-publisher';
+import { PipelineProgress } from './pipeline/pipeline-progress';
+
+/** Configuration, time, publishing and progress: what every engram process needs. */
+@Global()
+@Module({})
+export class EngramCoreModule {
+  static forRoot(options: { config?: EngramConfig; clock?: Clock } = {}): DynamicModule {
+    const config = options.config ?? loadConfig();
+    return {
+      module: EngramCoreModule,
+      providers: [
+        { provide: EngramConfig, useValue: config },
+        { provide: Clock, useValue: options.clock ?? systemClock },
+        EventPublisher,
+        PipelineProgress,
+      ],
+      exports: [EngramConfig, Clock, EventPublisher, PipelineProgress],
+    };
+  }
+}

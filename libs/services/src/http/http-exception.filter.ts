@@ -1,0 +1,63 @@
+import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, Logger, ValidationError } from '@nestjs/common';
+import type { Response } from 'express';
+
+/**
+ * One error shape for every 4xx/5xx: `{ statusCode, error, message[], fields[] }`.
+ * Body-parser failures become 400/413 instead of 500; anything unexpected is
+ * logged and answered with a generic 500 that leaks nothing.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly log = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const response = host.switchToHttp().getResponse<Response>();
+    const { status, body } = this.describe(exception);
+    if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
+    if (!response.headersSent) response.status(status).json(body);
+  }
+
+  private describe(exception: unknown): { status: number; body: object } {
+    const bodyParser = exception as { type?: string; status?: number; limit?: number };
+    if (bodyParser?.type === 'entity.too.large') {
+      return error(413, 'Payload Too Large', [`request body exceeds the limit of ${bodyParser.limit} bytes`], ['body']);
+    }
+    if (bodyParser?.type === 'entity.parse.failed' || bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
+      return error(400, 'Bad Request', ['request body must be valid JSON'], ['body']);
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const raw = exception.getResponse();
+      const payload = typeof raw === 'string' ? { message: raw } : (raw as { message?: unknown; fields?: unknown; error?: string });
+      const messages = Array.isArray(payload.message) ? payload.message.map(String) : [String(payload.message ?? exception.message)];
+      const fields = Array.isArray(payload.fields) ? payload.fields.map(String) : [];
+      return error(status, payload.error ?? exception.name, messages, fields);
+    }
+    return error(500, 'Internal Server Error', ['internal error'], []);
+  }
+}
+
+function error(statusCode: number, errorName: string, message: string[], fields: string[]) {
+  return { status: statusCode, body: { statusCode, error: errorName, message, fields } };
+}
+
+/** ValidationPipe errors → 400 naming every offending field by its path (`turns.0.text`). */
+export function validationExceptionFactory(errors: ValidationError[]): BadRequestException {
+  const messages: string[] = [];
+  const fields: string[] = [];
+  const walk = (list: ValidationError[], prefix: string) => {
+    for (const e of list) {
+      const path = prefix ? `${prefix}.${e.property}` : e.property;
+      const constraints = Object.values(e.constraints ?? {});
+      if (constraints.length > 0) {
+        fields.push(path);
+        // class-validator names only the leaf property; say the whole path.
+        messages.push(...constraints.map((c) => (c.startsWith(`${e.property} `) ? `${path}${c.slice(e.property.length)}` : `${path}: ${c}`)));
+      }
+      walk(e.children ?? [], path);
+    }
+  };
+  walk(errors, '');
+  return new BadRequestException({ error: 'Bad Request', message: messages, fields });
+}

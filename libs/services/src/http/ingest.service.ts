@@ -1,0 +1,87 @@
+import { BadRequestException, Injectable } from '@nestjs/common';
+import { EngramConfig } from '@engram/config';
+import { deterministicId, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
+import { maskPii } from '@engram/domain';
+import { Clock } from '@engram/ports';
+import { Inject } from '@nestjs/common';
+import { EventPublisher } from '../pipeline/event-publisher';
+import { encodePosition } from '../pipeline/pipeline-progress';
+import type { PostTurnsDto } from './turns.dto';
+
+/** The write side's front door: validated turns become TurnRecorded events, PII masked first. */
+@Injectable()
+export class IngestService {
+  constructor(
+    private readonly publisher: EventPublisher,
+    private readonly config: EngramConfig,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async ingest(tenantId: string, request: PostTurnsDto): Promise<{ accepted: number; position: string }> {
+    this.checkLimits(request);
+    const recordedAt = this.clock.now().toISOString();
+    const seen = new Set<string>();
+    const events: TurnRecorded[] = [];
+    for (const turn of request.turns) {
+      if (seen.has(turn.turnId)) continue;
+      seen.add(turn.turnId);
+      const eventId = deterministicId('turn', tenantId, request.userId, turn.turnId);
+      events.push({
+        eventId,
+        type: 'TurnRecorded',
+        schemaVersion: 1,
+        tenantId,
+        userId: request.userId,
+        occurredAt: new Date(turn.occurredAt).toISOString(),
+        recordedAt,
+        causationId: null,
+        correlationId: eventId,
+        payload: {
+          sessionId: request.sessionId,
+          turnId: turn.turnId,
+          role: turn.role,
+          ...(turn.speaker !== undefined ? { speaker: maskPii(turn.speaker).text } : {}),
+          // Masked here, before the log: raw PII never reaches a topic, store or log line.
+          text: maskPii(turn.text).text,
+        },
+      });
+    }
+    const position = await this.publisher.publish(Topics.turns, events);
+    return { accepted: events.length, position: encodePosition(position) };
+  }
+
+  async forget(tenantId: string, userId: string): Promise<string> {
+    const requestedAt = this.clock.now().toISOString();
+    const eventId = deterministicId('forget', tenantId, userId, requestedAt);
+    const event: UserForgotten = {
+      eventId,
+      type: 'UserForgotten',
+      schemaVersion: 1,
+      tenantId,
+      userId,
+      occurredAt: requestedAt,
+      recordedAt: requestedAt,
+      causationId: null,
+      correlationId: eventId,
+      payload: { requestedAt },
+    };
+    return encodePosition(await this.publisher.publish(Topics.turns, [event]));
+  }
+
+  private checkLimits(request: PostTurnsDto): void {
+    if (request.turns.length > this.config.ENGRAM_MAX_TURNS_PER_REQUEST) {
+      throw new BadRequestException({
+        message: [`turns must contain at most ${this.config.ENGRAM_MAX_TURNS_PER_REQUEST} items`],
+        fields: ['turns'],
+      });
+    }
+    request.turns.forEach((turn, i) => {
+      if (turn.text.length > this.config.ENGRAM_MAX_TEXT_LENGTH) {
+        throw new BadRequestException({
+          message: [`turns.${i}.text must be at most ${this.config.ENGRAM_MAX_TEXT_LENGTH} characters`],
+          fields: [`turns.${i}.text`],
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,163 @@
+import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { EngramConfig } from '@engram/config';
+import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
+import { assembleContext, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
+import { Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { EventPublisher } from '../pipeline/event-publisher';
+import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
+import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
+
+/**
+ * The read side: pinned facts, then hybrid-retrieved memories reranked by
+ * relevance, decay, importance and confidence, then the session's recent
+ * turns, within a token budget. Nothing is written on this path; access
+ * statistics travel as events.
+ */
+@Injectable()
+export class RecallService {
+  private readonly log = new Logger(RecallService.name);
+  private readonly ranking: RankingConfig;
+
+  constructor(
+    private readonly config: EngramConfig,
+    private readonly progress: PipelineProgress,
+    private readonly publisher: EventPublisher,
+    @Inject(FactStore) private readonly facts: FactStore,
+    @Inject(SearchIndex) private readonly search: SearchIndex,
+    @Inject(SessionStore) private readonly sessions: SessionStore,
+    @Inject(Embedder) private readonly embedder: Embedder,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {
+    this.ranking = rankingConfigFrom(config);
+  }
+
+  async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
+    let consistent = true;
+    if (request.after !== undefined) {
+      const position = decodePosition(request.after);
+      if (!position) throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
+      consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+    }
+    const now = request.now ? new Date(request.now) : this.clock.now();
+    const k = request.k ?? this.config.ENGRAM_RECALL_K;
+    const { userId } = request;
+
+    const [pinned, ranked, recent] = await Promise.all([
+      this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
+      this.retrieve(tenantId, userId, request.query, now),
+      request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
+        ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
+        : Promise.resolve([]),
+    ]);
+
+    const assembled = assembleContext({
+      facts: pinned,
+      memories: ranked.slice(0, k),
+      recent,
+      tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
+      now,
+    });
+    this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+
+    return {
+      facts: assembled.facts.map(toFactView),
+      memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
+      recent: assembled.recent.map(toRecentView),
+      context: assembled.context,
+      tokens: assembled.tokensUsed,
+      consistent,
+    };
+  }
+
+  /** BM25 and kNN candidates for this user only, fused and reranked. */
+  private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
+    const limit = this.config.ENGRAM_RECALL_CANDIDATES;
+    const [vector] = await this.embedder.embed([query]);
+    const [textHits, vectorHits] = await Promise.all([
+      this.search.searchText({ tenantId, userId, terms: tokenize(query), limit }),
+      this.search.searchVector({ tenantId, userId, vector, limit }),
+    ]);
+    const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
+    if (fused.size === 0) return [];
+    const memories = await this.facts.get(tenantId, userId, [...fused.keys()]);
+    const candidates = memories
+      // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
+      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
+      .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
+    return rankMemories(candidates, now, this.ranking);
+  }
+
+  private recordAccess(tenantId: string, userId: string, memoryIds: string[], at: Date): void {
+    if (memoryIds.length === 0) return;
+    const accessedAt = this.clock.now().toISOString();
+    const eventId = deterministicId('access', tenantId, userId, accessedAt, ...memoryIds);
+    const event: MemoriesAccessed = {
+      eventId,
+      type: 'MemoriesAccessed',
+      schemaVersion: 1,
+      tenantId,
+      userId,
+      occurredAt: accessedAt,
+      recordedAt: accessedAt,
+      causationId: null,
+      correlationId: eventId,
+      payload: { memoryIds, accessedAt: at.toISOString() },
+    };
+    this.publisher.publish(Topics.access, [event]).catch((error: unknown) => {
+      this.log.warn({ error: String(error) }, 'could not record memory access');
+    });
+  }
+}
+
+export function rankingConfigFrom(config: EngramConfig): RankingConfig {
+  return {
+    halfLifeDays: {
+      task: config.ENGRAM_HALF_LIFE_TASK_DAYS,
+      decision: config.ENGRAM_HALF_LIFE_DECISION_DAYS,
+      fact: config.ENGRAM_HALF_LIFE_FACT_DAYS,
+      preference: config.ENGRAM_HALF_LIFE_PREFERENCE_DAYS,
+      profile: null,
+      episode: 14,
+      insight: 60,
+    },
+    rrfK: 60,
+    threshold: config.ENGRAM_RECALL_THRESHOLD,
+  };
+}
+
+function toFactView(memory: MemoryRecord): FactView {
+  return {
+    id: memory.memoryId,
+    kind: memory.kind,
+    attribute: memory.attribute,
+    value: memory.value,
+    content: memory.content,
+    sourceTurnIds: [...memory.sourceTurnIds],
+    updatedAt: memory.updatedAt,
+    version: memory.version,
+  };
+}
+
+function toMemoryView({ memory, score, components }: RankedMemory, debug: boolean): MemoryView {
+  return {
+    id: memory.memoryId,
+    kind: memory.kind,
+    content: memory.content,
+    score,
+    sourceTurnIds: [...memory.sourceTurnIds],
+    createdAt: memory.createdAt,
+    updatedAt: memory.updatedAt,
+    version: memory.version,
+    ...(debug ? { components: { ...components } } : {}),
+  };
+}
+
+function toRecentView(turn: { turnId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
+  return {
+    turnId: turn.turnId,
+    role: turn.role,
+    ...(turn.speaker !== undefined ? { speaker: turn.speaker } : {}),
+    text: turn.text,
+    occurredAt: turn.occurredAt,
+  };
+}

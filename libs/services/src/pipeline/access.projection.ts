@@ -1,0 +1,35 @@
+import { Controller, Inject, Injectable } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EngramEvent, Topics } from '@engram/contracts';
+import { AccessStore } from '@engram/ports';
+import type { StageBatch } from '../transport/event-log.transport';
+
+/** Hit counts and last access, projected from recall's access events (never written on the read path). */
+@Injectable()
+export class AccessProjection {
+  readonly name = 'access';
+
+  constructor(@Inject(AccessStore) private readonly store: AccessStore) {}
+
+  async apply(events: readonly EngramEvent[]): Promise<void> {
+    for (const event of events) {
+      if (event.type === 'MemoriesAccessed') {
+        await this.store.record(event.eventId, event.tenantId, event.userId, event.payload.memoryIds, event.payload.accessedAt);
+      }
+    }
+  }
+
+  truncate(): Promise<void> {
+    return this.store.truncate();
+  }
+}
+
+@Controller()
+export class AccessStage {
+  constructor(private readonly access: AccessProjection) {}
+
+  @EventPattern({ topic: Topics.access, group: 'access' })
+  async handle(@Payload() batch: StageBatch): Promise<void> {
+    await this.access.apply(batch.events);
+  }
+}

@@ -1,0 +1,25 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EngramConfig } from '@engram/config';
+import { EngramEvent, partitionKey } from '@engram/contracts';
+import { EventLog, LogPosition } from '@engram/ports';
+
+/** Appends events to a topic, keyed by tenant and user. */
+@Injectable()
+export class EventPublisher {
+  constructor(
+    @Inject(EventLog) private readonly eventLog: EventLog,
+    private readonly config: EngramConfig,
+  ) {}
+
+  topic(name: string): string {
+    return `${this.config.ENGRAM_TOPIC_PREFIX}${name}`;
+  }
+
+  async publish(topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {
+    if (events.length === 0) return {};
+    return this.eventLog.append(
+      this.topic(topic),
+      events.map((event) => ({ key: partitionKey(event.tenantId, event.userId), value: event })),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import { Controller, Inject } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EngramEvent, MemoriesExtracted, Topics, UserForgotten } from '@engram/contracts';
+import { ExtractionDecider, ExtractionStrategy } from '@engram/domain';
+import { EventPublisher } from './event-publisher';
+import { forward } from './segments';
+import type { StageBatch } from '../transport/event-log.transport';
+
+export const EXTRACTION_STRATEGY = Symbol('ExtractionStrategy');
+
+/** screened → extracted: accepted turns become one-fact-per-item memories. */
+@Controller()
+export class ExtractorStage {
+  constructor(
+    private readonly publisher: EventPublisher,
+    @Inject(EXTRACTION_STRATEGY) private readonly strategy: ExtractionStrategy,
+  ) {}
+
+  @EventPattern({ topic: Topics.screened, group: 'extractor' })
+  async handle(@Payload() batch: StageBatch): Promise<void> {
+    const out: (MemoriesExtracted | UserForgotten)[] = [];
+    for (const event of batch.events as EngramEvent[]) {
+      if (event.type === 'TurnScreened') {
+        const extracted = await ExtractionDecider.decide(event, this.strategy, event.recordedAt);
+        if (extracted) out.push(extracted);
+      } else if (event.type === 'UserForgotten') {
+        out.push(forward(event));
+      }
+    }
+    await this.publisher.publish(Topics.extracted, out);
+  }
+}

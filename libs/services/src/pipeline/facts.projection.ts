@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
+import { FactStore } from '@engram/ports';
+import { applyInSegments } from './segments';
+
+const isDecision = (type: string): boolean => (MEMORY_DECISION_TYPES as readonly string[]).includes(type);
+
+/**
+ * Applies the resolver's decisions to the fact store. Each decision carries the
+ * memory's state after it; the store keeps the newest revision, so applying a
+ * batch twice (or out of order) gives the same result. Used by the resolver
+ * for its own decisions and by rebuilds replaying `memory.facts.v1`.
+ */
+@Injectable()
+export class FactsProjection {
+  readonly name = 'facts';
+
+  constructor(@Inject(FactStore) private readonly store: FactStore) {}
+
+  async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
+    await applyInSegments<MemoryDecision>(
+      events.filter((e) => e.type === 'UserForgotten' || isDecision(e.type)),
+      async (run) => this.store.save(latestPerMemory(run)),
+      async (forget) => this.store.deleteUser(forget.tenantId, forget.userId),
+    );
+  }
+
+  truncate(): Promise<void> {
+    return this.store.truncate();
+  }
+}
+
+/** Only the newest state of each memory needs writing; the store ignores older revisions anyway. */
+function latestPerMemory(run: readonly MemoryDecision[]) {
+  const latest = new Map<string, MemoryDecision['payload']['memory']>();
+  for (const { payload } of run) {
+    const key = `${payload.memory.tenantId}\u0000${payload.memory.userId}\u0000${payload.memory.memoryId}`;
+    const seen = latest.get(key);
+    if (!seen || seen.revision < payload.memory.revision) latest.set(key, payload.memory);
+  }
+  return [...latest.values()];
+}
+
+export { isDecision };

@@ -1,0 +1,28 @@
+import { Controller, Inject } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
+import { ScreeningConfig, ScreeningDecider } from '@engram/domain';
+import { EventPublisher } from './event-publisher';
+import { forward } from './segments';
+import type { StageBatch } from '../transport/event-log.transport';
+
+export const SCREENING_CONFIG = Symbol('ScreeningConfig');
+
+/** turns → screened: every turn gets a verdict (accepted or not) with its reasons; PII is masked. */
+@Controller()
+export class FilterStage {
+  constructor(
+    private readonly publisher: EventPublisher,
+    @Inject(SCREENING_CONFIG) private readonly screening: ScreeningConfig,
+  ) {}
+
+  @EventPattern({ topic: Topics.turns, group: 'filter' })
+  async handle(@Payload() batch: StageBatch): Promise<void> {
+    const out: (TurnScreened | UserForgotten)[] = [];
+    for (const event of batch.events as EngramEvent[]) {
+      if (event.type === 'TurnRecorded') out.push(ScreeningDecider.decide(event, this.screening, event.recordedAt));
+      else if (event.type === 'UserForgotten') out.push(forward(event));
+    }
+    await this.publisher.publish(Topics.screened, out);
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Topics } from '@engram/contracts';
+import { EventLog, lag, LogPosition, reached } from '@engram/ports';
+import { EventPublisher } from './event-publisher';
+
+/** The stages between a turn and recall, in order: the consumers of each topic that recall depends on. */
+export const READ_PATH: readonly { topic: string; groups: readonly string[] }[] = [
+  { topic: Topics.turns, groups: ['filter'] },
+  { topic: Topics.screened, groups: ['extractor', 'sessions'] },
+  { topic: Topics.extracted, groups: ['resolver'] },
+  { topic: Topics.facts, groups: ['indexer'] },
+];
+
+export interface StageLag {
+  readonly topic: string;
+  readonly group: string;
+  readonly lag: number;
+}
+
+/**
+ * Tells how far the read side is behind the log: `pending` for status, and a
+ * bounded wait for `after` positions (read-your-writes).
+ */
+@Injectable()
+export class PipelineProgress {
+  constructor(
+    @Inject(EventLog) private readonly eventLog: EventLog,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  async stages(): Promise<StageLag[]> {
+    const lags: StageLag[] = [];
+    for (const { topic, groups } of READ_PATH) {
+      const name = this.publisher.topic(topic);
+      const end = await this.eventLog.endPosition(name);
+      for (const group of groups) {
+        lags.push({ topic, group, lag: lag(end, await this.eventLog.committedPosition(name, group)) });
+      }
+    }
+    return lags;
+  }
+
+  /** Events ever appended to the turns topic (turns and forget requests). */
+  async ingested(): Promise<number> {
+    return lag(await this.eventLog.endPosition(this.publisher.topic(Topics.turns)), {});
+  }
+
+  /** Events accepted but not yet visible to recall. */
+  async pending(): Promise<number> {
+    return (await this.stages()).reduce((sum, s) => sum + s.lag, 0);
+  }
+
+  /**
+   * Waits until everything up to `position` on the turns topic has flowed through
+   * every stage: each stage is waited for up to the end of its input as it was
+   * when the previous stage had caught up. Returns false on timeout.
+   */
+  async waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    let target = position;
+    for (const { topic, groups } of READ_PATH) {
+      const name = this.publisher.topic(topic);
+      if (topic !== Topics.turns) target = await this.eventLog.endPosition(name);
+      for (const group of groups) {
+        while (!reached(await this.eventLog.committedPosition(name, group), target)) {
+          if (Date.now() >= deadline) return false;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
+    }
+    return true;
+  }
+}
+
+/** Positions travel to clients as opaque tokens. */
+export function encodePosition(position: LogPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+export function decodePosition(token: string): LogPosition | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    const entries = Object.entries(parsed);
+    if (entries.length === 0) return null;
+    if (!entries.every(([p, o]) => /^\d+$/.test(p) && Number.isSafeInteger(o) && (o as number) >= 0)) return null;
+    return parsed as LogPosition;
+  } catch {
+    return null;
+  }
+}

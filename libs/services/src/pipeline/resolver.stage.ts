@@ -1,0 +1,59 @@
+import { Controller, Inject } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EngramConfig } from '@engram/config';
+import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, Topics, UserForgotten } from '@engram/contracts';
+import { ResolutionDecider, ResolverState } from '@engram/domain';
+import { FactStore } from '@engram/ports';
+import { EventPublisher } from './event-publisher';
+import { FactsProjection } from './facts.projection';
+import { forward, groupByUser } from './segments';
+import type { StageBatch } from '../transport/event-log.transport';
+
+/**
+ * extracted → facts: merges, supersedes, reinforces or retracts against what
+ * the user already has. The topic is keyed by user, so one resolver instance
+ * owns a user at a time and its state (the fact store) is never raced.
+ * Decisions are published before they are applied: a crash in between replays
+ * the batch, which re-decides the same events (deterministic ids) and the
+ * revision-guarded store ignores what it already has.
+ */
+@Controller()
+export class ResolverStage {
+  constructor(
+    private readonly publisher: EventPublisher,
+    private readonly facts: FactsProjection,
+    private readonly config: EngramConfig,
+    @Inject(FactStore) private readonly store: FactStore,
+  ) {}
+
+  @EventPattern({ topic: Topics.extracted, group: 'resolver' })
+  async handle(@Payload() batch: StageBatch): Promise<void> {
+    const relevant = (batch.events as EngramEvent[]).filter(
+      (e): e is MemoriesExtracted | UserForgotten => e.type === 'MemoriesExtracted' || e.type === 'UserForgotten',
+    );
+    const out: (MemoryDecision | UserForgotten)[] = [];
+    for (const events of groupByUser(relevant).values()) {
+      let state = await this.loadState(events[0].tenantId, events[0].userId);
+      for (const event of events) {
+        if (event.type === 'UserForgotten') {
+          out.push(forward(event));
+          state = ResolutionDecider.initialState();
+          continue;
+        }
+        const decisions = ResolutionDecider.decide(event, state, {
+          similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
+          recordedAt: event.recordedAt,
+        });
+        state = decisions.reduce(ResolutionDecider.evolve, state);
+        out.push(...decisions);
+      }
+    }
+    await this.publisher.publish(Topics.facts, out);
+    await this.facts.apply(out);
+  }
+
+  private async loadState(tenantId: string, userId: string): Promise<ResolverState> {
+    const memories: MemoryRecord[] = await this.store.list({ tenantId, userId });
+    return new Map(memories.map((m) => [m.memoryId, m]));
+  }
+}

@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { defaultScreeningConfig, RuleExtractor } from '@engram/domain';
+import { AccessProjection, AccessStage } from './access.projection';
+import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
+import { FactsProjection } from './facts.projection';
+import { FilterStage, SCREENING_CONFIG } from './filter.stage';
+import { IndexerStage } from './indexer.stage';
+import { Rebuilder } from './rebuilder';
+import { ResolverStage } from './resolver.stage';
+import { SearchProjection } from './search.projection';
+import { SessionsProjection, SessionsStage } from './sessions.projection';
+
+/**
+ * One module per deployable worker. The embedded server imports them all;
+ * each distributed app imports one. The handlers are identical in both modes.
+ */
+@Module({
+  controllers: [FilterStage],
+  providers: [{ provide: SCREENING_CONFIG, useValue: defaultScreeningConfig }],
+})
+export class FilterModule {}
+
+@Module({
+  controllers: [ExtractorStage],
+  providers: [{ provide: EXTRACTION_STRATEGY, useValue: new RuleExtractor() }],
+})
+export class ExtractorModule {}
+
+@Module({ controllers: [ResolverStage], providers: [FactsProjection] })
+export class ResolverModule {}
+
+/** The search, sessions and access projections. */
+@Module({
+  controllers: [IndexerStage, SessionsStage, AccessStage],
+  providers: [SearchProjection, SessionsProjection, AccessProjection],
+})
+export class IndexerModule {}
+
+/** Every projection, for rebuilds. */
+@Module({
+  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder],
+  exports: [Rebuilder],
+})
+export class ProjectionsModule {}
