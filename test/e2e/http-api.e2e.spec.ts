@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { EngramHarness, readAllFiles, rebuildOffline, startEngram, turnsBody } from '../support/engram-harness';
 
 /**
@@ -32,6 +34,14 @@ describe('engram HTTP API (embedded)', () => {
 
   it('GET /health answers once ready', async () => {
     await engram.http().get('/health').expect(200, { status: 'ok', mode: 'embedded' });
+  });
+
+  it('serves its OpenAPI document at /docs, identical to docs/openapi.json', async () => {
+    const served = await engram.http().get('/docs-json').expect(200);
+    const committed = JSON.parse(readFileSync(join(__dirname, '../../docs/openapi.json'), 'utf8'));
+    // If this fails after an API change, regenerate with `npm run openapi`.
+    expect(served.body).toEqual(committed);
+    await engram.http().get('/docs').expect(200);
   });
 
   it('remembers what was said, in Chinese and English, with the source turn ids', async () => {

@@ -175,7 +175,7 @@ describe('SqliteEventLog', () => {
     db.close();
   });
 
-  it('appends at least 20k messages per second in batches', async () => {
+  it('appends many batches durably and in order', async () => {
     const db = openSqliteDatabase(dir.file('throughput.db'));
     const log = new SqliteEventLog(db, quiet);
     const topic = 'bench.turns';
@@ -195,13 +195,9 @@ describe('SqliteEventLog', () => {
       },
     }));
     const total = 50_000;
-    const started = process.hrtime.bigint();
     for (let done = 0; done < total; done += batch.length) await log.append(topic, batch);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const perSecond = Math.round(total / seconds);
-    console.log(`SqliteEventLog append: ${perSecond} messages/s (${total} in ${seconds.toFixed(2)} s, batches of 1000)`);
+    // Speed is measured by `engram bench` (docs/benchmarks.md), never asserted in tests.
     expect(await log.endPosition(topic)).toEqual({ 0: total });
-    expect(perSecond).toBeGreaterThan(20_000);
     db.close();
   });
 });

@@ -18,6 +18,7 @@ export function configureHttp(app: INestApplication, config: EngramConfig): void
       transform: true,
       whitelist: true,
       forbidUnknownValues: true,
+      stopAtFirstError: true,
       validationError: { target: false, value: false },
       exceptionFactory: validationExceptionFactory,
     }),

@@ -44,7 +44,10 @@ export function buildCli(modules: CliModules): Command {
       const app = await startApp(modules.server(config), { http: true, stages: true });
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       const retire = announceServer(config.ENGRAM_DATA_DIR, url);
+      // Nest re-raises SIGTERM/SIGINT after closing, so 'exit' alone would miss them.
       process.once('exit', retire);
+      process.once('SIGTERM', retire);
+      process.once('SIGINT', retire);
       console.error(`engram listening on ${url} (docs at ${url}/docs, data in ${config.ENGRAM_DATA_DIR})`);
     });
 

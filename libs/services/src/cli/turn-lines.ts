@@ -38,7 +38,7 @@ export function parseTurnLines(content: string, accept: (type: unknown) => boole
     if (!accept(type)) throw new LineError(line, `unknown line type ${JSON.stringify(type)}`);
     if (type !== 'turn') return;
     const dto = plainToInstance(TurnLineDto, value);
-    const errors = validateSync(dto, { whitelist: true });
+    const errors = validateSync(dto, { whitelist: true, stopAtFirstError: true });
     if (errors.length > 0) {
       const response = validationExceptionFactory(errors).getResponse() as { message: string[] };
       throw new LineError(line, response.message.join('; '));

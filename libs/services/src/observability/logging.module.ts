@@ -16,7 +16,12 @@ import { EngramConfig } from '@engram/config';
           level: config.LOG_LEVEL,
           genReqId: (req) => (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
-          autoLogging: { ignore: (req) => req.url === '/health' },
+          // Polled endpoints would drown everything else.
+          autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/v1/pipeline/status' },
+          serializers: {
+            req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+            res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+          },
           ...(config.ENGRAM_LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
         },
       }),
