@@ -1,0 +1,4 @@
+export * from './mongo-fact-store.adapter';
+export * from './mongo-session-store.adapter';
+export * from './mongo-access-store.adapter';
+export { compoundId } from './mongo-common';

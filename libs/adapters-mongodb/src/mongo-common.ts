@@ -1,0 +1,86 @@
+/*
+ * Helpers shared by the MongoDB adapters.
+ *
+ * Portability: everything here is used against both MongoDB (6+) and FerretDB
+ * 1.24 (SQLite backend, what `deploy/local/ferretdb.sh` runs for tests). The
+ * adapters therefore stay within what both support: single-document writes,
+ * unique (compound) indexes, insertMany ordered:false, conditional
+ * updateOne/replaceOne upserts, findOneAndUpdate without projection, plain
+ * $set/$setOnInsert/$inc/$max/$addToSet/$pull, find with sort/limit. No
+ * transactions, change streams, TTL or partial indexes, aggregation-pipeline
+ * updates, or multi-op bulkWrite whose errors matter (FerretDB ignores
+ * ordered:false there and reports wrong indexes and counts).
+ */
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+
+/** MongoDB's duplicate-key error code (E11000), also used by FerretDB. */
+export const DUPLICATE_KEY = 11000;
+
+/**
+ * One `_id` out of several key parts, joined by `:`. `%` and `:` inside a part
+ * are escaped, so `("a:b", "c")` and `("a", "b:c")` never collide; ids without
+ * those characters read as plain `tenant:user:id`.
+ */
+export function compoundId(...parts: readonly string[]): string {
+  return parts.map((part) => part.replace(/%/g, '%25').replace(/:/g, '%3A')).join(':');
+}
+
+/** A single write (or a bulk write) that failed with E11000. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+}
+
+/**
+ * An unordered insertMany that failed only because some documents already
+ * existed (every write error is E11000 and the write concern was met): the
+ * other documents were written.
+ */
+export function isOnlyDuplicateKeyErrors(error: unknown): boolean {
+  if (!(error instanceof MongoBulkWriteError) || error.err !== undefined) return false;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  return writeErrors.length > 0 && writeErrors.every((w) => w.code === DUPLICATE_KEY);
+}
+
+/** `base` plus an optional version suffix (`facts` + `_v2` → `facts_v2`) for a projection rebuilt beside the live one. */
+export function collectionName(base: string, suffix: string | undefined): string {
+  const s = suffix ?? '';
+  if (!/^[A-Za-z0-9_]*$/.test(s)) {
+    throw new Error(`invalid MongoDB collection suffix "${s}": use letters, digits and underscores only`);
+  }
+  return `${base}${s}`;
+}
+
+/** Milliseconds since the epoch of an ISO time; 0 when unparseable (as the SQLite adapters do). */
+export function toMs(iso: string): number {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/**
+ * Runs `work` over `items` with at most `limit` calls in flight; stops starting
+ * new ones after the first failure and rethrows it once the running ones end.
+ */
+export async function forEachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const item = items[next++];
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  if (failure) throw failure.error;
+}
+
+/** Default number of single-document writes a call keeps in flight. */
+export const DEFAULT_WRITE_CONCURRENCY = 8;

@@ -1,0 +1,82 @@
+import { aMemoryRecord, testFactStore, uniqueName, uniqueSuffix } from '@engram/testing';
+import { type Db, MongoClient } from 'mongodb';
+import { MongoFactStore } from './mongo-fact-store.adapter';
+
+// FerretDB from `deploy/local/ferretdb.sh start` unless MONGODB_URI says otherwise; one database per file.
+const uri = process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/';
+let client: MongoClient | undefined;
+let db: Db | undefined;
+
+async function openDb(): Promise<Db> {
+  client ??= await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
+  db ??= client.db(`engram_test_facts_${uniqueSuffix()}`);
+  return db;
+}
+
+afterAll(async () => {
+  try {
+    await db?.dropDatabase();
+  } finally {
+    await client?.close();
+  }
+});
+
+testFactStore(async () => MongoFactStore.open(await openDb()));
+
+describe('MongoFactStore specifics', () => {
+  let store: MongoFactStore;
+  let tenantId: string;
+  const userId = 'user-1';
+
+  beforeAll(async () => {
+    store = await MongoFactStore.open(await openDb(), { suffix: '_specifics' });
+  });
+  beforeEach(() => {
+    tenantId = uniqueName('tenant');
+  });
+
+  it('stores the record as a queryable document with the composite _id, and returns it without _id', async () => {
+    const r = aMemoryRecord({ tenantId, userId, entities: ['PostgreSQL'], history: [] });
+    await store.save([r]);
+    const doc = await store.collection.findOne({ tenantId, userId, 'entities': 'PostgreSQL' });
+    expect(doc?._id).toBe(`${tenantId}:${userId}:${r.memoryId}`);
+    expect(doc?.status).toBe('active');
+    const [got] = await store.get(tenantId, userId, [r.memoryId]);
+    expect(got).toEqual(r);
+    expect(Object.keys(got)).not.toContain('_id');
+    expect(Object.keys(got)).not.toContain('_createdMs');
+  });
+
+  it('keeps ids containing ":" apart', async () => {
+    const a = aMemoryRecord({ tenantId: `${tenantId}:x`, userId: 'y', memoryId: 'm', value: 'a' });
+    const b = aMemoryRecord({ tenantId, userId: 'x:y', memoryId: 'm', value: 'b' });
+    await store.save([a, b]);
+    expect(await store.get(a.tenantId, a.userId, ['m'])).toEqual([a]);
+    expect(await store.get(b.tenantId, b.userId, ['m'])).toEqual([b]);
+  });
+
+  it('applies the fresh records of a batch that also holds stale ones (bulk write falls back per record)', async () => {
+    const stale = aMemoryRecord({ tenantId, userId, attribute: 'editor', revision: 5, value: 'helix' });
+    await store.save([stale]);
+    const fresh = ['a', 'b', 'c'].map((attribute) => aMemoryRecord({ tenantId, userId, attribute, revision: 1 }));
+    await store.save([fresh[0], aMemoryRecord({ tenantId, userId, attribute: 'editor', revision: 2 }), fresh[1], fresh[2]]);
+    const byAttr = new Map((await store.list({ tenantId, userId })).map((r) => [r.attribute, r]));
+    expect(byAttr.get('editor')).toEqual(stale);
+    for (const r of fresh) expect(byAttr.get(r.attribute)).toEqual(r);
+  });
+
+  it('rejects a second memory with the same merge key for a user, and does not mistake it for a stale write', async () => {
+    const first = aMemoryRecord({ tenantId, userId, memoryId: 'm-1', mergeKey: 'user/editor' });
+    await store.save([first]);
+    const clash = aMemoryRecord({ tenantId, userId, memoryId: 'm-2', mergeKey: 'user/editor' });
+    await expect(store.save([clash])).rejects.toThrow(/merge key "user\/editor"/);
+    expect(await store.list({ tenantId, userId })).toEqual([first]);
+  });
+
+  it('orders by the instant of createdAt, also when written with an offset', async () => {
+    const later = aMemoryRecord({ tenantId, userId, attribute: 'later', createdAt: '2026-01-05T10:30:00.000+02:00' }); // 08:30Z
+    const earlier = aMemoryRecord({ tenantId, userId, attribute: 'earlier', createdAt: '2026-01-05T08:00:00.000Z' });
+    await store.save([later, earlier]);
+    expect((await store.list({ tenantId, userId })).map((r) => r.attribute)).toEqual(['earlier', 'later']);
+  });
+});

@@ -1,0 +1,188 @@
+/*
+ * The sessions projection in MongoDB.
+ *
+ * Portability: written for what BOTH MongoDB and FerretDB 1.24 (the local and
+ * CI test server) support: insertMany ordered:false whose only errors are
+ * per-document E11000 (a turn already stored: ignored), findOneAndUpdate with
+ * $inc and upsert (no projection), find with sort/limit, countDocuments,
+ * deleteMany. No transactions, TTL indexes or change streams.
+ *
+ * Ties on occurredAt fall back to insertion order, so every turn gets a `seq`
+ * from a per-user counter document (`turns_seq`, one findOneAndUpdate $inc per
+ * user and append reserves a block). A per-user counter is enough because
+ * engram has a single writer per user; FerretDB does not make concurrent
+ * updates of one document atomic, so a shared counter would not be safe there.
+ */
+import type { TurnRole } from '@engram/contracts';
+import type { SessionStore, SessionTurn } from '@engram/ports';
+import type { Collection, Db } from 'mongodb';
+import {
+  DEFAULT_WRITE_CONCURRENCY,
+  collectionName,
+  compoundId,
+  forEachLimit,
+  isOnlyDuplicateKeyErrors,
+  toMs,
+} from './mongo-common';
+
+export interface MongoSessionStoreOptions {
+  /** Collection-name suffix for a projection version, e.g. `_v2` (→ `turns_v2`, `turns_v2_seq`) while rebuilding. */
+  readonly suffix?: string;
+  /** Counter updates in flight when one append holds turns of several users. Default 8. */
+  readonly writeConcurrency?: number;
+}
+
+interface TurnDocument {
+  /** `tenant:user:turnId`: a turn appended twice is stored once. */
+  _id: string;
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  turnId: string;
+  role: TurnRole;
+  speaker?: string;
+  text: string;
+  occurredAt: string;
+  /** occurredAt as epoch ms: the order, robust to ISO times written with an offset (as in SQLite). */
+  occurredMs: number;
+  /** Insertion order within the user, from the counter: breaks occurredAt ties. */
+  seq: number;
+}
+
+/** Per-user insertion counter: `next` is one past the last `seq` handed out. */
+interface SequenceDocument {
+  _id: string;
+  tenantId: string;
+  userId: string;
+  next: number;
+}
+
+export class MongoSessionStore implements SessionStore {
+  readonly turns: Collection<TurnDocument>;
+  readonly sequences: Collection<SequenceDocument>;
+  private readonly writeConcurrency: number;
+
+  constructor(db: Db, options: MongoSessionStoreOptions = {}) {
+    const name = collectionName('turns', options.suffix);
+    this.turns = db.collection<TurnDocument>(name, { ignoreUndefined: true });
+    this.sequences = db.collection<SequenceDocument>(`${name}_seq`);
+    this.writeConcurrency = options.writeConcurrency ?? DEFAULT_WRITE_CONCURRENCY;
+  }
+
+  /** Creates the store and its indexes (idempotent; call once at start). */
+  static async open(db: Db, options: MongoSessionStoreOptions = {}): Promise<MongoSessionStore> {
+    const store = new MongoSessionStore(db, options);
+    await store.ensureIndexes();
+    return store;
+  }
+
+  /** Creates the collections' indexes if missing. Idempotent. */
+  async ensureIndexes(): Promise<void> {
+    // Serves recent() (equality on the first three, sort on the last two) and, by prefix, countUser/deleteUser.
+    await this.turns.createIndex(
+      { tenantId: 1, userId: 1, sessionId: 1, occurredMs: 1, seq: 1 },
+      { name: 'tenant_user_session_occurred_seq' },
+    );
+  }
+
+  async append(turns: readonly SessionTurn[]): Promise<void> {
+    if (turns.length === 0) return;
+    // A turn listed twice in one append: the first one counts (as SQLite's INSERT OR IGNORE).
+    const unique = new Map<string, SessionTurn>();
+    for (const turn of turns) {
+      const id = turnDocumentId(turn);
+      if (!unique.has(id)) unique.set(id, turn);
+    }
+    const byUser = new Map<string, SessionTurn[]>();
+    for (const turn of unique.values()) {
+      const key = userKey(turn.tenantId, turn.userId);
+      const list = byUser.get(key);
+      if (list) list.push(turn);
+      else byUser.set(key, [turn]);
+    }
+    const docs: TurnDocument[] = [];
+    await forEachLimit([...byUser], this.writeConcurrency, async ([key, userTurns]) => {
+      let seq = await this.reserve(key, userTurns[0], userTurns.length);
+      for (const turn of userTurns) docs.push(toDocument(turn, seq++));
+    });
+    try {
+      // Unordered: the turns already stored fail alone (E11000) and keep their first seq; the rest are written.
+      await this.turns.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!isOnlyDuplicateKeyErrors(error)) throw error;
+    }
+  }
+
+  async recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]> {
+    const n = Math.floor(limit);
+    if (!(n > 0)) return [];
+    const newestFirst = await this.turns
+      .find({ tenantId, userId, sessionId })
+      .sort({ occurredMs: -1, seq: -1 })
+      .limit(Number.isFinite(n) ? Math.min(n, 2 ** 31 - 1) : 0) // 0: no limit
+      .toArray();
+    return newestFirst.reverse().map(toTurn);
+  }
+
+  async countUser(tenantId: string, userId: string): Promise<number> {
+    return this.turns.countDocuments({ tenantId, userId });
+  }
+
+  async deleteUser(tenantId: string, userId: string): Promise<void> {
+    await this.turns.deleteMany({ tenantId, userId });
+    await this.sequences.deleteOne({ _id: userKey(tenantId, userId) });
+  }
+
+  async truncate(): Promise<void> {
+    await this.turns.deleteMany({});
+    await this.sequences.deleteMany({});
+  }
+
+  /** Reserves `count` consecutive seq values for a user; returns the first. */
+  private async reserve(key: string, turn: SessionTurn, count: number): Promise<number> {
+    const counter = await this.sequences.findOneAndUpdate(
+      { _id: key },
+      { $inc: { next: count }, $setOnInsert: { tenantId: turn.tenantId, userId: turn.userId } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    if (!counter) throw new Error(`turn sequence of ${turn.tenantId}/${turn.userId} was not returned`);
+    return counter.next - count;
+  }
+}
+
+function userKey(tenantId: string, userId: string): string {
+  return compoundId(tenantId, userId);
+}
+
+function turnDocumentId(turn: SessionTurn): string {
+  return compoundId(turn.tenantId, turn.userId, turn.turnId);
+}
+
+function toDocument(turn: SessionTurn, seq: number): TurnDocument {
+  return {
+    _id: turnDocumentId(turn),
+    tenantId: turn.tenantId,
+    userId: turn.userId,
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    role: turn.role,
+    ...(turn.speaker == null ? {} : { speaker: turn.speaker }),
+    text: turn.text,
+    occurredAt: turn.occurredAt,
+    occurredMs: toMs(turn.occurredAt),
+    seq,
+  };
+}
+
+function toTurn(doc: TurnDocument): SessionTurn {
+  return {
+    tenantId: doc.tenantId,
+    userId: doc.userId,
+    sessionId: doc.sessionId,
+    turnId: doc.turnId,
+    role: doc.role,
+    ...(doc.speaker == null ? {} : { speaker: doc.speaker }),
+    text: doc.text,
+    occurredAt: doc.occurredAt,
+  };
+}
