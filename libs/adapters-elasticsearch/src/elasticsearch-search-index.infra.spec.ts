@@ -1,0 +1,112 @@
+import { aSearchDocument, testSearchIndex, uniqueName, uniqueSuffix } from '@engram/testing';
+import { ElasticsearchSearchIndex, documentId } from './elasticsearch-search-index.adapter';
+
+// Elasticsearch from `deploy/local/elasticsearch.sh start` unless ELASTICSEARCH_URL says otherwise.
+const node = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200';
+// One index prefix per run (lowercase: index names must be); every index is deleted by exact name afterwards.
+const prefix = `engram-test-${uniqueSuffix()}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+const opened: ElasticsearchSearchIndex[] = [];
+
+async function open(options: { name: string; version?: number; activate?: boolean }): Promise<ElasticsearchSearchIndex> {
+  const index = new ElasticsearchSearchIndex({
+    node,
+    indexPrefix: `${prefix}-${options.name}`,
+    dimensions: 4,
+    version: options.version,
+    activate: options.activate,
+  });
+  opened.push(index);
+  await index.init();
+  return index;
+}
+
+afterAll(async () => {
+  for (const index of opened) {
+    try {
+      await index.drop();
+    } finally {
+      await index.close();
+    }
+  }
+});
+
+testSearchIndex(() => open({ name: 'contract' }), {
+  settle: (index) => (index as ElasticsearchSearchIndex).refresh(),
+  testTimeoutMs: 30_000,
+});
+
+describe('ElasticsearchSearchIndex specifics', () => {
+  const userId = 'user-1';
+  let tenantId: string;
+  beforeEach(() => {
+    tenantId = uniqueName('tenant');
+  });
+
+  it('creates <prefix>-v<version> behind the <prefix> alias, and keeps ids with ":" apart', async () => {
+    const index = await open({ name: 'layout', version: 3 });
+    expect(index.indexName).toBe(`${prefix}-layout-v3`);
+    const aliases = await index.client.indices.getAlias({ name: `${prefix}-layout` });
+    expect(Object.keys(aliases)).toEqual([`${prefix}-layout-v3`]);
+    expect(documentId('t:x', 'y', 'm')).not.toBe(documentId('t', 'x:y', 'm'));
+    expect(documentId('t', 'u', 'm')).toBe('t:u:m');
+    expect(documentId('t', 'u', 'm'.repeat(600))).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('keeps terms whole and case-sensitive, and content out of the ranking', async () => {
+    const index = await open({ name: 'terms' });
+    await index.upsert([
+      aSearchDocument({ tenantId, memoryId: 'upper', content: 'Café', terms: ['Café', 'C#'] }),
+      aSearchDocument({ tenantId, memoryId: 'lower', content: 'café', terms: ['café', 'c#'] }),
+      aSearchDocument({ tenantId, memoryId: 'content-only', content: '咖啡店 café', terms: ['other'] }),
+    ]);
+    await index.refresh();
+    const text = (terms: string[]) => index.searchText({ tenantId, userId, terms, limit: 10 });
+    expect((await text(['Café'])).map((h) => h.memoryId)).toEqual(['upper']);
+    expect((await text(['c#'])).map((h) => h.memoryId)).toEqual(['lower']);
+    expect(await text(['caf'])).toEqual([]);
+    expect(await text(['咖啡店'])).toEqual([]);
+  });
+
+  it('moves the alias atomically when a rebuilt version is activated', async () => {
+    const live = await open({ name: 'swap', version: 1 });
+    const rebuilt = await open({ name: 'swap', version: 2, activate: false });
+    await live.upsert([aSearchDocument({ tenantId, memoryId: 'old', terms: ['budget'] })]);
+    await rebuilt.upsert([aSearchDocument({ tenantId, memoryId: 'new', terms: ['budget'] })]);
+    await live.refresh();
+    await rebuilt.refresh();
+    const query = { tenantId, userId, terms: ['budget'], limit: 5 };
+    expect((await live.searchText(query)).map((h) => h.memoryId)).toEqual(['old']);
+    expect((await rebuilt.searchText(query)).map((h) => h.memoryId)).toEqual(['new']);
+
+    await rebuilt.activate();
+    const aliases = await live.client.indices.getAlias({ name: `${prefix}-swap` });
+    expect(Object.keys(aliases)).toEqual([`${prefix}-swap-v2`]);
+    // `live` still reads through the alias, which now serves version 2.
+    expect((await live.searchText(query)).map((h) => h.memoryId)).toEqual(['new']);
+  });
+
+  it('lets a deleted user start afresh at once, although the deletes leave versioned tombstones', async () => {
+    const index = await open({ name: 'tombstones' });
+    for (let round = 0; round < 3; round++) {
+      await index.upsert([aSearchDocument({ tenantId, memoryId: 'm', revision: 7 })]);
+      await index.deleteUser(tenantId, userId);
+      await index.upsert([aSearchDocument({ tenantId, memoryId: 'm', revision: 1 })]);
+      expect(await index.revisions(tenantId, userId, ['m'])).toEqual(new Map([['m', 1]]));
+      await index.upsert([aSearchDocument({ tenantId, memoryId: 'm', revision: 1, terms: ['replayed'] })]);
+      await index.refresh();
+      expect(await index.searchText({ tenantId, userId, terms: ['replayed'], limit: 5 })).toEqual([]);
+      await index.deleteUser(tenantId, userId);
+    }
+  }, 30_000);
+
+  it('deletes a user across several pages', async () => {
+    const index = new ElasticsearchSearchIndex({ node, indexPrefix: `${prefix}-paged`, dimensions: 4, deletePageSize: 7 });
+    opened.push(index);
+    await index.init();
+    await index.upsert(Array.from({ length: 30 }, (_, i) => aSearchDocument({ tenantId, memoryId: `m-${i}` })));
+    await index.upsert([aSearchDocument({ tenantId, userId: 'user-2', memoryId: 'kept' })]);
+    await index.deleteUser(tenantId, userId);
+    expect(await index.countUser(tenantId, userId)).toBe(0);
+    expect(await index.countUser(tenantId, 'user-2')).toBe(1);
+  });
+});

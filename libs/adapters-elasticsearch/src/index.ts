@@ -1,0 +1,1 @@
+export * from './elasticsearch-search-index.adapter';
