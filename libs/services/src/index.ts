@@ -27,3 +27,4 @@ export * from './pipeline/rebuilder';
 export * from './cli/turn-lines';
 export * from './cli/engram-cli';
 export * from './cli/server-file';
+export * from './cli/eval';

@@ -12,6 +12,7 @@ import { RecallService } from '../http/recall.service';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
 import { announceServer, runningServer } from './server-file';
+import { registerEvalCommand } from './eval';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 
 /** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
@@ -166,6 +167,7 @@ export function buildCli(modules: CliModules): Command {
       fs.rmSync(config.ENGRAM_DATA_DIR, { recursive: true, force: true });
     });
 
+  registerEvalCommand(program, modules);
   return program;
 }
 
