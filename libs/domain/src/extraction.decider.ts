@@ -1,9 +1,11 @@
 import { deterministicId, type MemoriesExtracted, type TurnScreened } from '@engram/contracts';
-import type { ExtractionStrategy } from './extraction.strategy';
+import { episodeOf } from './episodes';
+import type { ExtractionInput, ExtractionStrategy } from './extraction.strategy';
 
 /**
  * Turns one screened turn into extracted items. The strategy (rules or an LLM) does the reading;
- * the decider owns identity: ids derive from the screened event and the strategy version, so a
+ * whatever it finds, a turn that states something is also kept whole as an episode (see
+ * `episodes.ts`), so no accepted statement is unsearchable. The decider owns identity: ids derive from the screened event and the strategy version, so a
  * replay yields the same event and a new extractor version yields new, non-colliding ones.
  */
 export const ExtractionDecider = {
@@ -14,7 +16,7 @@ export const ExtractionDecider = {
   ): Promise<MemoriesExtracted | null> {
     if (event.payload.verdict !== 'accepted') return null;
     const { sessionId, turnId, role, speaker, text, ephemeral, signals } = event.payload;
-    const drafts = await strategy.extract({
+    const input: ExtractionInput = {
       tenantId: event.tenantId,
       userId: event.userId,
       sessionId,
@@ -25,7 +27,10 @@ export const ExtractionDecider = {
       occurredAt: event.occurredAt,
       ephemeral,
       signals,
-    });
+    };
+    const facts = await strategy.extract(input);
+    const episode = episodeOf(input);
+    const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return null;
     const eventId = deterministicId('extracted', event.eventId, strategy.version);
     return {

@@ -13,7 +13,7 @@ describe('ExtractionDecider', () => {
   it('given an accepted turn, then MemoriesExtracted with deterministic ids, versions and causation', async () => {
     const screened = turnScreened('我叫老周，数据库用 PostgreSQL');
     const event = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
-    const eventId = deterministicId('extracted', screened.eventId, 'rules-1');
+    const eventId = deterministicId('extracted', screened.eventId, 'rules-2');
     expect(event).toMatchObject({
       eventId,
       type: 'MemoriesExtracted',
@@ -21,10 +21,10 @@ describe('ExtractionDecider', () => {
       correlationId: screened.correlationId,
       occurredAt: screened.occurredAt,
       recordedAt: RECORDED_AT,
-      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-1' },
+      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-2' },
     });
-    expect(event?.payload.items.map((i) => i.itemId)).toEqual([deterministicId(eventId, 0), deterministicId(eventId, 1)]);
-    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-1')).toBe(true);
+    expect(event?.payload.items.map((i) => i.itemId)).toEqual([deterministicId(eventId, 0), deterministicId(eventId, 1), deterministicId(eventId, 2)]);
+    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-2')).toBe(true);
   });
 
   it('given the produced event, then it passes the contract schema', async () => {
@@ -36,6 +36,30 @@ describe('ExtractionDecider', () => {
     const strategy: ExtractionStrategy = { version: 'spy', extract: jest.fn() };
     expect(await ExtractionDecider.decide(turnScreened('我喜欢用 VS Code', { verdict: 'rejected' }), strategy, RECORDED_AT)).toBeNull();
     expect(strategy.extract).not.toHaveBeenCalled();
+  });
+
+  it('given a statement, then the turn is also kept whole as an episode keyed by the turn, with no value', async () => {
+    for (const text of ['她 10 月 18 号生日，预算两千左右', 'I shoot with a Sony A7 IV']) {
+      const screened = turnScreened(text);
+      const items = (await ExtractionDecider.decide(screened, rules, RECORDED_AT))?.payload.items ?? [];
+      expect(items[items.length - 1]).toMatchObject({
+        kind: 'episode',
+        subject: 'user',
+        attribute: `episode:s-1:${screened.payload.turnId}`,
+        value: '',
+        content: text,
+        sourceTurnIds: [screened.payload.turnId],
+      });
+    }
+  });
+
+  it('given an assistant turn that states something, then its episode belongs to the assistant', async () => {
+    const event = await ExtractionDecider.decide(turnScreened('不辣的川菜可以去松云泽，主打清淡的河鲜', { role: 'assistant' }), rules, RECORDED_AT);
+    expect(event?.payload.items.find((i) => i.kind === 'episode')).toMatchObject({ subject: 'assistant' });
+  });
+
+  it('given an accepted question in either language, then no episode (nothing is stated)', async () => {
+    expect(await ExtractionDecider.decide(turnScreened('What car do I drive?'), rules, RECORDED_AT)).toBeNull();
   });
 
   it('given an accepted turn with nothing to remember, then null', async () => {

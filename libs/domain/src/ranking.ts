@@ -1,12 +1,27 @@
 import type { MemoryKind, MemoryRecord } from '@engram/contracts';
 import type { SearchHit } from '@engram/ports';
+import { tokenize } from './tokenizer';
 
 /**
- * Recall's ranking: fuse BM25 and kNN candidates by reciprocal rank (scores of the two engines are
- * not comparable, ranks are), then weigh relevance by how fresh, important and certain a memory is.
+ * Recall's ranking. Relevance is a normalised linear fusion: BM25 over the best BM25 score of the
+ * query (the shape of the lexical ranking, which is what a good baseline gets right), the cosine
+ * above a floor (the hashing embedder's cosine of unrelated texts is not 0: on the shipped eval set
+ * half of all unrelated pairs score 0, 10% above 0.11, a few near 0.3), and the share of the
+ * query's terms the memory holds, its attribute included ("which editor" finds "I prefer VS Code").
+ *
+ * Two choices make the ranking answer the query instead of listing the newest memories:
+ * - An absolute gate. Normalised BM25 always gives the best hit 1.0, even for a question the user
+ *   never talked about; so a memory must share a real part of the query's terms (coverage) or be
+ *   close in embedding space, or it is not a candidate at all. "Should recall nothing" questions
+ *   then come back empty.
+ * - Time is a gentle multiplier, not a filter: score = relevance × (floor + (1 − floor)·decay) ×
+ *   importance factor × confidence factor. An old fact that answers the question beats a fresh one
+ *   that does not; between equally relevant memories the fresher one wins (corrections).
+ *
+ * Rankers that only know ranks (no raw scores) fall back to reciprocal rank fusion.
  */
 export interface RankingConfig {
-  /** Days after which a memory's weight halves; null means it never decays (profile facts). */
+  /** Days after which a memory's decay halves; null means it never decays (profile facts). */
   readonly halfLifeDays: Readonly<Record<MemoryKind, number | null>>;
   readonly rrfK: number;
   /** Memories scoring below this are not worth a prompt's tokens. */
@@ -16,13 +31,40 @@ export interface RankingConfig {
    * 0.5 an unimportant memory keeps half its weight, so relevance still leads.
    */
   readonly weights?: { readonly importance?: number; readonly confidence?: number };
+  /** Share of the score that decay can take away: 0.3 means even a very old memory keeps 70%. */
+  readonly decayWeight?: number;
+  readonly relevance?: Partial<RelevanceConfig>;
 }
+
+export interface RelevanceConfig {
+  /** Linear weights of normalised BM25, of the cosine above its floor and of query-term coverage. */
+  readonly bm25Weight: number;
+  readonly cosineWeight: number;
+  readonly coverageWeight: number;
+  /** Cosine at or below this says nothing (hashing-embedder noise level). */
+  readonly cosineFloor: number;
+  /** A memory passes the gate with at least this share of the query's terms… */
+  readonly minCoverage: number;
+  /** …or with at least this cosine to the query. */
+  readonly cosineGate: number;
+}
+
+export const defaultRelevanceConfig: RelevanceConfig = {
+  bm25Weight: 0.75,
+  cosineWeight: 0.25,
+  coverageWeight: 0.35,
+  cosineFloor: 0.1,
+  minCoverage: 0.1,
+  cosineGate: 0.35,
+};
 
 export const defaultRankingConfig: RankingConfig = {
   halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60 },
   rrfK: 60,
   threshold: 0.05,
   weights: { importance: 0.5, confidence: 0.5 },
+  decayWeight: 0.3,
+  relevance: defaultRelevanceConfig,
 };
 
 export interface FusionScore {
@@ -39,6 +81,8 @@ export interface RankedMemory {
   readonly score: number;
   readonly components: {
     readonly relevance: number;
+    /** Share of the query's terms the memory holds (1 when no query terms were given). */
+    readonly coverage?: number;
     readonly decay: number;
     readonly importance: number;
     readonly confidence: number;
@@ -74,36 +118,100 @@ function sortHits(hits: readonly SearchHit[]): SearchHit[] {
 }
 
 /**
- * score = relevance × decay × importance factor × confidence factor, where relevance is the RRF
- * score over the best possible one (first in both lists) and decay halves every half-life of the
- * memory's kind. Age counts from when the fact was last said (lastSeenAt, or validFrom if later):
- * world time, so a rebuild months later ranks exactly as before. Inactive memories are dropped.
+ * score = relevance × (1 − w + w·decay) × importance factor × confidence factor (see the top of
+ * this file), after the relevance gate (recall then applies `dropCovered`).
+ * Age counts from when the fact was last said (lastSeenAt, or validFrom if later): world time, so
+ * a rebuild months later ranks exactly as before. Inactive memories are dropped.
+ *
+ * `queryTerms` (tokenize(query)) enable the coverage gate; without them every candidate passes it.
  */
 export function rankMemories(
   candidates: readonly RankingCandidate[],
   now: Date,
   config: RankingConfig = defaultRankingConfig,
+  queryTerms?: readonly string[],
 ): RankedMemory[] {
-  const best = 2 / (config.rrfK + 1);
+  const relevanceConfig = { ...defaultRelevanceConfig, ...config.relevance };
   const importanceWeight = config.weights?.importance ?? 0.5;
   const confidenceWeight = config.weights?.confidence ?? 0.5;
-  return candidates
-    .filter((c) => c.memory.status === 'active')
-    .map(({ memory, fusion }): RankedMemory => {
-      const relevance = Math.min(1, fusion.rrf / best);
+  const decayWeight = config.decayWeight ?? defaultRankingConfig.decayWeight ?? 0.3;
+  const active = candidates.filter((c) => c.memory.status === 'active');
+  const bestBm25 = Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0));
+  const terms = queryTerms ? [...new Set(queryTerms)] : [];
+  const ranked = active
+    .map(({ memory, fusion }): RankedMemory | null => {
+      const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
+      const cosine = fusion.cosine ?? 0;
+      if (coverage < relevanceConfig.minCoverage && cosine < relevanceConfig.cosineGate) return null;
+      const relevance = relevanceOf(fusion, bestBm25, coverage, terms.length > 0, config, relevanceConfig);
       const ageDays = ageInDays(memory, now);
       const decay = decayFor(memory.kind, ageDays, config);
       const importance = memory.importance;
       const confidence = memory.confidence;
       const score =
         relevance *
-        decay *
+        (1 - decayWeight + decayWeight * decay) *
         (1 - importanceWeight + importanceWeight * importance) *
         (1 - confidenceWeight + confidenceWeight * confidence);
-      return { memory, score, components: { relevance, decay, importance, confidence, ageDays } };
+      return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays } };
     })
-    .filter((r) => r.score >= config.threshold)
+    .filter((r): r is RankedMemory => r !== null && r.score >= config.threshold)
     .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
+  return ranked;
+}
+
+/**
+ * Normalised linear fusion when the engines gave raw scores; RRF over the best possible RRF
+ * (first in both lists) when they gave ranks only.
+ */
+function relevanceOf(
+  fusion: FusionScore,
+  bestBm25: number,
+  coverage: number,
+  measured: boolean,
+  config: RankingConfig,
+  r: RelevanceConfig,
+): number {
+  if (fusion.bm25 === undefined && fusion.cosine === undefined) {
+    return Math.min(1, fusion.rrf / (2 / (config.rrfK + 1)));
+  }
+  const lexical = bestBm25 > 0 && fusion.bm25 !== undefined ? Math.max(0, fusion.bm25) / bestBm25 : 0;
+  const semantic = Math.max(0, ((fusion.cosine ?? 0) - r.cosineFloor) / (1 - r.cosineFloor));
+  // Without query terms there is no coverage to weigh (it reads 1, "not measured").
+  const coverageWeight = measured ? r.coverageWeight : 0;
+  const total = r.bm25Weight + r.cosineWeight + coverageWeight;
+  return Math.min(1, (r.bm25Weight * lexical + r.cosineWeight * semantic + coverageWeight * coverage) / total);
+}
+
+/**
+ * Share of the query's distinct terms found in what the memory is searched by. A Chinese term counts
+ * when it appears anywhere in the text: segmentation differs between a statement and a question
+ * ("搬家定在 11 月 8 号" holds 搬家, "哪天搬的家" asks for 搬 and 家), characters do not.
+ */
+export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord): number {
+  if (queryTerms.length === 0) return 1;
+  // The attribute says what the memory is about ("editor" for "I prefer VS Code"): a query may name it.
+  const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
+  const text = [memory.content, memory.value, ...memory.entities, about].join(' ');
+  const held = new Set(tokenize(text));
+  const folded = text.normalize('NFKC').toLowerCase();
+  const found = queryTerms.filter((t) => held.has(t) || (HAN.test(t) && folded.includes(t)));
+  return found.length / queryTerms.length;
+}
+
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * A memory whose source turns are all already behind a better-ranked memory adds nothing to the
+ * prompt (the fact "数据库用 PostgreSQL" and the episode of the turn that said it): the lower one goes.
+ */
+export function dropCovered(ranked: readonly RankedMemory[]): RankedMemory[] {
+  const seen = new Set<string>();
+  return ranked.filter(({ memory }) => {
+    const fresh = memory.sourceTurnIds.length === 0 || memory.sourceTurnIds.some((id) => !seen.has(id));
+    for (const id of memory.sourceTurnIds) seen.add(id);
+    return fresh;
+  });
 }
 
 export function decayFor(kind: MemoryKind, ageDays: number, config: Pick<RankingConfig, 'halfLifeDays'>): number {

@@ -1,6 +1,7 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
-import { defaultRankingConfig as config, fuse, rankMemories, type FusionScore } from './ranking';
+import { coverageOf, defaultRankingConfig as config, dropCovered, fuse, rankMemories, type FusionScore } from './ranking';
+import { tokenize } from './tokenizer';
 import { memory } from './testing/fixtures';
 
 const NOW = new Date('2026-12-31T00:00:00.000Z');
@@ -37,7 +38,7 @@ describe('fuse', () => {
 describe('rankMemories', () => {
   it('given the best possible fusion, fresh, important and certain, then relevance and score are 1', () => {
     const [ranked] = rankMemories([candidate('preference', 0, 'a')], NOW, config);
-    expect(ranked.components).toEqual({ relevance: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0 });
+    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0 });
     expect(ranked.score).toBe(1);
   });
 
@@ -70,10 +71,55 @@ describe('rankMemories', () => {
     expect(ranked.score).toBeCloseTo(0.5 * 0.75, 10);
   });
 
-  it('given a score below the threshold, then the memory is dropped', () => {
+  it('given a score below the threshold, then the memory is dropped however fresh it is', () => {
     const weak = { ...candidate('profile', 0, 'weak'), fusion: { rrf: 0.04 * (2 / 61) } };
-    const old = candidate('task', 70, 'old'); // 2^-10 of a score
-    expect(rankMemories([weak, old, candidate('profile', 0, 'ok')], NOW, config).map((r) => r.memory.memoryId)).toEqual(['ok']);
+    expect(rankMemories([weak, candidate('profile', 0, 'ok')], NOW, config).map((r) => r.memory.memoryId)).toEqual(['ok']);
+  });
+
+  it('given an old memory that answers and a fresh one that barely does, then the old one ranks first (decay is gentle)', () => {
+    const old = { ...candidate('task', 70, 'old'), fusion: { rrf: 0, bm25: 8, cosine: 0.6 } };
+    const fresh = { ...candidate('task', 0, 'fresh'), fusion: { rrf: 0, bm25: 2, cosine: 0.15 } };
+    const ranked = rankMemories([fresh, old], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['old', 'fresh']);
+    expect(ranked[0].components.decay).toBeLessThan(0.01);
+    expect(ranked[0].score).toBeGreaterThan(0.5);
+  });
+
+  it('given two equally relevant memories, then the fresher one ranks first (a correction beats the old value)', () => {
+    const fusion = { rrf: 0, bm25: 5, cosine: 0.5 };
+    const ranked = rankMemories([{ ...candidate('fact', 60, 'old'), fusion }, { ...candidate('fact', 1, 'new'), fusion }], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['new', 'old']);
+  });
+
+  it('given raw scores, then relevance is BM25 over the best BM25 plus the cosine above its floor', () => {
+    const best = { ...candidate('profile', 0, 'best'), fusion: { rrf: 0, bm25: 10, cosine: 1 } };
+    const half = { ...candidate('profile', 0, 'half'), fusion: { rrf: 0, bm25: 5 } };
+    const noise = { ...candidate('profile', 0, 'noise'), fusion: { rrf: 0, cosine: 0.1 } };
+    const ranked = rankMemories([best, half, noise], NOW, config);
+    expect(ranked.map((r) => [r.memory.memoryId, r.components.relevance])).toEqual([
+      ['best', 1],
+      ['half', 0.375],
+    ]); // noise: cosine at the floor is worth nothing, so it falls under the threshold
+  });
+
+  it('given query terms, then a memory sharing none of them and not close in embedding space is not a candidate', () => {
+    const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, bm25: 3, cosine: 0.2 } };
+    const related = { ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }), fusion: { rrf: 0, bm25: 1, cosine: 0.2 } };
+    const ranked = rankMemories([unrelated, related], NOW, config, tokenize('我的血型是什么？'));
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
+    expect(rankMemories([unrelated], NOW, config, tokenize('What car do I drive?'))).toEqual([]);
+  });
+
+  it('given a query naming the attribute ("which editor" / "用什么编辑器"), then the memory covers it through its attribute', () => {
+    const vscode = memory({ content: 'I prefer VS Code for TypeScript work', value: 'VS Code', attribute: 'editor', entities: ['VS Code'] });
+    expect(coverageOf(tokenize('which editor does he like'), vscode)).toBe(0.5);
+    const postgres = memory({ content: 'PostgreSQL', value: 'PostgreSQL', attribute: 'database', entities: [] });
+    expect(coverageOf(tokenize('what database'), postgres)).toBe(1);
+  });
+
+  it('given a Chinese question segmented differently from the statement, then coverage still counts the characters', () => {
+    const moved = memory({ content: '搬家定在 11 月 8 号周日', value: '', entities: [] });
+    expect(coverageOf(tokenize('我是哪天搬的家？'), moved)).toBeGreaterThan(0.3);
   });
 
   it('given equal scores, then ties are broken by memoryId whatever the input order', () => {
@@ -84,5 +130,14 @@ describe('rankMemories', () => {
 
   it('given a retracted memory still in the index, then it is not ranked', () => {
     expect(rankMemories([candidate('profile', 0, 'a', { status: 'retracted' })], NOW, config)).toEqual([]);
+  });
+});
+
+describe('dropCovered', () => {
+  it('given a fact and the episode of the same turn, then only the better ranked one stays', () => {
+    const fact = { memory: memory({ memoryId: 'fact', sourceTurnIds: ['t1'] }), score: 0.9, components: { relevance: 0.9, decay: 1, importance: 1, confidence: 1, ageDays: 0 } };
+    const episode = { ...fact, memory: memory({ memoryId: 'episode', kind: 'episode', sourceTurnIds: ['t1'] }), score: 0.8 };
+    const other = { ...fact, memory: memory({ memoryId: 'other', sourceTurnIds: ['t1', 't2'] }), score: 0.7 };
+    expect(dropCovered([fact, episode, other]).map((r) => r.memory.memoryId)).toEqual(['fact', 'other']);
   });
 });

@@ -89,7 +89,7 @@ describe('ResolutionDecider', () => {
         validFrom: at(3),
         validTo: null,
         mentionCount: 1,
-        pinned: true, // budget is a facts-layer attribute
+        pinned: false, // ranked, not pinned: see DEFAULT_PINNED_ATTRIBUTES
       });
       expect(event.payload.memory.history).toEqual([
         {
@@ -210,6 +210,9 @@ describe('similarity', () => {
 describe('from chat to memory (screened turn → extraction → resolution)', () => {
   const rules = new RuleExtractor();
 
+  const facts = (state: ResolverState) => [...state.values()].filter((m) => m.kind !== 'episode');
+  const episodes = (state: ResolverState) => [...state.values()].filter((m) => m.kind === 'episode');
+
   async function say(texts: string[]): Promise<ResolverState> {
     let state = ResolutionDecider.initialState();
     for (const [i, text] of texts.entries()) {
@@ -229,12 +232,45 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
 
   it('given "我喜欢用 VS Code" five times, then one memory with mentionCount 5', async () => {
     const state = await say(Array(5).fill('我喜欢用 VS Code'));
-    expect([...state.values()].map((m) => [mergeKeyOf(m), m.mentionCount])).toEqual([['user/editor', 5]]);
+    expect(facts(state).map((m) => [mergeKeyOf(m), m.mentionCount])).toEqual([['user/editor', 5]]);
+    // The turn itself is kept once as an episode, reinforced by the repeats like the fact.
+    expect(episodes(state).map((m) => [m.content, m.mentionCount])).toEqual([['我喜欢用 VS Code', 5]]);
   });
 
   it('given a budget then "不是三万，是五万", then the budget is corrected', async () => {
     const state = await say(['预算三万', '不是三万，是五万']);
-    expect([...state.values()].map((m) => [m.mergeKey, m.value])).toEqual([['user/budget', '五万']]);
+    expect(facts(state).map((m) => [m.mergeKey, m.value])).toEqual([['user/budget', '五万']]);
+    expect(episodes(state).map((m) => m.content)).toEqual(['预算三万', '不是三万，是五万']);
+  });
+
+  it('given a schedule then a correction naming no attribute, then the schedule is superseded, not a new pinned task', async () => {
+    const state = await say(['每周二、四、六早上跑步', '改成周一三五晚上去健身房跑跑步机']);
+    expect(facts(state).map((m) => [m.kind, m.value, m.pinned, m.history.map((h) => h.value)])).toEqual([
+      ['fact', '周一三五', false, ['每周二、四、六']],
+    ]);
+  });
+
+  it('given a schedule in English then "actually, make that every Thursday", then the schedule is superseded', async () => {
+    const state = await say(['I go swimming every Tuesday', 'actually, make that every Thursday']);
+    expect(facts(state).map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([['every Thursday', ['every Tuesday']]]);
+  });
+
+  it('given an allergy then "其实我穿 43.5 更合适", then the allergy is untouched (a free-text correction hits no unrelated key)', async () => {
+    const state = await say(['我对芒果过敏', '其实我穿 43.5 更合适']);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.version])).toEqual([['allergy:芒果', '芒果', 1]]);
+  });
+
+  it('given an allergy then "actually a size 11", then the allergy is untouched', async () => {
+    const state = await say(["I'm allergic to peanuts", "actually I'm a size 11 now"]);
+    expect(facts(state).find((m) => m.attribute.startsWith('allergy'))).toMatchObject({ value: 'peanuts', version: 1 });
+  });
+
+  it('given a name and a budget, then only the name is pinned (facts layer), the budget is ranked', async () => {
+    const state = await say(['我叫老周', '预算三万']);
+    expect(facts(state).map((m) => [m.attribute, m.pinned])).toEqual([
+      ['name', true],
+      ['budget', false],
+    ]);
   });
 
   it('given a budget then "忘掉我之前说的预算", then the budget is retracted', async () => {

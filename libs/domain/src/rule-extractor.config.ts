@@ -65,10 +65,16 @@ export interface RuleExtractorConfig {
   readonly trailingParticles: readonly string[];
   /** Sentence-initial words that look like proper nouns but are not. */
   readonly notEntities: readonly string[];
+  /** "Dr. Alvarez", "Mt. Bachelor": a full stop after these does not end a clause. */
+  readonly abbreviations: readonly string[];
+  /** "I'm Italian", "我是意大利人": a nationality, not a name. */
+  readonly nationalities: readonly string[];
+  /** "我在一家外企做财务": the place before 做/当 is an employer when it ends like an organisation. */
+  readonly organisationSuffixes: readonly string[];
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-1',
+  version: 'rules-2',
   attributes: {
     name: ['名字', '姓名', '称呼', 'name'],
     employer: ['公司', '单位', 'employer', 'company'],
@@ -297,7 +303,8 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
       '可以去', '不妨试试', '不妨', '值得一试', '值得一看', '值得一读', "i'd recommend", 'i would recommend',
       'i recommend', 'i suggest', 'i would suggest', "i'd suggest", 'you should try', 'you should read',
       'you should check out', 'you might like', 'you might enjoy', 'check out', 'my recommendation is',
-      'my suggestion is', 'recommend',
+      'my suggestion is', 'recommend', 'would suit you', 'is a solid pick', 'is a good pick', 'a good fit for you',
+      '很适合你', '比较适合你',
     ],
     promise: ['我会提醒你', '我会帮你', '我会在', '我稍后', "i'll remind you", 'i will remind you', "i'll send you", "i'll follow up", 'i will follow up'],
     conclusion: ['总结一下', '总之', '结论是', '综上', 'in summary', 'to summarize', 'in conclusion', 'the conclusion is', 'bottom line'],
@@ -322,5 +329,19 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'January', 'February', 'March',
     'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December', 'Every', 'Today',
     'Tomorrow', 'Correction', 'Check', 'Try', 'FYI',
+  ],
+  abbreviations: ['Dr', 'Mr', 'Mrs', 'Ms', 'St', 'Mt', 'Prof', 'Jr', 'Sr', 'vs', 'etc', 'No', 'approx'],
+  nationalities: [
+    'American', 'British', 'English', 'Scottish', 'Irish', 'Welsh', 'Canadian', 'Australian', 'Italian', 'French',
+    'German', 'Spanish', 'Portuguese', 'Dutch', 'Swiss', 'Austrian', 'Belgian', 'Swedish', 'Norwegian', 'Danish',
+    'Finnish', 'Polish', 'Greek', 'Turkish', 'Russian', 'Ukrainian', 'Chinese', 'Japanese', 'Korean', 'Indian',
+    'Pakistani', 'Vietnamese', 'Thai', 'Filipino', 'Indonesian', 'Malaysian', 'Singaporean', 'Mexican', 'Brazilian',
+    'Argentinian', 'Chilean', 'Colombian', 'Nigerian', 'Kenyan', 'Egyptian', 'Israeli', 'Iranian', 'New Zealander',
+    '中国', '美国', '英国', '法国', '德国', '意大利', '西班牙', '日本', '韩国', '印度', '加拿大', '澳大利亚', '瑞士',
+    '新加坡', '俄罗斯',
+  ],
+  organisationSuffixes: [
+    '公司', '外企', '国企', '央企', '企业', '工厂', '厂', '银行', '医院', '学校', '大学', '研究所', '研究院', '集团',
+    '工作室', '事务所', '律所', '机构', '创业公司', '互联网公司',
   ],
 };

@@ -1,5 +1,5 @@
 import type { MemoryKind } from '@engram/contracts';
-import { findCue } from './cue-matching';
+import { escapeRegExp, findCue } from './cue-matching';
 import {
   LAST_MENTIONED,
   mergeKeyOf,
@@ -61,6 +61,24 @@ export function extractWithRules(
   return dedupe(drafts);
 }
 
+/**
+ * Whether a turn states anything: at least one clause that is neither a question nor (for the
+ * user) a bare request. "上次你给我推荐的那家店叫什么" states nothing; "下周去成都，有推荐吗" does.
+ */
+export function statesSomething(
+  input: Pick<ExtractionInput, 'role' | 'text'>,
+  config: RuleExtractorConfig = defaultRuleExtractorConfig,
+): boolean {
+  if (input.role === 'system' || input.role === 'tool') return false;
+  const reader = new ClauseReader(config);
+  return splitClauses(input.text, config).some((raw) => reader.prepare(raw, input.role) !== null);
+}
+
+/** Known products (canonical names) and proper nouns of a text: what it is found by besides its words. */
+export function entitiesOf(text: string, config: RuleExtractorConfig = defaultRuleExtractorConfig): string[] {
+  return new ClauseReader(config).entities(text, []);
+}
+
 // ---- clauses ---------------------------------------------------------------------------------
 
 interface Clause {
@@ -87,8 +105,21 @@ interface Finding {
 }
 
 const SENTENCE = /[^。！？!?；;\n]+[。！？!?；;\n]*/gu;
-const CLAUSE_BREAK =
-  /，|,(?!\d)|(?<=\.)\s+|\s+(?:and|but|so)\s+(?=(?:i|i'm|we|we're|my|our|the|it|it's|let's|you|he|she|they|also)\b)/giu;
+const clauseBreaks = new WeakMap<readonly string[], RegExp>();
+
+/** Commas, a full stop that is not an abbreviation's ("Dr. Alvarez"), or "and/but/so" before a new subject. */
+function clauseBreak(config: RuleExtractorConfig): RegExp {
+  let re = clauseBreaks.get(config.abbreviations);
+  if (!re) {
+    const abbreviations = config.abbreviations.map(escapeRegExp).join('|');
+    re = new RegExp(
+      `，|,(?!\\d)|(?<=\\.)(?<!(?<![\\p{L}])(?:${abbreviations})\\.)\\s+|\\s+(?:and|but|so)\\s+(?=(?:i|i'm|we|we're|my|our|the|it|it's|let's|you|he|she|they|also)\\b)`,
+      'giu',
+    );
+    clauseBreaks.set(config.abbreviations, re);
+  }
+  return re;
+}
 
 interface Span {
   readonly start: number;
@@ -105,7 +136,7 @@ export function splitClauses(text: string, config: RuleExtractorConfig = default
     const offset = sentence.index ?? 0;
     const pieces: Span[] = [];
     let start = 0;
-    for (const sep of sentence[0].matchAll(CLAUSE_BREAK)) {
+    for (const sep of sentence[0].matchAll(clauseBreak(config))) {
       pieces.push({ start: offset + start, end: offset + (sep.index ?? 0) });
       start = (sep.index ?? 0) + sep[0].length;
     }
@@ -328,10 +359,20 @@ class ClauseReader {
       return this.nameFinding(zh[1], 0.6);
     }
     const en = /^i(?:'m|’m| am)\s+([A-Z][\p{L}]+)$/u.exec(c.body.replace(/^I/, 'i'));
+    const nationality = this.nationality(c.body, en?.[1]);
+    if (nationality) return { kind: 'profile', attribute: 'nationality', value: nationality, confidence: 0.85, entities: [nationality] };
     if (en && !this.isNotEntity(en[1]) && findCatalog(en[1], this.config.catalog).length === 0) {
       return this.nameFinding(en[1], 0.7);
     }
     return null;
+  }
+
+  /** "I'm Italian", "我是意大利人": who they are by nationality, which is never their name. */
+  private nationality(body: string, bareEnglish: string | undefined): string | null {
+    const known = (word: string) => this.config.nationalities.find((n) => n.toLowerCase() === word.toLowerCase()) ?? null;
+    if (bareEnglish) return known(bareEnglish);
+    const zh = /^我是(\p{Script=Han}{1,5})人$/u.exec(body);
+    return zh ? known(zh[1]) : null;
   }
 
   private nameFinding(name: string, confidence: number): Finding {
@@ -348,8 +389,13 @@ class ClauseReader {
   }
 
   private profile(c: Clause): Finding[] | null {
-    const zhEmployer = /^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)/u.exec(c.body);
+    // "我在字节跳动工作", but not "我在评估工作量": the verb ends the clause or is followed by a particle.
+    const zhEmployer = /^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u.exec(c.body);
     if (zhEmployer) return [this.profileFinding('employer', this.clean(zhEmployer[1]))];
+    const worksAs = /^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u.exec(c.body);
+    if (worksAs?.groups && findCue(worksAs.groups.org, this.config.organisationSuffixes)?.end === worksAs.groups.org.length) {
+      return [this.profileFinding('employer', this.clean(worksAs.groups.org)), this.profileFinding('role', this.clean(worksAs.groups.role))].filter((f) => f.value);
+    }
     const employer = findCue(c.body, this.cues.employer.filter((e) => e !== '我在'));
     if (employer) {
       const rest = c.body.slice(employer.end);
@@ -431,6 +477,8 @@ class ClauseReader {
     const recurrence = extractRecurrence(c.body);
     if (!recurrence) return null;
     const named = this.findAttribute(c.body);
+    // "actually, make that every Thursday": a correction of whatever schedule was said last.
+    if (c.corrected && !named) return { kind: 'fact', attribute: LAST_MENTIONED, value: recurrence.value, confidence: 0.85 };
     const event = stripEdges(
       c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''),
       this.config.leadingFillers,
@@ -449,14 +497,15 @@ class ClauseReader {
     const cue = findCue(c.body, this.cues.decision);
     if (!cue) return null;
     const rest = c.body.slice(cue.end);
-    const product = findCatalog(rest, this.config.catalog)[0];
+    const product = this.objectProducts(rest)[0];
     const named = this.findAttribute(rest);
     if (product) {
       const attribute = named?.slug ?? product.entry.category;
       return { kind: 'decision', attribute, value: product.entry.name, confidence: 0.85 };
     }
     const value = this.clean(rest);
-    if (!value) return null;
+    // "好，就这么定了": an acknowledgement, not a decision about anything.
+    if ((value.match(/[\p{L}\p{N}]/gu) ?? []).length < 2 || this.isNotEntity(value)) return null;
     return { kind: 'decision', attribute: `decision:${slugify(value)}`, value, confidence: 0.8 };
   }
 
@@ -530,7 +579,9 @@ class ClauseReader {
       const copula = findCue(after, this.config.cues.copulas);
       if (copula && copula.index === 0) return this.statementFinding(named.slug, this.valueFor(named.slug, after.slice(copula.end)));
     }
-    const possessive = /^(?:我的|我们的|咱们的|my|our)\s*(?<attr>[^，,]{1,12}?)\s*(?:是|用的是|用|叫|:|：|is|are)\s*(?<value>.+)$/iu.exec(c.body);
+    const possessive =
+      /^(?:我的|我们的|咱们的)\s*(?<attr>[^，,]{1,12}?)\s*(?:是|用的是|用|叫|:|：)\s*(?<value>.+)$/u.exec(c.body) ??
+      /^(?:my|our)\s+(?<attr>[^,]{1,30}?)\s*(?::|\s(?:is|are|was|will be)\s)\s*(?<value>.+)$/iu.exec(c.body);
     if (possessive?.groups) {
       const slug = slugify(possessive.groups.attr);
       const products = findCatalog(possessive.groups.value, this.config.catalog);
@@ -546,10 +597,27 @@ class ClauseReader {
     const uses = /(?:用|使用|在用|采用|\buse\b|\busing\b|\bare on\b|'re on\b|\bruns? on\b|\bswitched to\b)/iu.exec(c.body);
     if (!uses) return [];
     const seen = new Set<string>();
-    return findCatalog(c.body.slice(uses.index), this.config.catalog)
+    return this.objectProducts(c.body.slice(uses.index + uses[0].length))
       .filter((p) => !seen.has(p.entry.category) && seen.add(p.entry.category))
       .map((p) => this.statementFinding(p.entry.category, p.entry.name))
       .filter((f): f is Finding => f !== null);
+  }
+
+  /**
+   * The products a verb takes as its object: the first one right after it and those joined to it
+   * ("用 NestJS 和 MongoDB"). In "决定用 Debezium 读 Oracle 的 LogMiner", Oracle is what is read, not
+   * what is used, so it is not the database.
+   */
+  private objectProducts(rest: string): ReturnType<typeof findCatalog> {
+    const objects: ReturnType<typeof findCatalog> = [];
+    let at = 0;
+    for (const product of findCatalog(rest, this.config.catalog)) {
+      const gap = rest.slice(at, product.index);
+      if (!/^[\s,，、+&/]*(?:(?:和|与|跟|加|及|以及|还有|或者|或|and|or|plus|the|a|an|用|使用|的是|是|to|on|with)\s*)*$/iu.test(gap)) break;
+      objects.push(product);
+      at = product.end;
+    }
+    return objects;
   }
 
   private statementFinding(attribute: string, value: string): Finding | null {
@@ -639,6 +707,11 @@ class ClauseReader {
 
   /** "我老婆不吃香菜", "my wife is allergic to nuts": the fact belongs to the person named. */
   private thirdParty(body: string): { subject: string; body: string } | null {
+    // "Jess's birthday is October 3rd": a named person's fact, not the user's.
+    const named = /^([A-Z][\p{L}-]+)['’]s\s+/u.exec(body);
+    if (named && !this.isNotEntity(named[1]) && named[0].length < body.length) {
+      return { subject: slugify(named[1]), body: body.slice(named[0].length) };
+    }
     for (const [subject, names] of Object.entries(this.config.relations)) {
       for (const name of names) {
         const re = new RegExp(`^(?:我的?|my\\s+)?${name.replace(/^我/u, '')}(?:的|'s)?\\s*`, 'iu');
@@ -667,6 +740,8 @@ class ClauseReader {
 
   /** What a bare value is about, from its shape: 五万 → budget, Kafka → message_queue, 周五 → deadline. */
   private inferAttribute(raw: string): string | null {
+    // "改成周一三五晚上": a new schedule for whatever schedule was said last (the resolver finds it by shape).
+    if (extractRecurrence(raw)) return LAST_MENTIONED;
     if (extractAmount(raw)) return 'budget';
     const product = this.productCategory(raw);
     if (product) return product;
@@ -675,6 +750,9 @@ class ClauseReader {
 
   /** The value in the shape its attribute expects, canonical where a product is known. */
   private valueFor(attribute: string, raw: string): string {
+    if (attribute === LAST_MENTIONED) {
+      return extractRecurrence(raw)?.value ?? extractAmount(raw) ?? extractDate(raw) ?? this.clean(raw);
+    }
     if (attribute === 'budget') return extractAmount(raw) ?? this.clean(raw);
     if (attribute === 'deadline' || attribute.startsWith('deadline:')) return extractDate(raw) ?? this.clean(raw);
     if (attribute === 'weekly_meeting' || attribute === 'standup') {
@@ -716,7 +794,7 @@ class ClauseReader {
     return this.config.notEntities.some((w) => w.toLowerCase() === word.toLowerCase());
   }
 
-  private entities(content: string, extra: readonly string[]): string[] {
+  entities(content: string, extra: readonly string[]): string[] {
     const products = findCatalog(content, this.config.catalog).map((p) => p.entry.name);
     return uniqueCaseless([
       ...extra,

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-1 and resolves the same items as the pure function', async () => {
+  it('has the version rules-2 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-1');
+    expect(extractor.version).toBe('rules-2');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -265,5 +265,67 @@ describe('RuleExtractor', () => {
     const [item] = extract('记住我喜欢用 VS Code', 'user', true);
     expect(item).toMatchObject({ validFrom: AT, sourceTurnIds: ['turn-1'], ephemeral: true, confidence: 0.9 });
     expect(item.importance).toBeGreaterThan(0.6);
+  });
+});
+
+describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
+  it('given "I\'m Italian" / "我是意大利人", then a nationality, never a name', () => {
+    expect(only("I'm Italian")).toMatchObject({ kind: 'profile', attribute: 'nationality', value: 'Italian' });
+    expect(only('我是意大利人')).toMatchObject({ kind: 'profile', attribute: 'nationality', value: '意大利' });
+    expect(only("I'm Sofia")).toMatchObject({ attribute: 'name', value: 'Sofia' });
+  });
+
+  it('given "我在评估工作量", then no employer; given "我在一家外企做财务", then employer and role', () => {
+    expect(extract('我在评估工作量').filter((i) => i.attribute === 'employer')).toEqual([]);
+    expect(extract('我在一家外企做财务').map((i) => [i.attribute, i.value])).toEqual([
+      ['employer', '外企'],
+      ['role', '财务'],
+    ]);
+    expect(extract('我在一家游戏公司做 UI 设计').map((i) => [i.attribute, i.value])).toEqual([
+      ['employer', '游戏公司'],
+      ['role', 'UI 设计'],
+    ]);
+  });
+
+  it('given a product that is not the object of the verb, then it does not fill its category', () => {
+    const zh = extract('双写验证我们决定用 Debezium 读 Oracle 的 LogMiner 来做数据比对');
+    expect(zh.filter((i) => i.attribute === 'database')).toEqual([]);
+    expect(extract("We're using Debezium to read Oracle's redo logs").filter((i) => i.attribute === 'database')).toEqual([]);
+    expect(extract('我们用 PostgreSQL 和 Redis').map((i) => [i.attribute, i.value])).toEqual([
+      ['database', 'PostgreSQL'],
+      ['cache', 'Redis'],
+    ]);
+  });
+
+  it('given "my dentist appointment is … with Dr. Alvarez", then one clause, the copula is a word, not "is" inside "dentist"', () => {
+    expect(splitClauses('Also my dentist appointment is October 22 at 8am with Dr. Alvarez.')).toHaveLength(1);
+    const item = only('Also my dentist appointment is October 22 at 8am with Dr. Alvarez.');
+    expect(item.attribute).toBe('dentist-appointment');
+    expect(item.value).toContain('Dr. Alvarez');
+  });
+
+  it("given \"Jess's birthday is October 3rd\", then the birthday is Jess's, not the user's", () => {
+    expect(mergeKeyOf(only("Jess's birthday is October 3rd"))).toBe('jess/birthday');
+    expect(mergeKeyOf(only('我老婆的生日是10月18号'))).toBe('wife/birthday');
+  });
+
+  it('given "每周二、四、六早上跑步", then the whole weekday list is the schedule', () => {
+    expect(only('每周二、四、六早上跑步')).toMatchObject({ kind: 'fact', value: '每周二、四、六' });
+    expect(only('I have piano every Tuesday at 4:30pm').value).toBe('every Tuesday at 4:30pm');
+  });
+
+  it('given an acknowledgement like "好，就这么定了" / "let\'s go with that", then no decision', () => {
+    expect(extract('好，就这么定了。')).toEqual([]);
+    expect(extract("Let's go with that.")).toEqual([]);
+  });
+
+  it('given a date typed with spaces ("推迟到明年 1 月 10 号了"), then the correction carries the date', () => {
+    expect(only('推迟到明年 1 月 10 号了')).toMatchObject({ attribute: 'deadline', value: '明年 1 月 10 号' });
+    expect(only('the deadline moved to January 10')).toMatchObject({ attribute: 'deadline', value: 'January 10' });
+  });
+
+  it('given an assistant recommendation not phrased with 推荐 / "I recommend", then it is still a recommendation', () => {
+    expect(only('不辣的川菜可以去松云泽', 'assistant')).toMatchObject({ subject: 'assistant', value: '松云泽' });
+    expect(extract('Then the Hoka Speedgoat 6 in wide would suit you better', 'assistant')[0]).toMatchObject({ subject: 'assistant' });
   });
 });

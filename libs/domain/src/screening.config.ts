@@ -17,17 +17,31 @@ export const SIGNALS = [
   'schedule',
   'budget',
   'recommendation',
+  'detail',
 ] as const;
 export type Signal = (typeof SIGNALS)[number];
+/** Signals found by cue words; `detail` is found by the shape of the text (`detailPatterns`). */
+export type CueSignal = Exclude<Signal, 'detail'>;
 
 export interface ScreeningConfig {
   /** Turns shorter than this (letters and digits only) need a signal to be kept. */
   readonly minLength: number;
   /** Whole-turn acknowledgements ("嗯嗯", "ok", "thanks!"); a turn made only of these is dropped. */
   readonly chitChat: readonly string[];
-  readonly cues: Readonly<Record<Signal, readonly string[]>>;
+  readonly cues: Readonly<Record<CueSignal, readonly string[]>>;
   /** One-off requests whose answer is stale tomorrow (weather, opening hours): kept, marked ephemeral. */
   readonly ephemeralCues: readonly string[];
+  /**
+   * Shapes of specific information (numbers, dates, names, codes): "她 10 月 18 号生日", "I shoot with
+   * a Sony A7 IV" carry no cue word, yet are exactly what is asked later. Regex sources, matched
+   * case-sensitively (a capital letter is part of what makes a name).
+   */
+  readonly detailPatterns: readonly string[];
+  /**
+   * The assistant restating the user ("好的，你喜欢用 VS Code，我记下了"): details in such a turn are
+   * the user's, already screened on the user's turn, so they do not make the assistant's turn worth keeping.
+   */
+  readonly assistantEchoCues: readonly string[];
   readonly version: string;
 }
 
@@ -35,10 +49,10 @@ export interface ScreeningConfig {
  * Assistant turns matter for what the assistant recommended, promised or concluded; its other
  * sentences ("你喜欢 VS Code 吗？") echo the user and must not become the user's facts.
  */
-export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation'];
+export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation', 'detail'];
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-1',
+  version: 'screening-2',
   minLength: 4,
   chitChat: [
     // Chinese
@@ -58,6 +72,8 @@ export const defaultScreeningConfig: ScreeningConfig = {
       '不要', '不吃', '不喝', '不用', '受不了', '过敏', '忌口', '平时', '一般用', '通常',
       'i prefer', 'prefer', 'i like', 'i love', 'i usually', 'i always', 'i never', "i don't like", 'i dislike',
       'i hate', "i can't stand", 'i avoid', 'allergic', 'my favorite', 'my favourite', "i'm a fan of",
+      '不耐受', '晕车', '晕机', '怕辣', '不能吃', '吃不了', "i don't eat", "i don't drink", "i don't want", 'vegetarian',
+      'vegan', 'pescatarian', "i've always", 'i tried', 'intolerant',
     ],
     profile: [
       '我叫', '我的名字', '叫我', '我是', '我在', '我住', '我来自', '老家', '职位', '工作', '上班', '公司', '技术栈',
@@ -67,6 +83,8 @@ export const defaultScreeningConfig: ScreeningConfig = {
     fact: [
       '我的', '我们的', '我们用', '数据库', '编辑器', '框架', '语言', '生日', '用的是', '采用',
       'my', 'our', 'we use', "we're using", 'we are using', 'database', 'editor', 'framework', 'birthday',
+      '我爸', '我妈', '爸妈', '父母', '老婆', '老公', '孩子', '儿子', '女儿', '家里', '身高', '体重', '地址', '搬家',
+      '买了', '订好', '订了', '报名', '志愿', '考了', 'i bought', 'i booked', 'booked', 'we hired', "i'm", 'i shoot',
     ],
     task: [
       '第一步', '下一步', '正在', '待办', '截止', '交付', '要做', '得做', '需要', '我要', '我得', '提醒我', '任务',
@@ -98,8 +116,17 @@ export const defaultScreeningConfig: ScreeningConfig = {
   },
   ephemeralCues: [
     '天气', '气温', '下雨', '营业时间', '几点开门', '几点关门', '现在几点', '今天几号', '帮我看看', '帮我查', '查一下',
-    '搜一下', '翻译', '路况', '堵车', '汇率', '股价', '附近', '这家店', '新闻',
+    // Asking for a translation, not a sentence that mentions one ("高频的再逐个翻译").
+    '搜一下', '帮我翻译', '翻译一下', '翻译成', '怎么翻译', '路况', '堵车', '汇率', '股价', '附近', '这家店', '新闻',
     'weather', 'temperature', 'forecast', 'opening hours', 'open now', 'what time is it', "what's the time",
     'translate', 'traffic', 'exchange rate', 'stock price', 'nearby', 'near me', 'news today', 'look up',
   ],
+  detailPatterns: [
+    String.raw`\d`,
+    '[一二两三四五六七八九十百千万]+\\s?(?:个|位|天|晚|夜|次|年|月|周|公斤|斤|块|元|岁|小时|分钟|人|号|点)',
+    '(?:明年|今年|去年|下个月|上个月|年底|年初|月底|下周|国庆|春节|周末)',
+    String.raw`(?<=\p{L}[\s,]+)\p{Lu}[\p{Ll}\p{Lu}]+`,
+    String.raw`\b\p{Lu}{2,}\b`,
+  ],
+  assistantEchoCues: ['你喜欢', '您喜欢', '你习惯', '您习惯', '你偏好', 'you like', 'you prefer', 'you love', 'your favorite', 'your favourite'],
 };

@@ -1,7 +1,7 @@
 import { deterministicId, type TurnRecorded, type TurnRole, type TurnScreened } from '@engram/contracts';
 import { hasCue } from './cue-matching';
 import { maskPii } from './pii-masking';
-import { ASSISTANT_SIGNALS, SIGNALS, type ScreeningConfig, type Signal } from './screening.config';
+import { ASSISTANT_SIGNALS, SIGNALS, type CueSignal, type ScreeningConfig, type Signal } from './screening.config';
 
 /**
  * The filter's decision for one turn: is it worth handing to the extractor? Cheap and recall-
@@ -41,7 +41,24 @@ export function screenTurn(turn: { role: TurnRole; text: string }, config: Scree
 
 function signalsOf(text: string, role: TurnRole, config: ScreeningConfig): Signal[] {
   const relevant = role === 'assistant' ? ASSISTANT_SIGNALS : SIGNALS;
-  return relevant.filter((signal) => hasCue(text, config.cues[signal]));
+  const cued = relevant.filter((signal): signal is CueSignal => signal !== 'detail' && hasCue(text, config.cues[signal]));
+  if (cued.length > 0 || !relevant.includes('detail') || role === 'system' || role === 'tool') return cued;
+  // No cue word: specific content still makes the turn worth keeping, unless the assistant is only
+  // repeating what the user said.
+  const echo = role === 'assistant' && hasCue(text, config.assistantEchoCues);
+  return !echo && hasDetail(text, config) ? ['detail'] : [];
+}
+
+const detailCache = new WeakMap<readonly string[], RegExp[]>();
+
+/** A number, a date word, a name or a code: specific information, whatever the wording around it. */
+export function hasDetail(text: string, config: Pick<ScreeningConfig, 'detailPatterns'>): boolean {
+  let patterns = detailCache.get(config.detailPatterns);
+  if (!patterns) {
+    patterns = config.detailPatterns.map((source) => new RegExp(source, 'u'));
+    detailCache.set(config.detailPatterns, patterns);
+  }
+  return patterns.some((re) => re.test(text));
 }
 
 /** Letters and digits only: punctuation and emoji do not make a turn substantial. */

@@ -105,3 +105,31 @@ describe('ScreeningDecider', () => {
     expect(ScreeningDecider.decide(turn, config, 'x')).toEqual(ScreeningDecider.decide(turn, config, 'x'));
   });
 });
+
+describe('screenTurn: specific details without a cue word (screening-2)', () => {
+  it.each(['考试在 10 月 24 号', '那就选 129 的 500M 吧', 'Omar starts December 1', 'Then Hotel Silla in Oltrarno'])(
+    'given "%s", then it is accepted with signal detail',
+    (text) => {
+      expect(screenTurn({ role: 'user', text }, config)).toMatchObject({ verdict: 'accepted', signals: ['detail'] });
+    },
+  );
+
+  it.each(['第一志愿爱丁堡，然后是 UCL 和华威', '她 10 月 18 号生日', '搬家定在 11 月 8 号周日', '身高 178', '我妈晕车，山路能少走就少走', 'I shoot with a Sony A7 IV', "I don't eat meat or eggs"])(
+    'given "%s", then it is accepted',
+    (text) => {
+      expect(screenTurn({ role: 'user', text }, config).verdict).toBe('accepted');
+    },
+  );
+
+  it('given an assistant turn naming a specific product, then it is accepted; an echo of the user is not', () => {
+    expect(screenTurn({ role: 'assistant', text: 'The BenQ SW242Q covers most of Adobe RGB.' }, config).verdict).toBe('accepted');
+    expect(screenTurn({ role: 'assistant', text: '已改为 9 月 6 日周六下午 2 点到 5 点上门。' }, config).verdict).toBe('accepted');
+    expect(screenTurn({ role: 'assistant', text: 'Got it, you prefer VS Code.' }, config).verdict).toBe('rejected');
+  });
+
+  it('given 翻译 inside a statement ("高频的再逐个翻译"), then not ephemeral; a translation request is', () => {
+    expect(screenTurn({ role: 'assistant', text: '低频的改成应用层逻辑，高频的再逐个翻译。' }, config).ephemeral).toBe(false);
+    expect(screenTurn({ role: 'user', text: '帮我翻译一下这句话' }, config).ephemeral).toBe(true);
+    expect(screenTurn({ role: 'user', text: 'translate this into French' }, config).ephemeral).toBe(true);
+  });
+});

@@ -74,7 +74,8 @@ const EN_TIME = String.raw`(?:\d{1,2}(?::\d{2})?\s?(?:am|pm)|\d{1,2}:\d{2}|noon|
 const DATE = new RegExp(
   [
     `(?:下下?|这|本|上)?(?:个)?${CN_WEEKDAY}(?:${CN_DAY_TIME})?`,
-    `(?:\\d{4}年)?(?:\\d{1,2}|[${CN_DIGIT}]{1,3})月(?:\\d{1,2}|[${CN_DIGIT}]{1,3})[日号](?:${CN_DAY_TIME})?`,
+    // "10 月 18 号", "明年 1 月 10 号": people type spaces around the digits.
+    `(?:(?:\\d{4}\\s?年|明年|今年|去年)\\s?)?(?:\\d{1,2}|[${CN_DIGIT}]{1,3})\\s?月\\s?(?:\\d{1,2}|[${CN_DIGIT}]{1,3})\\s?[日号](?:${CN_DAY_TIME})?`,
     `(?:今天|明天|后天|大后天|今晚|明晚|月底|月初|月中|年底|年初|周末|下周|下个月|本周|这周|下周末)(?:${CN_DAY_TIME})?`,
     String.raw`\d{4}-\d{1,2}-\d{1,2}`,
     String.raw`\d{1,2}/\d{1,2}(?:/\d{2,4})?`,
@@ -94,6 +95,8 @@ export function extractDate(text: string): string | null {
 
 const RECURRENCE = new RegExp(
   [
+    // "每周二、四、六", "周一三五": several weekdays in one schedule.
+    `每?(?:个)?(?:周|星期|礼拜)[一二三四五六日天](?:[、，,和及与]?\\s*[一二三四五六日天])+(?:${CN_DAY_TIME})?`,
     `每(?:个)?(?:${CN_WEEKDAY}|周[一二三四五六日天]?|星期[一二三四五六日天]?|天|日|月(?:\\d{1,2}号)?|年|个?工作日|晚|早)(?:和[一二三四五六日天])?(?:${CN_DAY_TIME})?`,
     `(?:工作日|周末)(?:${CN_DAY_TIME})`,
     `every\\s+(?:other\\s+)?(?:${EN_WEEKDAY}|day|weekday|week|month|morning|evening|night)(?:\\s+(?:at\\s+)?${EN_TIME})?`,

@@ -32,6 +32,8 @@ const CHINESE_STOP_WORDS: ReadonlySet<string> = new Set([
   '什么', '我们', '你们', '他们', '这', '那', '这个', '那个', '就', '都', '也', '还', '在', '和',
   '与', '及', '或', '被', '把', '给', '对', '着', '过', '得', '地', '之', '而', '又', '很', '一个',
   '怎么', '哪', '哪个', '有', '没有', '不', '要', '会', '能', '可以', '一下', '一些', '上次', '之前',
+  // Pronoun + particle words the segmenter keeps whole: they occur in most turns of a user.
+  '我的', '我是', '你的', '说的', '我们的',
 ]);
 
 const zhSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
