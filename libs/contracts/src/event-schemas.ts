@@ -136,6 +136,28 @@ class MemoryDecisionSchema {
   @IsOptional() @IsString() itemId!: string | null;
 }
 
+class ForgettingPolicySchema {
+  @IsNumber() @Min(0) ephemeralTtlDays!: number;
+  @IsNumber() @Min(0) archiveAfterDays!: number;
+  @IsNumber() @Min(0) @Max(1) archiveConfidence!: number;
+}
+
+class LastAccessSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
+  @IsISO8601({ strict: true }) at!: string;
+}
+
+class ForgettingRequestedSchema {
+  @IsISO8601({ strict: true }) requestedAt!: string;
+  @ValidateNested() @Type(() => ForgettingPolicySchema) policy!: ForgettingPolicySchema;
+  @IsArray() @ArrayMaxSize(100_000) @ValidateNested({ each: true }) @Type(() => LastAccessSchema) lastAccess!: LastAccessSchema[];
+}
+
+class MemoriesImportRequestedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) importId!: string;
+  @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => MemoryRecordSchema) memories!: MemoryRecordSchema[];
+}
+
 class MemoriesAccessedSchema {
   @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) memoryIds!: string[];
   @IsISO8601({ strict: true }) accessedAt!: string;
@@ -158,6 +180,8 @@ export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
   UserForgotten: { currentVersion: 1, payload: UserForgottenSchema },
   TurnScreened: { currentVersion: 1, payload: TurnScreenedSchema },
   MemoriesExtracted: { currentVersion: 1, payload: MemoriesExtractedSchema },
+  ForgettingRequested: { currentVersion: 1, payload: ForgettingRequestedSchema },
+  MemoriesImportRequested: { currentVersion: 1, payload: MemoriesImportRequestedSchema },
   ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<
     (typeof MEMORY_DECISION_TYPES)[number],
     EventSchema

@@ -43,6 +43,31 @@ export interface MemoriesExtractedPayload {
 }
 export type MemoriesExtracted = EventEnvelope<'MemoriesExtracted', MemoriesExtractedPayload>;
 
+/**
+ * Commands to the resolver, sent through memory.extracted.v1 keyed by user so that the
+ * resolver, the fact store's single writer, applies them in order with the user's extractions.
+ */
+
+/** Apply the forgetting policy to one user's memories as of `requestedAt`. */
+export interface ForgettingRequestedPayload {
+  readonly requestedAt: string;
+  readonly policy: {
+    readonly ephemeralTtlDays: number;
+    readonly archiveAfterDays: number;
+    readonly archiveConfidence: number;
+  };
+  /** Last recall of the user's archival candidates, from the access projection when the command was made. */
+  readonly lastAccess: readonly { readonly memoryId: string; readonly at: string }[];
+}
+export type ForgettingRequested = EventEnvelope<'ForgettingRequested', ForgettingRequestedPayload>;
+
+/** Add memories from an export bundle (already re-keyed to this tenant and user, and masked). */
+export interface MemoriesImportRequestedPayload {
+  readonly importId: string;
+  readonly memories: readonly MemoryRecord[];
+}
+export type MemoriesImportRequested = EventEnvelope<'MemoriesImportRequested', MemoriesImportRequestedPayload>;
+
 // ---- memory.facts.v1: the resolver's decisions ------------------------------
 
 /**
@@ -93,6 +118,8 @@ export type EngramEvent =
   | UserForgotten
   | TurnScreened
   | MemoriesExtracted
+  | ForgettingRequested
+  | MemoriesImportRequested
   | MemoryDecision
   | MemoriesAccessed;
 

@@ -24,6 +24,12 @@ export class RecallDto {
   @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
   now?: string;
 
+  @ApiPropertyOptional({
+    description: 'ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.',
+  })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  asOf?: string;
+
   @ApiPropertyOptional({ description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it.' })
   @IsOptional() @IsString() @MaxLength(2000)
   after?: string;

@@ -1,9 +1,11 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
-import { assembleContext, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
+import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
 import { Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
+import { recallAsOf } from './as-of-recall';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
 
@@ -38,17 +40,25 @@ export class RecallService {
       if (!position) throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
       consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
     }
-    const now = request.now ? new Date(request.now) : this.clock.now();
+    const asOf = request.asOf ? new Date(request.asOf) : null;
+    const now = request.now ? new Date(request.now) : (asOf ?? this.clock.now());
     const k = request.k ?? this.config.ENGRAM_RECALL_K;
     const { userId } = request;
+    // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
+    const known = await this.facts.list({ tenantId, userId });
+    const aliases = userAliasTable(this.config, known);
+    const query = expandQuery(request.query, aliases);
+    const options = { embedder: this.embedder, ranking: this.ranking, limit: this.config.ENGRAM_RECALL_CANDIDATES, aliases };
+    const past = asOf ? await recallAsOf(known, query, asOf, now, options) : null;
 
-    const [pinned, ranked, recent] = await Promise.all([
-      this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      this.retrieve(tenantId, userId, request.query, now),
+    const [pinned, ranked, recentNow] = await Promise.all([
+      past ? past.pinned : this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
+      past ? past.ranked : this.retrieve(tenantId, userId, query, now),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
         ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
         : Promise.resolve([]),
     ]);
+    const recent = asOf ? recentNow.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow;
 
     const assembled = assembleContext({
       facts: pinned,
@@ -57,7 +67,8 @@ export class RecallService {
       tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
       now,
     });
-    this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    // A look into the past is not a use of today's memories: it must not keep them from being archived.
+    if (!asOf) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
 
     return {
       facts: assembled.facts.map(toFactView),
@@ -73,8 +84,9 @@ export class RecallService {
   private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
     const limit = this.config.ENGRAM_RECALL_CANDIDATES;
     const [vector] = await this.embedder.embed([query]);
+    const terms = tokenize(query);
     const [textHits, vectorHits] = await Promise.all([
-      this.search.searchText({ tenantId, userId, terms: tokenize(query), limit }),
+      this.search.searchText({ tenantId, userId, terms, limit }),
       this.search.searchVector({ tenantId, userId, vector, limit }),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
@@ -84,7 +96,8 @@ export class RecallService {
       // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
       .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
       .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
-    return rankMemories(candidates, now, this.ranking);
+    // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
+    return dropCovered(rankMemories(candidates, now, this.ranking, terms));
   }
 
   private recordAccess(tenantId: string, userId: string, memoryIds: string[], at: Date): void {
@@ -120,8 +133,11 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       episode: 14,
       insight: 60,
     },
-    rrfK: 60,
+    rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
+    weights: defaultRankingConfig.weights,
+    decayWeight: defaultRankingConfig.decayWeight,
+    relevance: defaultRankingConfig.relevance,
   };
 }
 

@@ -1,13 +1,16 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramConfig } from '@engram/config';
 import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, Topics, UserForgotten } from '@engram/contracts';
 import { ResolutionDecider, ResolverState } from '@engram/domain';
 import { FactStore } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
+import { configuredAliasTable, withCanonicalEntities } from './entity-aliases.provider';
 import { FactsProjection } from './facts.projection';
+import { decideMemoryCommand, isMemoryCommand, MemoryCommand } from './memory-commands';
 import { forward, groupByUser } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 /**
  * extracted → facts: merges, supersedes, reinforces or retracts against what
@@ -17,7 +20,7 @@ import type { StageBatch } from '../transport/event-log.transport';
  * the batch, which re-decides the same events (deterministic ids) and the
  * revision-guarded store ignores what it already has.
  */
-@Controller()
+@StageController()
 export class ResolverStage {
   constructor(
     private readonly publisher: EventPublisher,
@@ -29,7 +32,8 @@ export class ResolverStage {
   @EventPattern({ topic: Topics.extracted, group: 'resolver' })
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const relevant = (batch.events as EngramEvent[]).filter(
-      (e): e is MemoriesExtracted | UserForgotten => e.type === 'MemoriesExtracted' || e.type === 'UserForgotten',
+      (e): e is MemoriesExtracted | UserForgotten | MemoryCommand =>
+        e.type === 'MemoriesExtracted' || e.type === 'UserForgotten' || isMemoryCommand(e),
     );
     const out: (MemoryDecision | UserForgotten)[] = [];
     for (const events of groupByUser(relevant).values()) {
@@ -40,10 +44,12 @@ export class ResolverStage {
           state = ResolutionDecider.initialState();
           continue;
         }
-        const decisions = ResolutionDecider.decide(event, state, {
-          similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
-          recordedAt: event.recordedAt,
-        });
+        const decisions = isMemoryCommand(event)
+          ? decideMemoryCommand(event, state) // forgetting, imports: see memory-commands.ts
+          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), state, {
+              similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
+              recordedAt: event.recordedAt,
+            });
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
       }

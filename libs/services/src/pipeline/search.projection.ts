@@ -1,7 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { EngramConfig } from '@engram/config';
 import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
-import { tokenize } from '@engram/domain';
+import { EntityAliasTable, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
+import { canonicalEntitiesOf, configuredAliasTable } from './entity-aliases.provider';
 import { isDecision } from './facts.projection';
 import { applyInSegments } from './segments';
 
@@ -13,11 +15,15 @@ import { applyInSegments } from './segments';
 @Injectable()
 export class SearchProjection {
   readonly name = 'search';
+  private readonly aliases: EntityAliasTable;
 
   constructor(
     @Inject(SearchIndex) private readonly index: SearchIndex,
     @Inject(Embedder) private readonly embedder: Embedder,
-  ) {}
+    @Optional() config?: EngramConfig,
+  ) {
+    this.aliases = configuredAliasTable(config);
+  }
 
   async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
@@ -32,7 +38,8 @@ export class SearchProjection {
   }
 
   private async documents(memories: readonly MemoryRecord[]): Promise<SearchDocument[]> {
-    const vectors = await this.embedder.embed(memories.map(searchableText));
+    const texts = memories.map((memory) => searchableText(memory, this.aliases));
+    const vectors = await this.embedder.embed(texts);
     return memories.map((memory, i) => ({
       tenantId: memory.tenantId,
       userId: memory.userId,
@@ -41,7 +48,7 @@ export class SearchProjection {
       kind: memory.kind,
       status: memory.status,
       content: memory.content,
-      terms: tokenize(searchableText(memory)),
+      terms: tokenize(texts[i]),
       entities: memory.entities,
       vector: vectors[i],
       updatedAt: memory.updatedAt,
@@ -49,7 +56,12 @@ export class SearchProjection {
   }
 }
 
-/** What a memory is found by: its sentence, its value and its normalised entities. */
-export function searchableText(memory: MemoryRecord): string {
-  return [memory.content, memory.value, ...memory.entities].join(' ');
+/**
+ * What a memory is found by: its sentence, its value, its entities and their canonical names
+ * ("甲骨文数据库" is also found as "Oracle"). Configured aliases only: the index must not depend on
+ * what else the user said, or a rebuild in another order would index differently.
+ */
+export function searchableText(memory: MemoryRecord, aliases?: EntityAliasTable): string {
+  const canonical = aliases ? canonicalEntitiesOf(memory, aliases) : [];
+  return [memory.content, memory.value, ...memory.entities, ...canonical].join(' ');
 }

@@ -4,6 +4,7 @@ import { AccessProjection, AccessStage } from './access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
 import { FactsProjection } from './facts.projection';
 import { FilterStage, SCREENING_CONFIG } from './filter.stage';
+import { ForgettingSchedulerModule } from './forgetting.job';
 import { IndexerStage } from './indexer.stage';
 import { Rebuilder } from './rebuilder';
 import { ResolverStage } from './resolver.stage';
@@ -26,7 +27,8 @@ export class FilterModule {}
 })
 export class ExtractorModule {}
 
-@Module({ controllers: [ResolverStage], providers: [FactsProjection] })
+/** The resolver, and the forgetting sweep it applies (commands through its own input topic). */
+@Module({ imports: [ForgettingSchedulerModule], controllers: [ResolverStage], providers: [FactsProjection] })
 export class ResolverModule {}
 
 /** The search, sessions and access projections. */

@@ -1,0 +1,104 @@
+import { deterministicId, type MemoryArchived, type MemoryExpired, type MemoryRecord } from '@engram/contracts';
+
+/**
+ * Forgetting: a pure decider from (the user's memories, now, policy, access stats) to
+ * MemoryExpired / MemoryArchived decisions. Expiry and archival are events like every other
+ * resolver decision, so projections, rebuilds and exports see them; nothing is deleted.
+ *
+ * - Ephemeral items (one-off requests: weather, opening hours) expire `ephemeralTtlDays` after
+ *   they were last said (world time: a backfilled "what's the weather today" from last year is
+ *   stale at once).
+ * - Low-confidence items (< `archiveConfidence`) that nobody recalled for `archiveAfterDays`
+ *   are archived: no longer recalled, still listed with `?status=all` and exported. The clock
+ *   starts at the latest of last recall, last mention and when engram learned the item, so a
+ *   backfill of old conversations is not archived the moment it lands.
+ * - Pinned facts (profile, budget, deadlines) are never archived: they are few and always wanted.
+ * - A zero TTL or zero archive age turns that rule off.
+ */
+export interface ForgettingPolicy {
+  readonly ephemeralTtlDays: number;
+  readonly archiveAfterDays: number;
+  readonly archiveConfidence: number;
+}
+
+export const DEFAULT_FORGETTING_POLICY: ForgettingPolicy = {
+  ephemeralTtlDays: 7,
+  archiveAfterDays: 90,
+  archiveConfidence: 0.5,
+};
+
+export interface ForgettingContext {
+  /** memoryId → last recall (ISO), from the access projection. */
+  readonly lastAccessAt?: ReadonlyMap<string, string>;
+  /** The command that asked for this run, for the decisions' causation. */
+  readonly causationId?: string | null;
+  readonly correlationId?: string;
+}
+
+export type ForgettingDecision = MemoryExpired | MemoryArchived;
+
+const DAY_MS = 86_400_000;
+
+export function decide(
+  memories: Iterable<MemoryRecord>,
+  now: Date | string,
+  policy: ForgettingPolicy = DEFAULT_FORGETTING_POLICY,
+  context: ForgettingContext = {},
+): ForgettingDecision[] {
+  const at = typeof now === 'string' ? new Date(now) : now;
+  const decisions: ForgettingDecision[] = [];
+  const ordered = [...memories].sort((a, b) => (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
+  for (const memory of ordered) {
+    const verdict = verdictFor(memory, at, policy, context);
+    if (verdict) decisions.push(decision(memory, verdict, at.toISOString(), context));
+  }
+  return decisions;
+}
+
+/** Which rule, if any, applies to one memory now. */
+export function verdictFor(
+  memory: MemoryRecord,
+  now: Date,
+  policy: ForgettingPolicy,
+  context: ForgettingContext = {},
+): 'expired' | 'archived' | null {
+  if (memory.status !== 'active') return null;
+  if (memory.ephemeral) {
+    if (policy.ephemeralTtlDays <= 0) return null;
+    const lastSaid = latest(memory.lastSeenAt, memory.validFrom);
+    return Number.isFinite(lastSaid) && now.getTime() - lastSaid >= policy.ephemeralTtlDays * DAY_MS ? 'expired' : null;
+  }
+  if (memory.pinned || policy.archiveAfterDays <= 0 || memory.confidence >= policy.archiveConfidence) return null;
+  const lastUsed = latest(memory.lastSeenAt, memory.createdAt, context.lastAccessAt?.get(memory.memoryId));
+  return Number.isFinite(lastUsed) && now.getTime() - lastUsed >= policy.archiveAfterDays * DAY_MS ? 'archived' : null;
+}
+
+function decision(memory: MemoryRecord, verdict: 'expired' | 'archived', now: string, context: ForgettingContext): ForgettingDecision {
+  const type = verdict === 'expired' ? 'MemoryExpired' : 'MemoryArchived';
+  const next: MemoryRecord = { ...memory, status: verdict, revision: memory.revision + 1, updatedAt: now };
+  // From the memory's own state: the same memory forgotten by a replayed command gets the same id.
+  const eventId = deterministicId('forgetting', type, memory.tenantId, memory.userId, memory.memoryId, next.revision);
+  return {
+    eventId,
+    type,
+    schemaVersion: 1,
+    tenantId: memory.tenantId,
+    userId: memory.userId,
+    occurredAt: now,
+    recordedAt: now,
+    causationId: context.causationId ?? null,
+    correlationId: context.correlationId ?? eventId,
+    payload: { memory: next, itemId: null },
+  } as ForgettingDecision;
+}
+
+function latest(...instants: (string | undefined)[]): number {
+  let best = -Infinity;
+  for (const instant of instants) {
+    const ms = instant === undefined ? NaN : Date.parse(instant);
+    if (Number.isFinite(ms) && ms > best) best = ms;
+  }
+  return best;
+}
+
+export const ForgettingDecider = { decide, verdictFor } as const;

@@ -1,0 +1,56 @@
+import { DEFAULT_FORGETTING_POLICY, ForgettingDecider } from './forgetting.decider';
+import { memory } from './testing/fixtures';
+
+const LEARNED = '2026-11-30T08:00:00.000Z';
+const days = (n: number) => new Date(Date.parse(LEARNED) + n * 86_400_000);
+
+describe('ForgettingDecider', () => {
+  const ephemeral = memory({ attribute: 'opening-hours', ephemeral: true, content: '帮我看看这家店的营业时间' });
+  const weak = memory({ attribute: 'seat', confidence: 0.3, content: 'I might prefer window seats' });
+  const strong = memory({ attribute: 'editor', confidence: 0.9 });
+
+  it('expires an ephemeral item 7 days after it was last said, not before', () => {
+    expect(ForgettingDecider.decide([ephemeral], days(6.9))).toEqual([]);
+    const [expired] = ForgettingDecider.decide([ephemeral], days(7));
+    expect(expired.type).toBe('MemoryExpired');
+    expect(expired.payload.memory).toEqual({ ...ephemeral, status: 'expired', revision: 2, updatedAt: days(7).toISOString() });
+    expect(expired.payload.itemId).toBeNull();
+  });
+
+  it('archives a low-confidence item nobody recalled for 90 days; a confident one stays', () => {
+    expect(ForgettingDecider.decide([weak, strong], days(89))).toEqual([]);
+    const decisions = ForgettingDecider.decide([weak, strong], days(90));
+    expect(decisions.map((d) => [d.type, d.payload.memory.attribute, d.payload.memory.status])).toEqual([['MemoryArchived', 'seat', 'archived']]);
+  });
+
+  it('counts from the last recall when there was one', () => {
+    const lastAccessAt = new Map([[weak.memoryId, days(30).toISOString()]]);
+    expect(ForgettingDecider.decide([weak], days(100), DEFAULT_FORGETTING_POLICY, { lastAccessAt })).toEqual([]);
+    expect(ForgettingDecider.decide([weak], days(120), DEFAULT_FORGETTING_POLICY, { lastAccessAt })).toHaveLength(1);
+  });
+
+  it('counts from when engram learned an item, so a backfill of old turns is not archived at once', () => {
+    const backfilled = { ...weak, lastSeenAt: '2025-01-01T00:00:00.000Z', validFrom: '2025-01-01T00:00:00.000Z' };
+    expect(ForgettingDecider.decide([backfilled], days(10))).toEqual([]);
+    expect(ForgettingDecider.decide([backfilled], days(90))).toHaveLength(1);
+  });
+
+  it('never archives pinned facts and leaves inactive memories alone', () => {
+    const pinned = { ...weak, pinned: true };
+    const retracted = { ...ephemeral, status: 'retracted' as const };
+    expect(ForgettingDecider.decide([pinned, retracted], days(400))).toEqual([]);
+  });
+
+  it('turns a rule off with a zero age', () => {
+    const policy = { ephemeralTtlDays: 0, archiveAfterDays: 0, archiveConfidence: 0.5 };
+    expect(ForgettingDecider.decide([ephemeral, weak], days(400), policy)).toEqual([]);
+  });
+
+  it('is deterministic: same state, same decisions and ids, in memory id order', () => {
+    const a = ForgettingDecider.decide([weak, ephemeral], days(200), DEFAULT_FORGETTING_POLICY, { causationId: 'cmd-1', correlationId: 'cmd-1' });
+    const b = ForgettingDecider.decide([ephemeral, weak], days(200), DEFAULT_FORGETTING_POLICY, { causationId: 'cmd-1', correlationId: 'cmd-1' });
+    expect(a).toEqual(b);
+    expect(a.map((d) => d.payload.memory.memoryId)).toEqual([...a.map((d) => d.payload.memory.memoryId)].sort());
+    expect(a[0].causationId).toBe('cmd-1');
+  });
+});

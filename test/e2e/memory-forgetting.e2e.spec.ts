@@ -1,0 +1,142 @@
+import { AccessStore } from '@engram/ports';
+import { EngramHarness, rebuildOffline, startEngram, TestClock, turnsBody } from '../support/engram-harness';
+
+/**
+ * Forgetting (issue 4, point 6): ephemeral items expire after 7 days, low-confidence items nobody
+ * recalled for 90 days are archived; both are events decided by the resolver, on demand or on a
+ * schedule, with time injected.
+ */
+describe('forgetting (HTTP, injectable clock)', () => {
+  let engram: EngramHarness;
+  let clock: TestClock;
+
+  afterEach(async () => engram?.destroy());
+
+  async function start(env: Record<string, string> = {}, dataDir?: string) {
+    engram = await startEngram({ clock, env, dataDir });
+  }
+
+  async function ingest(userId: string, turns: Parameters<typeof turnsBody>[2]) {
+    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+    return response.body.position as string;
+  }
+
+  async function recallContents(userId: string, query: string, after?: string): Promise<string[]> {
+    const response = await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}) }).expect(200);
+    return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
+  }
+
+  async function memories(userId: string, status = 'all') {
+    const response = await engram.http().get(`/v1/users/${userId}/memories?status=${status}`).expect(200);
+    // Episodes (whole turns, kind `episode`) follow the same rules; the assertions look at the extracted facts.
+    return (response.body.memories as { kind: string; content: string; status: string; ephemeral: boolean; memoryId: string }[]).filter(
+      (m) => m.kind !== 'episode',
+    );
+  }
+
+  async function runForgetting(body: Record<string, unknown> = {}) {
+    const response = await engram.http().post('/v1/admin/forgetting/run').send(body).expect(200);
+    return response.body as { users: number; expired: number; archived: number; consistent: boolean };
+  }
+
+  beforeEach(() => {
+    clock = new TestClock(new Date('2026-11-30T09:00:00Z'));
+  });
+
+  it('forgets a one-off request after 7 days, keeps it before (Chinese)', async () => {
+    await start();
+    const after = await ingest('xiaoli', [
+      { turnId: 't1', text: '帮我看看这家店的营业时间，我喜欢吃川菜', occurredAt: '2026-11-30T08:00:00Z' },
+      { turnId: 't2', text: '我喜欢用 VS Code', occurredAt: '2026-11-30T08:01:00Z' },
+    ]);
+    expect((await recallContents('xiaoli', '川菜', after)).some((c) => c.includes('川菜'))).toBe(true);
+    expect((await memories('xiaoli')).find((m) => m.content.includes('川菜'))?.ephemeral).toBe(true);
+
+    clock.advanceDays(6);
+    expect(await runForgetting()).toEqual({ users: 1, expired: 0, archived: 0, consistent: true });
+    expect((await recallContents('xiaoli', '川菜')).some((c) => c.includes('川菜'))).toBe(true);
+
+    clock.advanceDays(2);
+    const run = await runForgetting();
+    expect(run).toMatchObject({ users: 1, archived: 0, consistent: true });
+    expect(run.expired).toBeGreaterThanOrEqual(1); // the preference, and its episode
+    expect((await recallContents('xiaoli', '川菜')).some((c) => c.includes('川菜'))).toBe(false);
+    expect((await recallContents('xiaoli', 'VS Code 编辑器')).some((c) => c.includes('VS Code'))).toBe(true);
+    // Still there, as an expired memory: forgetting is a decision, not a deletion.
+    expect((await memories('xiaoli')).find((m) => m.content.includes('川菜'))?.status).toBe('expired');
+    expect((await memories('xiaoli', 'active')).some((m) => m.content.includes('川菜'))).toBe(false);
+    // Running again decides nothing new.
+    expect(await runForgetting()).toMatchObject({ expired: 0, archived: 0 });
+  });
+
+  it('forgets "what\'s the weather today" on the schedule, and a rebuild keeps it forgotten (English)', async () => {
+    await start({ ENGRAM_FORGETTING_INTERVAL_MS: '100' });
+    const after = await ingest('sam', [
+      { turnId: 't1', text: "what's the weather today? I prefer window seats", occurredAt: '2026-11-30T08:00:00Z' },
+      { turnId: 't2', text: 'I prefer VS Code for TypeScript work', occurredAt: '2026-11-30T08:01:00Z' },
+    ]);
+    expect((await recallContents('sam', 'window seats', after)).some((c) => c.includes('window seats'))).toBe(true);
+
+    clock.advanceDays(7.5);
+    const deadline = Date.now() + 10_000;
+    while ((await memories('sam')).find((m) => m.content.includes('window seats'))?.status !== 'expired') {
+      if (Date.now() > deadline) throw new Error('the scheduled sweep did not expire the ephemeral memory');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await engram.http().get('/v1/pipeline/status').expect(200);
+    const waitIndexed = Date.now() + 10_000;
+    while ((await recallContents('sam', 'window seats')).some((c) => c.includes('window seats'))) {
+      if (Date.now() > waitIndexed) throw new Error('recall still returns the expired memory');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await recallContents('sam', 'VS Code editor')).some((c) => c.includes('VS Code'))).toBe(true);
+
+    // Expiry is an event on memory.facts.v1: replaying the log from scratch decides nothing again and keeps it.
+    const dataDir = engram.dataDir;
+    const before = await memories('sam');
+    await engram.stop();
+    await rebuildOffline(dataDir);
+    await start({}, dataDir);
+    expect(await memories('sam')).toEqual(before);
+    expect((await recallContents('sam', 'window seats')).some((c) => c.includes('window seats'))).toBe(false);
+  });
+
+  it('archives low-confidence memories nobody recalled for 90 days; recalled ones stay', async () => {
+    // Rule-extracted preferences have confidence 0.75: raise the bar so they count as low-confidence here.
+    await start({ ENGRAM_ARCHIVE_CONFIDENCE: '0.8' });
+    const after = await ingest('lin', [
+      { turnId: 't1', text: '我喜欢喝绿茶', occurredAt: '2026-11-30T08:00:00Z' },
+      { turnId: 't2', text: 'I prefer aisle seats on long flights', occurredAt: '2026-11-30T08:01:00Z' },
+    ]);
+    expect((await recallContents('lin', '绿茶', after)).some((c) => c.includes('绿茶'))).toBe(true);
+    clock.advanceDays(60);
+    expect((await recallContents('lin', '喝什么茶')).some((c) => c.includes('绿茶'))).toBe(true);
+    // Access statistics are projected asynchronously from recall's access events.
+    const access = engram.app.get<AccessStore>(AccessStore);
+    const all = await memories('lin');
+    const tea = all.find((m) => m.content.includes('绿茶'))!;
+    const deadline = Date.now() + 10_000;
+    while ((await access.get('default', 'lin', [tea.memoryId])).get(tea.memoryId)?.lastAccessAt !== clock.now().toISOString()) {
+      if (Date.now() > deadline) throw new Error('access was not projected');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    clock.advanceDays(31); // 91 days after both were said; 31 days after tea was last recalled
+    const run = await runForgetting({ userIds: ['lin'] });
+    expect(run).toMatchObject({ users: 1, expired: 0, consistent: true });
+    expect(run.archived).toBeGreaterThanOrEqual(1);
+    const statuses = Object.fromEntries((await memories('lin')).map((m) => [m.content, m.status]));
+    expect(statuses).toEqual({ 我喜欢喝绿茶: 'active', 'I prefer aisle seats on long flights': 'archived' });
+    expect((await recallContents('lin', 'aisle seats flights')).some((c) => c.includes('aisle'))).toBe(false);
+    // Archived memories are still exported.
+    const bundle = (await engram.http().get('/v1/users/lin/export').expect(200)).body;
+    const exported = bundle.memories.filter((m: { kind: string }) => m.kind !== 'episode');
+    expect(exported.map((m: { status: string }) => m.status).sort()).toEqual(['active', 'archived']);
+  });
+
+  it('validates the request', async () => {
+    await start();
+    const response = await engram.http().post('/v1/admin/forgetting/run').send({ userIds: ['has space'] }).expect(400);
+    expect(response.body.fields).toEqual(['userIds']);
+  });
+});
