@@ -14,6 +14,8 @@ const shared = {
 };
 
 module.exports = {
+  // A generous per-test timeout catches hangs, not slowness: speed is benchmarked, never asserted.
+  testTimeout: 60_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
     { ...shared, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'] },

@@ -325,6 +325,8 @@ class SqliteConsumer {
         this.commit(next);
         this.position = next;
         attempt = 0;
+        // Yield to timers and I/O: a handler that appends to its own topic must not starve the process.
+        await new Promise((resolve) => setImmediate(resolve));
       } catch (error) {
         // Not committed: the same batch is read again after the backoff, nothing is skipped.
         attempt++;

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
 import { Clock, systemClock } from '@engram/ports';
+import { EngramMetrics } from './observability/metrics';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';
 
@@ -15,10 +16,11 @@ export class EngramCoreModule {
       providers: [
         { provide: EngramConfig, useValue: config },
         { provide: Clock, useValue: options.clock ?? systemClock },
+        { provide: EngramMetrics, useValue: new EngramMetrics() },
         EventPublisher,
         PipelineProgress,
       ],
-      exports: [EngramConfig, Clock, EventPublisher, PipelineProgress],
+      exports: [EngramConfig, Clock, EngramMetrics, EventPublisher, PipelineProgress],
     };
   }
 }

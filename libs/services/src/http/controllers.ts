@@ -5,6 +5,8 @@ import { MemoryRecord } from '@engram/contracts';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { BadRequestException } from '@nestjs/common';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
+import { EngramMetrics } from '../observability/metrics';
+import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
 import { RecallDto, RecallResponse } from './recall.dto';
 import { RecallService } from './recall.service';
@@ -33,7 +35,10 @@ export class HealthController {
 @ApiBearerAuth()
 @Controller('v1/turns')
 export class TurnsController {
-  constructor(private readonly ingest: IngestService) {}
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly backpressure: Backpressure,
+  ) {}
 
   @Post()
   @HttpCode(202)
@@ -41,7 +46,9 @@ export class TurnsController {
   @ApiResponse({ status: 202, type: PostTurnsResponse })
   @ApiResponse({ status: 400, description: 'A field is missing or invalid; nothing was stored.' })
   @ApiResponse({ status: 413, description: 'The body is larger than ENGRAM_BODY_LIMIT_BYTES.' })
-  post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
+  @ApiResponse({ status: 429, description: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
+  async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
+    await this.backpressure.admit(tenantId, body.turns.length);
     return this.ingest.ingest(tenantId, body);
   }
 }
@@ -50,14 +57,22 @@ export class TurnsController {
 @ApiBearerAuth()
 @Controller('v1/recall')
 export class RecallController {
-  constructor(private readonly recallService: RecallService) {}
+  constructor(
+    private readonly recallService: RecallService,
+    private readonly metrics: EngramMetrics,
+  ) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperation({ summary: 'The memories that matter for a prompt, and a context block ready to inject.' })
   @ApiOkResponse({ type: RecallResponse })
-  recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
-    return this.recallService.recall(tenantId, body);
+  async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
+    const done = this.metrics.recallDuration.startTimer();
+    try {
+      return await this.recallService.recall(tenantId, body);
+    } finally {
+      done();
+    }
   }
 }
 

@@ -15,6 +15,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const { status, body } = this.describe(exception);
     if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
+    const retryAfter = (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number' && !response.headersSent) response.setHeader('Retry-After', String(retryAfter));
     if (!response.headersSent) response.status(status).json(body);
   }
 

@@ -1,28 +1,37 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { HealthController, PipelineController, RecallController, TurnsController, UsersController } from './controllers';
+import { MetricsController } from '../observability/metrics.controller';
+import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
 import { RecallService } from './recall.service';
 import { TenantGuard } from './tenancy';
+import { ForgettingModule } from '../pipeline/forgetting.job';
+import { ExportController, ForgettingController } from './export.controller';
+import { ExportService } from './export.service';
 
 @Module({
-  controllers: [HealthController, TurnsController, PipelineController],
-  providers: [IngestService, { provide: APP_GUARD, useClass: TenantGuard }],
+  controllers: [HealthController, MetricsController, TurnsController, PipelineController],
+  providers: [IngestService, Backpressure, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService],
 })
 export class GatewayHttpModule {}
 
 @Module({
-  controllers: [HealthController, RecallController, UsersController, PipelineController],
-  providers: [RecallService, IngestService, { provide: APP_GUARD, useClass: TenantGuard }],
+  imports: [ForgettingModule],
+  controllers: [HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController],
+  providers: [RecallService, IngestService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [RecallService],
 })
 export class RecallHttpModule {}
 
 /** The embedded server serves both sides on one port. */
 @Module({
-  controllers: [HealthController, TurnsController, RecallController, UsersController, PipelineController],
-  providers: [IngestService, RecallService, { provide: APP_GUARD, useClass: TenantGuard }],
+  imports: [ForgettingModule],
+  controllers: [
+    HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
+  ],
+  providers: [IngestService, Backpressure, RecallService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService, RecallService],
 })
 export class AllHttpModule {}

@@ -1,8 +1,9 @@
-import { Controller, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, Topics } from '@engram/contracts';
 import { AccessStore } from '@engram/ports';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 /** Hit counts and last access, projected from recall's access events (never written on the read path). */
 @Injectable()
@@ -24,7 +25,7 @@ export class AccessProjection {
   }
 }
 
-@Controller()
+@StageController()
 export class AccessStage {
   constructor(private readonly access: AccessProjection) {}
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { EngramEvent, partitionKey } from '@engram/contracts';
 import { EventLog, LogPosition } from '@engram/ports';
+import { EngramMetrics } from '../observability/metrics';
 
 /** Appends events to a topic, keyed by tenant and user. */
 @Injectable()
@@ -9,6 +10,7 @@ export class EventPublisher {
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
     private readonly config: EngramConfig,
+    private readonly metrics: EngramMetrics,
   ) {}
 
   topic(name: string): string {
@@ -17,6 +19,7 @@ export class EventPublisher {
 
   async publish(topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {
     if (events.length === 0) return {};
+    this.metrics.eventsPublished.inc({ topic }, events.length);
     return this.eventLog.append(
       this.topic(topic),
       events.map((event) => ({ key: partitionKey(event.tenantId, event.userId), value: event })),

@@ -1,15 +1,16 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, MemoriesExtracted, Topics, UserForgotten } from '@engram/contracts';
 import { ExtractionDecider, ExtractionStrategy } from '@engram/domain';
 import { EventPublisher } from './event-publisher';
 import { forward } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 export const EXTRACTION_STRATEGY = Symbol('ExtractionStrategy');
 
 /** screened → extracted: accepted turns become one-fact-per-item memories. */
-@Controller()
+@StageController()
 export class ExtractorStage {
   constructor(
     private readonly publisher: EventPublisher,

@@ -1,15 +1,16 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
 import { ScreeningConfig, ScreeningDecider } from '@engram/domain';
 import { EventPublisher } from './event-publisher';
 import { forward } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 export const SCREENING_CONFIG = Symbol('ScreeningConfig');
 
 /** turns → screened: every turn gets a verdict (accepted or not) with its reasons; PII is masked. */
-@Controller()
+@StageController()
 export class FilterStage {
   constructor(
     private readonly publisher: EventPublisher,

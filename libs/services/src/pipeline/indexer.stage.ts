@@ -1,11 +1,11 @@
-import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, MemoryDecision, Topics, UserForgotten } from '@engram/contracts';
 import { SearchProjection } from './search.projection';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 /** facts → search index. */
-@Controller()
+@StageController()
 export class IndexerStage {
   constructor(private readonly search: SearchProjection) {}
 

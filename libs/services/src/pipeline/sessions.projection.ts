@@ -1,9 +1,10 @@
-import { Controller, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
 import { SessionStore } from '@engram/ports';
 import { applyInSegments } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
+import { StageController } from '../transport/rpc-passthrough.filter';
 
 /**
  * The sessions projection reads the screened topic rather than the raw turns:
@@ -44,7 +45,7 @@ export class SessionsProjection {
   }
 }
 
-@Controller()
+@StageController()
 export class SessionsStage {
   constructor(private readonly sessions: SessionsProjection) {}
 

@@ -3,6 +3,8 @@ import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import { EngramEvent, InvalidEventError, parseEvent } from '@engram/contracts';
 import type { BatchContext, ConsumedMessage, EventLog, Subscription } from '@engram/ports';
+import type { EngramMetrics } from '../observability/metrics';
+import { deadLetterTopic, DeadLetter } from './dead-letter';
 
 /**
  * The pattern every stage handler subscribes with:
@@ -19,12 +21,32 @@ export interface StageBatch {
   readonly context: BatchContext;
 }
 
+export interface EventLogTransportOptions {
+  readonly topicPrefix?: string;
+  readonly maxBatchSize?: number;
+  /** Attempts per batch (and then per event) before an event is dead-lettered. */
+  readonly attempts?: number;
+  /** First retry delay; doubles on each attempt. */
+  readonly retryDelayMs?: number;
+  readonly metrics?: EngramMetrics;
+}
+
+interface Delivery {
+  readonly message: ConsumedMessage;
+  readonly event: EngramEvent;
+}
+
 /**
  * A NestJS microservice transport over the EventLog port, so the same
  * `@EventPattern` handlers run on Kafka and on the embedded SQLite log.
  * Nest's own Kafka transport hands over one message per call; engram's
  * projections want batches, so this strategy delivers a whole validated batch
  * and lets the event log commit only after the handler resolved.
+ *
+ * A poison message never blocks a partition and never disappears: an event
+ * that fails validation, or keeps throwing after bounded retries (first as
+ * part of its batch, then on its own), goes to `<topic>.dlq` with the error,
+ * the stage and the original bytes, and the stage moves on.
  */
 export class EventLogTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
@@ -32,7 +54,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
 
   constructor(
     private readonly eventLog: EventLog,
-    private readonly options: { topicPrefix?: string; maxBatchSize?: number } = {},
+    private readonly options: EventLogTransportOptions = {},
   ) {
     super();
   }
@@ -42,13 +64,14 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
       for (const [key, handler] of this.messageHandlers) {
         const pattern = JSON.parse(key) as StagePattern;
         const topic = `${this.options.topicPrefix ?? ''}${pattern.topic}`;
-        await this.eventLog.ensureTopics([topic]);
+        await this.eventLog.ensureTopics([topic, deadLetterTopic(topic)]);
+        const run = async (events: readonly EngramEvent[], context: BatchContext) => {
+          const batch: StageBatch = { events, context };
+          await lastValueFrom(this.transformToObservable(await handler(batch)), { defaultValue: undefined });
+        };
         const subscription = await this.eventLog.subscribe(
           { topic, group: pattern.group, maxBatchSize: this.options.maxBatchSize },
-          async (messages, context) => {
-            const batch: StageBatch = { events: this.validate(messages, pattern), context };
-            await lastValueFrom(this.transformToObservable(await handler(batch)), { defaultValue: undefined });
-          },
+          (messages, context) => this.deliver(topic, pattern.group, messages, context, run),
         );
         this.subscriptions.push(subscription);
       }
@@ -70,20 +93,97 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     return this.eventLog as T;
   }
 
-  /** Invalid events are logged and skipped so one poison message never blocks a partition. */
-  private validate(messages: readonly ConsumedMessage[], pattern: StagePattern): EngramEvent[] {
-    const events: EngramEvent[] = [];
+  private async deliver(
+    topic: string,
+    stage: string,
+    messages: readonly ConsumedMessage[],
+    context: BatchContext,
+    run: (events: readonly EngramEvent[], context: BatchContext) => Promise<void>,
+  ): Promise<void> {
+    const metrics = this.options.metrics;
+    metrics?.eventsConsumed.inc({ stage, topic }, messages.length);
+    const valid: Delivery[] = [];
+    const invalid: DeadLetter[] = [];
     for (const message of messages) {
       try {
-        events.push(parseEvent(message.value));
+        valid.push({ message, event: parseEvent(message.value) });
       } catch (error) {
-        const reason = error instanceof InvalidEventError ? error.message : String(error);
-        this.log.error(
-          { topic: message.topic, partition: message.partition, offset: message.offset, group: pattern.group, reason },
-          'skipping invalid event',
-        );
+        invalid.push(this.letter(message, stage, 'invalid', error, 0));
       }
     }
-    return events;
+    await this.deadLetter(topic, invalid);
+    if (valid.length === 0) return;
+
+    const timer = metrics?.batchDuration.startTimer({ stage });
+    try {
+      await this.withRetries(stage, () => run(valid.map((d) => d.event), context));
+      return;
+    } catch {
+      // Isolate the poison: replay the batch one event at a time, in order.
+      for (const delivery of valid) {
+        try {
+          await this.withRetries(stage, () => run([delivery.event], context));
+        } catch (error) {
+          await this.deadLetter(topic, [this.letter(delivery.message, stage, 'failed', error, this.attempts())]);
+        }
+      }
+    } finally {
+      timer?.();
+    }
   }
+
+  private attempts(): number {
+    return Math.max(1, this.options.attempts ?? 3);
+  }
+
+  private async withRetries(stage: string, work: () => Promise<void>): Promise<void> {
+    let delay = this.options.retryDelayMs ?? 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        this.options.metrics?.handlerFailures.inc({ stage });
+        if (attempt >= this.attempts()) throw error;
+        this.log.warn({ stage, attempt, error: String(error) }, 'stage handler failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay *= 2;
+      }
+    }
+  }
+
+  private letter(message: ConsumedMessage, stage: string, reason: DeadLetter['reason'], error: unknown, attempts: number): DeadLetter {
+    return {
+      topic: message.topic,
+      partition: message.partition,
+      offset: message.offset,
+      key: message.key,
+      stage,
+      reason,
+      error: describeError(error),
+      attempts,
+      failedAt: new Date().toISOString(),
+      raw: message.raw,
+    };
+  }
+
+  private async deadLetter(topic: string, letters: readonly DeadLetter[]): Promise<void> {
+    if (letters.length === 0) return;
+    for (const letter of letters) {
+      this.options.metrics?.deadLettered.inc({ stage: letter.stage, reason: letter.reason });
+      this.log.error(
+        { topic, partition: letter.partition, offset: letter.offset, stage: letter.stage, reason: letter.reason, error: letter.error },
+        'event dead-lettered',
+      );
+    }
+    await this.eventLog.append(
+      deadLetterTopic(topic),
+      letters.map((letter) => ({ key: letter.key, value: letter })),
+    );
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof InvalidEventError || error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null) return JSON.stringify(error);
+  return String(error);
 }

@@ -1,0 +1,71 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics, all named `engram_…`. One registry per process; the
+ * stage transport, the publisher and recall record into it, `/metrics`
+ * serves it.
+ */
+export class EngramMetrics {
+  readonly registry = new Registry();
+
+  readonly eventsConsumed = new Counter({
+    name: 'engram_events_consumed_total',
+    help: 'Events delivered to a stage, by stage (consumer group) and topic.',
+    labelNames: ['stage', 'topic'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventsPublished = new Counter({
+    name: 'engram_events_published_total',
+    help: 'Events appended to the log, by topic.',
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
+  });
+
+  readonly batchDuration = new Histogram({
+    name: 'engram_stage_batch_duration_seconds',
+    help: 'Time a stage handler takes per batch.',
+    labelNames: ['stage'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly handlerFailures = new Counter({
+    name: 'engram_stage_failures_total',
+    help: 'Stage handler attempts that threw (each retry counts).',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deadLettered = new Counter({
+    name: 'engram_dlq_events_total',
+    help: 'Events sent to a dead-letter topic, by stage and reason (invalid | failed).',
+    labelNames: ['stage', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly recallDuration = new Histogram({
+    name: 'engram_recall_duration_seconds',
+    help: 'Recall latency, end to end inside the service.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  readonly consumerLag = new Gauge({
+    name: 'engram_consumer_lag',
+    help: 'Events behind the end of the topic, per consumer group (collected on scrape).',
+    labelNames: ['topic', 'group'] as const,
+    registers: [this.registry],
+  });
+
+  readonly throttled = new Counter({
+    name: 'engram_ingest_throttled_total',
+    help: 'Ingest requests answered 429, by reason (lag | rate).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'engram_process_' });
+  }
+}
