@@ -1,9 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import type { EngramConfig } from '@engram/config';
+import { EngramConfig, loadConfig } from '@engram/config';
 import type { Clock } from '@engram/ports';
 import {
   AllHttpModule,
-  EmbeddedBindingsModule,
+  bindingsFor,
   EngramCoreModule,
   ExtractorModule,
   FilterModule,
@@ -13,16 +13,20 @@ import {
   ResolverModule,
 } from '@engram/services';
 
-/** The all-in-one embedded server: every stage and both HTTP sides in one process over SQLite. */
+/**
+ * The all-in-one server: every stage and both HTTP sides in one process, over
+ * SQLite (embedded, the default) or Kafka, MongoDB and Elasticsearch (ENGRAM_MODE=distributed).
+ */
 @Module({})
 export class EngramModule {
   static forRoot(options: { config?: EngramConfig; clock?: Clock } = {}): DynamicModule {
+    const config = options.config ?? loadConfig();
     return {
       module: EngramModule,
       imports: [
-        EngramCoreModule.forRoot(options),
+        EngramCoreModule.forRoot({ ...options, config }),
         LoggingModule,
-        EmbeddedBindingsModule,
+        bindingsFor(config),
         FilterModule,
         ExtractorModule,
         ResolverModule,
@@ -34,9 +38,10 @@ export class EngramModule {
 
   /** Projections and the log without stages or HTTP: for rebuild and status. */
   static forMaintenance(options: { config?: EngramConfig } = {}): DynamicModule {
+    const config = options.config ?? loadConfig();
     return {
       module: EngramModule,
-      imports: [EngramCoreModule.forRoot(options), LoggingModule, EmbeddedBindingsModule, ProjectionsModule],
+      imports: [EngramCoreModule.forRoot({ config }), LoggingModule, bindingsFor(config), ProjectionsModule],
     };
   }
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { startApp } from '@engram/services';
 import { ExtractorAppModule } from './extractor.module';
 
-startApp(ExtractorAppModule.forRoot(), { http: false, stages: true }).catch((error: unknown) => {
+startApp(ExtractorAppModule.forRoot(), { http: 'health', stages: true }).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { startApp } from '@engram/services';
 import { ResolverAppModule } from './resolver.module';
 
-startApp(ResolverAppModule.forRoot(), { http: false, stages: true }).catch((error: unknown) => {
+startApp(ResolverAppModule.forRoot(), { http: 'health', stages: true }).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

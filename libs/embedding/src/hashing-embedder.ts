@@ -10,6 +10,8 @@ import type { Embedder } from '@engram/ports';
  */
 export class HashingEmbedder implements Embedder {
   readonly modelId: string;
+  /** feature → ±(index + 1): the sign is the hash's sign bit. */
+  private readonly slots = new Map<string, number>();
 
   constructor(readonly dimensions = 256) {
     this.modelId = `hashing-v1-${dimensions}`;
@@ -32,12 +34,23 @@ export class HashingEmbedder implements Embedder {
   }
 
   private add(vector: Float64Array, feature: string, weight: number): void {
-    const digest = createHash('md5').update(feature).digest();
-    const index = digest.readUInt32LE(0) % this.dimensions;
-    const sign = digest[4] & 1 ? 1 : -1;
-    vector[index] += sign * weight;
+    // md5 per feature dominated indexing and rebuild profiles; vocabularies are small, so the
+    // (index, sign) of each feature is remembered. Same vectors as before (hashing-v1).
+    let slot = this.slots.get(feature);
+    if (slot === undefined) {
+      const digest = createHash('md5').update(feature).digest();
+      const index = digest.readUInt32LE(0) % this.dimensions;
+      slot = digest[4] & 1 ? index + 1 : -(index + 1);
+      if (this.slots.size >= SLOT_CACHE_LIMIT) this.slots.clear();
+      this.slots.set(feature, slot);
+    }
+    if (slot > 0) vector[slot - 1] += weight;
+    else vector[-slot - 1] -= weight;
   }
 }
+
+/** Features remembered per embedder (~100 bytes each); past it the cache starts over. */
+const SLOT_CACHE_LIMIT = 200_000;
 
 function trigrams(term: string): string[] {
   const chars = Array.from(term);

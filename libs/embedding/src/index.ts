@@ -1,1 +1,3 @@
 export * from './hashing-embedder';
+export * from './openai-compatible-embedder';
+export * from './create-embedder';

@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
+import { EngramMetrics } from './observability/metrics';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
@@ -40,14 +41,24 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
 /** Attaches the stage handlers of the app's modules to the event log. */
 export function connectStages(app: INestApplication, config: EngramConfig): void {
   app.connectMicroservice(
-    { strategy: new EventLogTransport(app.get(EventLog), { topicPrefix: config.ENGRAM_TOPIC_PREFIX, maxBatchSize: config.ENGRAM_BATCH_SIZE }) },
-    { inheritAppConfig: true },
+    {
+      strategy: new EventLogTransport(app.get(EventLog), {
+        topicPrefix: config.ENGRAM_TOPIC_PREFIX,
+        maxBatchSize: config.ENGRAM_BATCH_SIZE,
+        attempts: config.ENGRAM_STAGE_ATTEMPTS,
+        retryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
+        metrics: app.get(EngramMetrics),
+      }),
+    },
   );
 }
 
 export interface StartOptions {
-  /** Listen on PORT/HOST; false initialises HTTP without a socket (tests, CLI). */
-  readonly http: boolean;
+  /**
+   * Listen on PORT/HOST; false initialises HTTP without a socket (tests, CLI);
+   * `health`: a worker that listens only to answer GET /health (orchestrators' checks).
+   */
+  readonly http: boolean | 'health';
   /** Run the module's stage handlers on the event log. */
   readonly stages: boolean;
 }
@@ -62,6 +73,10 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
   if (options.stages) {
     connectStages(app, config);
     await app.startAllMicroservices();
+  }
+  if (options.http === 'health') {
+    // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
+    app.getHttpAdapter().get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
   }
   if (options.http) await app.listen(config.PORT, config.listenHost());
   else await app.init();

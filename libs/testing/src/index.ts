@@ -4,4 +4,5 @@ export * from './fact-store.contract';
 export * from './session-store.contract';
 export * from './search-index.contract';
 export * from './access-store.contract';
+export * from './embedder.contract';
 export * from './temp-dir';

@@ -11,7 +11,7 @@ import {
   SqliteSearchIndex,
   SqliteSessionStore,
 } from '@engram/adapters-sqlite';
-import { HashingEmbedder } from '@engram/embedding';
+import { createEmbedder } from '@engram/embedding';
 import { AccessStore, Embedder, EventLog, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 
 export const SQLITE_DATABASE = Symbol('SqliteDatabase');
@@ -33,7 +33,7 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
     { provide: SessionStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteSessionStore(db) },
     { provide: SearchIndex, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteSearchIndex(db) },
     { provide: AccessStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAccessStore(db) },
-    { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => new HashingEmbedder(c.ENGRAM_EMBEDDING_DIMENSIONS) },
+    { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
   ],
   exports: [SQLITE_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder],
 })

@@ -1,0 +1,40 @@
+import type { EngramConfig } from '@engram/config';
+import type { Embedder } from '@engram/ports';
+import { HashingEmbedder } from './hashing-embedder';
+import { OpenAiCompatibleEmbedder } from './openai-compatible-embedder';
+
+/** The part of the configuration that chooses and sets up the embedder. */
+export type EmbedderConfig = Pick<
+  EngramConfig,
+  | 'ENGRAM_EMBEDDING_DIMENSIONS'
+  | 'ENGRAM_EMBEDDINGS_URL'
+  | 'ENGRAM_EMBEDDINGS_MODEL'
+  | 'ENGRAM_EMBEDDINGS_DIMENSIONS'
+  | 'ENGRAM_EMBEDDINGS_BATCH_SIZE'
+  | 'ENGRAM_EMBEDDINGS_TIMEOUT_MS'
+  | 'ENGRAM_EMBEDDINGS_RETRIES'
+  | 'ENGRAM_EMBEDDINGS_API_KEY'
+>;
+
+/**
+ * The hashing embedder by default (no weights, no server); an OpenAI-compatible endpoint when
+ * ENGRAM_EMBEDDINGS_URL is set. Without ENGRAM_EMBEDDINGS_DIMENSIONS the endpoint is asked once
+ * at start-up for its vector length, so an unreachable server stops the process early with a
+ * message naming the URL rather than failing the first indexing batch.
+ */
+export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> {
+  if (!config.ENGRAM_EMBEDDINGS_URL) return new HashingEmbedder(config.ENGRAM_EMBEDDING_DIMENSIONS);
+  const options = {
+    url: config.ENGRAM_EMBEDDINGS_URL,
+    model: config.ENGRAM_EMBEDDINGS_MODEL,
+    batchSize: config.ENGRAM_EMBEDDINGS_BATCH_SIZE,
+    timeoutMs: config.ENGRAM_EMBEDDINGS_TIMEOUT_MS,
+    retries: config.ENGRAM_EMBEDDINGS_RETRIES,
+    apiKey: config.ENGRAM_EMBEDDINGS_API_KEY || undefined,
+  };
+  const dimensions = config.ENGRAM_EMBEDDINGS_DIMENSIONS;
+  if (dimensions !== undefined && config.ENGRAM_EMBEDDINGS_MODEL) {
+    return new OpenAiCompatibleEmbedder({ ...options, dimensions, requestDimensions: true });
+  }
+  return OpenAiCompatibleEmbedder.probe({ ...options, dimensions, requestDimensions: dimensions !== undefined });
+}

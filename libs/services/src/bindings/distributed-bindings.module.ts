@@ -1,0 +1,146 @@
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { MongoClient, type Db } from 'mongodb';
+import { EngramConfig } from '@engram/config';
+import { ALL_TOPICS } from '@engram/contracts';
+import { ElasticsearchSearchIndex } from '@engram/adapters-elasticsearch';
+import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
+import { MongoAccessStore, MongoFactStore, MongoSessionStore } from '@engram/adapters-mongodb';
+import { createEmbedder } from '@engram/embedding';
+import { AccessStore, Embedder, EventLog, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { GroupScopedEventLog } from './group-scoped-event-log';
+import { VisibleSearchIndex } from './visible-search-index';
+
+export const MONGO_CLIENT = Symbol('MongoClient');
+export const MONGO_DATABASE = Symbol('MongoDatabase');
+
+/** pino's levels mapped onto kafkajs's (kafkajs logs on its own, to the console). */
+function kafkaLogLevel(level: string): KafkaLogLevel {
+  switch (level) {
+    case 'silent':
+      return 'nothing';
+    case 'fatal':
+    case 'error':
+      return 'error';
+    case 'debug':
+    case 'trace':
+      return 'info';
+    default:
+      return 'warn';
+  }
+}
+
+/**
+ * Retries start-up calls a few times (~6 s): right after topics are created a busy broker may
+ * still answer "does not host this topic-partition" while leaders settle, and kafkajs gives up on
+ * that quickly. A broker that stays unreachable still fails the start with its error.
+ */
+async function withRetries<T>(call: () => Promise<T>, attempts = 6): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+export function kafkaBrokers(config: EngramConfig): string[] {
+  return (config.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((broker) => broker.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The distributed mode's adapters: Kafka for the log, MongoDB for facts,
+ * sessions and access statistics, Elasticsearch for search. Every client is
+ * connected (and topics, indexes and the search index created) while the
+ * module initialises, so a process that starts is a process that can work;
+ * every client is closed on shutdown.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: EventLog,
+      inject: [EngramConfig],
+      useFactory: async (config: EngramConfig): Promise<EventLog> => {
+        const logger = new Logger('KafkaEventLog');
+        const kafka = new KafkaEventLog({
+          brokers: kafkaBrokers(config),
+          clientId: config.KAFKA_CLIENT_ID,
+          partitions: config.KAFKA_PARTITIONS,
+          replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+          retentionMs: config.KAFKA_RETENTION_MS,
+          maxBatchSize: config.ENGRAM_BATCH_SIZE,
+          logLevel: kafkaLogLevel(config.LOG_LEVEL),
+          onHandlerError: (error, failure) =>
+            logger.warn({ ...failure, reason: error instanceof Error ? error.message : String(error) }, 'batch failed, retrying'),
+        });
+        const log = new GroupScopedEventLog(kafka, config.ENGRAM_TOPIC_PREFIX);
+        try {
+          // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
+          await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)));
+        } catch (error) {
+          await log.close().catch(() => undefined);
+          throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return log;
+      },
+    },
+    {
+      provide: MONGO_CLIENT,
+      inject: [EngramConfig],
+      useFactory: async (config: EngramConfig): Promise<MongoClient> => {
+        try {
+          return await MongoClient.connect(config.MONGODB_URI!, { appName: config.KAFKA_CLIENT_ID, serverSelectionTimeoutMS: 15_000 });
+        } catch (error) {
+          // The URI may carry credentials: name the variable, not its value.
+          throw new Error(`MongoDB at MONGODB_URI: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+    },
+    {
+      provide: MONGO_DATABASE,
+      inject: [MONGO_CLIENT, EngramConfig],
+      useFactory: (client: MongoClient, config: EngramConfig): Db => client.db(config.MONGODB_DATABASE),
+    },
+    { provide: FactStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoFactStore.open(db) },
+    { provide: SessionStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoSessionStore.open(db) },
+    { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
+    // The same embedder as the embedded mode (hashing, or ENGRAM_EMBEDDINGS_URL), so both modes rank alike.
+    { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
+    {
+      provide: SearchIndex,
+      inject: [EngramConfig, Embedder],
+      useFactory: async (config: EngramConfig, embedder: Embedder): Promise<SearchIndex> => {
+        const index = new ElasticsearchSearchIndex({
+          node: config.ELASTICSEARCH_URL,
+          indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX,
+          dimensions: embedder.dimensions,
+        });
+        try {
+          await index.init();
+        } catch (error) {
+          await index.close().catch(() => undefined);
+          throw new Error(`Elasticsearch at ELASTICSEARCH_URL=${config.ELASTICSEARCH_URL}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        return new VisibleSearchIndex(index);
+      },
+    },
+  ],
+  exports: [MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder],
+})
+export class DistributedBindingsModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(EventLog) private readonly eventLog: EventLog,
+    @Inject(SearchIndex) private readonly searchIndex: VisibleSearchIndex,
+    @Inject(MONGO_CLIENT) private readonly mongo: MongoClient,
+  ) {}
+
+  /** After Nest stopped the stage handlers (each finished and committed its batch). */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([this.eventLog.close(), this.searchIndex.close(), this.mongo.close()]);
+  }
+}
