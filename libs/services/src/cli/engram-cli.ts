@@ -12,7 +12,10 @@ import { RecallService } from '../http/recall.service';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
 import { announceServer, runningServer } from './server-file';
+import { registerDlqCommands } from './dlq';
+import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
+import { registerExportImportCommands } from './export-import';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 
 /** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
@@ -168,6 +171,9 @@ export function buildCli(modules: CliModules): Command {
     });
 
   registerEvalCommand(program, modules);
+  registerExportImportCommands(program, modules);
+  registerBenchCommand(program, modules);
+  registerDlqCommands(program, modules);
   return program;
 }
 

@@ -1,0 +1,106 @@
+import {
+  probeStatement,
+  seededRandom,
+  streamSeed,
+  summariseLatencies,
+  userStatements,
+  workloadQueries,
+  workloadRequests,
+  type WorkloadOptions,
+} from './bench';
+
+const HAN = /\p{Script=Han}/u;
+
+describe('bench workload', () => {
+  const options: WorkloadOptions = { turns: 95, users: 4, seed: 7, turnsPerRequest: 10 };
+  const all = (o: WorkloadOptions = options) => [...workloadRequests(o)];
+
+  it('is the same for the same seed, and different for another', () => {
+    expect(all()).toEqual(all());
+    expect(workloadQueries(options, 20)).toEqual(workloadQueries(options, 20));
+    const texts = (o: WorkloadOptions) => all(o).flatMap((r) => r.turns.map((t) => t.text));
+    expect(texts({ ...options, seed: 8 })).not.toEqual(texts(options));
+  });
+
+  it('gives a user the same turns whatever the other users and the request size', () => {
+    const ofUser = (requests: ReturnType<typeof all>, userId: string) =>
+      requests.filter((r) => r.userId === userId).flatMap((r) => r.turns.map((t) => [t.turnId, t.text]));
+    const base = all();
+    expect(ofUser(all({ ...options, turnsPerRequest: 3 }), 'bench-u2')).toEqual(ofUser(base, 'bench-u2'));
+    expect(userStatements(7, 2, 24).map((s) => s.text)).toEqual(ofUser(base, 'bench-u2').map(([, text]) => text));
+  });
+
+  it('spreads exactly the asked turns over the users, sessions interleaved, ids unique per user', () => {
+    const requests = all();
+    expect(requests.reduce((n, r) => n + r.turns.length, 0)).toBe(95);
+    const perUser = new Map<string, string[]>();
+    for (const r of requests) perUser.set(r.userId, [...(perUser.get(r.userId) ?? []), ...r.turns.map((t) => t.turnId)]);
+    expect([...perUser.keys()]).toEqual(['bench-u0', 'bench-u1', 'bench-u2', 'bench-u3']);
+    expect([...perUser.values()].map((ids) => ids.length)).toEqual([24, 24, 24, 23]);
+    for (const ids of perUser.values()) expect(new Set(ids).size).toBe(ids.length);
+    expect(requests.slice(0, 5).map((r) => [r.userId, r.sessionId])).toEqual([
+      ['bench-u0', 's0'], ['bench-u1', 's0'], ['bench-u2', 's0'], ['bench-u3', 's0'], ['bench-u0', 's1'],
+    ]);
+    expect(requests.every((r) => r.turns.length <= 10 && r.turns.every((t) => t.role === 'user' && !Number.isNaN(Date.parse(t.occurredAt))))).toBe(true);
+  });
+
+  it('is bilingual and varied', () => {
+    const texts = all({ turns: 2000, users: 10, seed: 1 }).flatMap((r) => r.turns.map((t) => t.text));
+    const chinese = texts.filter((t) => HAN.test(t)).length;
+    expect(chinese / texts.length).toBeGreaterThan(0.35);
+    expect(chinese / texts.length).toBeLessThan(0.65);
+    // Within a user, most turns say something new (repeats reinforce a memory, as in real chats).
+    const ofOneUser = userStatements(1, 0, 100).map((s) => s.text);
+    expect(new Set(ofOneUser).size).toBeGreaterThan(70);
+  });
+
+  it('asks questions of users that exist, in the language of what they said', () => {
+    const queries = workloadQueries(options, 50);
+    expect(queries.every((q) => /^bench-u[0-3]$/.test(q.userId) && q.query.length > 0)).toBe(true);
+    expect(queries.some((q) => HAN.test(q.query))).toBe(true);
+    expect(queries.some((q) => !HAN.test(q.query))).toBe(true);
+  });
+
+  it('gives every freshness probe its own marker word', () => {
+    const probes = Array.from({ length: 200 }, (_, n) => probeStatement(3, n));
+    expect(new Set(probes.map((p) => p.marker)).size).toBe(200);
+    expect(probes.every((p) => p.text.includes(p.marker) && p.topic === p.marker)).toBe(true);
+    expect(probeStatement(3, 5)).toEqual(probeStatement(3, 5));
+  });
+});
+
+describe('seeded random numbers', () => {
+  it('repeat for a seed, differ between seeds and streams, and stay in [0, 1)', () => {
+    const draw = (seed: number) => Array.from({ length: 1000 }, seededRandom(seed));
+    expect(draw(1)).toEqual(draw(1));
+    expect(draw(1)).not.toEqual(draw(2));
+    expect(streamSeed(1, 'user', 1)).not.toBe(streamSeed(1, 'user', 2));
+    expect(streamSeed(1, 'user', 1)).toBe(streamSeed(1, 'user', 1));
+    const values = draw(42);
+    expect(values.every((v) => v >= 0 && v < 1)).toBe(true);
+    const mean = values.reduce((s, v) => s + v, 0) / values.length;
+    expect(mean).toBeGreaterThan(0.45);
+    expect(mean).toBeLessThan(0.55);
+  });
+});
+
+describe('summariseLatencies', () => {
+  it('takes nearest-rank percentiles', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1, unsorted on purpose
+    expect(summariseLatencies(hundred)).toEqual({ p50: 50, p95: 95, p99: 99, max: 100, mean: 50.5, samples: 100 });
+  });
+
+  it('handles one sample, small lists and rounding', () => {
+    expect(summariseLatencies([3.14159])).toEqual({ p50: 3.14, p95: 3.14, p99: 3.14, max: 3.14, mean: 3.14, samples: 1 });
+    // 10 samples: p50 is the 5th, p95 and p99 the 10th.
+    const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    expect(summariseLatencies(ten)).toMatchObject({ p50: 5, p95: 10, p99: 10 });
+    // 200 samples: p99 is the 198th, so two outliers do not hide it.
+    const twoHundred = [...Array.from({ length: 198 }, () => 1), 500, 900];
+    expect(summariseLatencies(twoHundred)).toMatchObject({ p50: 1, p95: 1, p99: 1, max: 900 });
+  });
+
+  it('is all zeros without samples', () => {
+    expect(summariseLatencies([])).toEqual({ p50: 0, p95: 0, p99: 0, max: 0, mean: 0, samples: 0 });
+  });
+});
