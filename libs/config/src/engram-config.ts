@@ -35,6 +35,13 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(50) ENGRAM_TOKEN_BUDGET = 1500;
   @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_RECENT_TURNS = 20;
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
+  /**
+   * Cosine at or below which the embedder says nothing, and the cosine that lets a memory with no
+   * query terms be a candidate. The defaults fit the hashing embedder; semantic models score
+   * unrelated texts far higher (multilingual-e5-small: ~0.83 floor, ~0.88 gate).
+   */
+  @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR = 0.1;
+  @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE = 0.35;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
@@ -83,6 +90,17 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_EMBEDDINGS_TIMEOUT_MS = 30_000;
   @Transform(toNumber) @IsInt() @Min(0) @Max(10) ENGRAM_EMBEDDINGS_RETRIES = 3;
   @IsOptional() @IsString() ENGRAM_EMBEDDINGS_API_KEY?: string;
+
+  // Extraction (docs/memory-model.md)
+  /** `rules`: the embedded bilingual rules; `llm`: an OpenAI-compatible chat-completions model (ENGRAM_LLM_*). */
+  @IsIn(['rules', 'llm']) ENGRAM_EXTRACTOR: 'rules' | 'llm' = 'rules';
+  /** The chat-completions endpoint (base URL, …/v1 or …/chat/completions); required when ENGRAM_EXTRACTOR=llm. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_LLM_URL must be an http(s) URL' }) ENGRAM_LLM_URL?: string;
+  /** The request's `model`; empty: left out (single-model servers). */
+  @IsString() ENGRAM_LLM_MODEL = '';
+  @IsOptional() @IsString() ENGRAM_LLM_API_KEY?: string;
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_LLM_TIMEOUT_MS = 60_000;
+  @Transform(toNumber) @IsInt() @Min(0) @Max(10) ENGRAM_LLM_RETRIES = 3;
 
   // Operations
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
@@ -148,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (!config[name]?.trim()) problems.push(`${name}: required when ENGRAM_MODE=distributed`);
     }
   }
+  if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -137,7 +137,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     threshold: config.ENGRAM_RECALL_THRESHOLD,
     weights: defaultRankingConfig.weights,
     decayWeight: defaultRankingConfig.decayWeight,
-    relevance: defaultRankingConfig.relevance,
+    relevance: { ...defaultRankingConfig.relevance, cosineFloor: config.ENGRAM_COSINE_FLOOR, cosineGate: config.ENGRAM_COSINE_GATE },
   };
 }
 

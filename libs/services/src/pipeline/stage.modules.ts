@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
-import { defaultScreeningConfig, RuleExtractor } from '@engram/domain';
+import { createExtractionStrategy } from '@engram/adapters-llm';
+import { EngramConfig } from '@engram/config';
+import { defaultScreeningConfig } from '@engram/domain';
 import { AccessProjection, AccessStage } from './access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
 import { FactsProjection } from './facts.projection';
@@ -23,7 +25,8 @@ export class FilterModule {}
 
 @Module({
   controllers: [ExtractorStage],
-  providers: [{ provide: EXTRACTION_STRATEGY, useValue: new RuleExtractor() }],
+  // The embedded rules, or an OpenAI-compatible chat model (ENGRAM_EXTRACTOR=llm).
+  providers: [{ provide: EXTRACTION_STRATEGY, useFactory: (config: EngramConfig) => createExtractionStrategy(config), inject: [EngramConfig] }],
 })
 export class ExtractorModule {}
 

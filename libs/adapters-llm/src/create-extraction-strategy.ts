@@ -1,0 +1,22 @@
+import type { EngramConfig } from '@engram/config';
+import { RuleExtractor, type ExtractionStrategy } from '@engram/domain';
+import { OpenAiChatExtractor } from './openai-chat-extractor';
+
+/** The part of the configuration that chooses and sets up the extraction strategy. */
+export type ExtractionStrategyConfig = Pick<
+  EngramConfig,
+  'ENGRAM_EXTRACTOR' | 'ENGRAM_LLM_URL' | 'ENGRAM_LLM_MODEL' | 'ENGRAM_LLM_API_KEY' | 'ENGRAM_LLM_TIMEOUT_MS' | 'ENGRAM_LLM_RETRIES'
+>;
+
+/** The embedded rules by default; an OpenAI-compatible chat model when ENGRAM_EXTRACTOR=llm. */
+export function createExtractionStrategy(config: ExtractionStrategyConfig): ExtractionStrategy {
+  if (config.ENGRAM_EXTRACTOR !== 'llm') return new RuleExtractor();
+  if (!config.ENGRAM_LLM_URL) throw new Error('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
+  return new OpenAiChatExtractor({
+    url: config.ENGRAM_LLM_URL,
+    model: config.ENGRAM_LLM_MODEL,
+    apiKey: config.ENGRAM_LLM_API_KEY,
+    timeoutMs: config.ENGRAM_LLM_TIMEOUT_MS,
+    retries: config.ENGRAM_LLM_RETRIES,
+  });
+}

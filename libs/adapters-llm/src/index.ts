@@ -1,0 +1,3 @@
+export * from './extraction-prompt';
+export * from './openai-chat-extractor';
+export * from './create-extraction-strategy';

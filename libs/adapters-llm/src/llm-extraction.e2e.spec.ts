@@ -1,0 +1,66 @@
+import { EngramHarness, startEngram, turnsBody } from '../../../test/support/engram-harness';
+import { ChatCompletionsStub, FIXTURE_TURNS, noItems, replayFixtures, type Handler } from './testing/chat-completions-stub';
+
+/*
+ * ENGRAM_EXTRACTOR=llm end to end: the embedded server's extractor stage asks the (stubbed)
+ * chat-completions endpoint, and what it answers is what recall returns. The stub serves
+ * hand-authored fixtures (fixtures/README.md), not recordings.
+ */
+const fixturesOrNothing: Handler = (request, attempt) => {
+  const answer = replayFixtures(request, attempt);
+  return answer.status === 500 ? noItems : answer;
+};
+
+describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
+  const stub = new ChatCompletionsStub();
+  let stubUrl: string;
+  let engram: EngramHarness | undefined;
+
+  beforeAll(async () => {
+    stubUrl = await stub.start();
+  });
+  afterAll(() => stub.stop());
+  beforeEach(() => stub.reset(fixturesOrNothing));
+  afterEach(async () => {
+    await engram?.destroy();
+    engram = undefined;
+  });
+
+  async function recall(userId: string, query: string, after: string): Promise<string[]> {
+    const response = await engram!.http().post('/v1/recall').send({ userId, query, after }).expect(200);
+    return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
+  }
+
+  it('extracts with the model: its items, in the user\'s language, are what recall returns', async () => {
+    engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
+    const ingested = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('lin', 's1', [{ turnId: 't1', text: FIXTURE_TURNS.zh.text }]))
+      .expect(202);
+    const after = ingested.body.position as string;
+
+    const editor = await recall('lin', 'VS Code', after);
+    expect(editor).toContain('用户喜欢用 VS Code 写 TypeScript。');
+    const budget = await recall('lin', '预算', after);
+    expect(budget).toContain('用户的预算控制在三万以内。');
+    // The temporary state the model dropped is not a memory.
+    expect([...editor, ...budget].some((c) => c.includes('累'))).toBe(false);
+
+    const asked = stub.requests.filter((r) => r.body.messages.some((m) => m.content.includes(FIXTURE_TURNS.zh.text)));
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    expect(asked[0].body.model).toBe('gpt-4o-mini');
+    expect(asked[0].body.response_format?.type).toBe('json_schema');
+  });
+
+  it('keeps the rule extractor by default and never calls the endpoint', async () => {
+    engram = await startEngram({ env: { ENGRAM_LLM_URL: stubUrl } });
+    const ingested = await engram.http().post('/v1/turns').send(turnsBody('sam', 's1', [{ turnId: 't1', text: 'I prefer VS Code for TypeScript work' }])).expect(202);
+    expect((await recall('sam', 'VS Code', ingested.body.position)).some((c) => c.includes('VS Code'))).toBe(true);
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('refuses ENGRAM_EXTRACTOR=llm without ENGRAM_LLM_URL at start-up, naming the variable', async () => {
+    await expect(startEngram({ env: { ENGRAM_EXTRACTOR: 'llm' } })).rejects.toThrow(/ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm/);
+  });
+});
