@@ -141,6 +141,17 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     this.active = true;
   }
 
+  /**
+   * The version the alias points at now (`<prefix>-v<n>`), or undefined when
+   * the alias does not exist yet. With several (never made by `activate()`), the highest.
+   */
+  async activeVersion(): Promise<number | undefined> {
+    const versions = (await this.aliasedIndices())
+      .map((name) => (name.startsWith(`${this.alias}-v`) ? Number(name.slice(this.alias.length + 2)) : NaN))
+      .filter((version) => Number.isInteger(version) && version > 0);
+    return versions.length > 0 ? Math.max(...versions) : undefined;
+  }
+
   /** Makes every write so far visible to searches and counts (the contract's `settle`). */
   async refresh(): Promise<void> {
     await this.client.indices.refresh({ index: this.target });

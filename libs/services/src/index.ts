@@ -41,3 +41,5 @@ export * from './http/export.dto';
 export * from './http/export.service';
 export * from './http/export.controller';
 export * from './cli/export-import';
+export * from './pipeline/online-search-rebuild';
+export * from './bindings/elasticsearch-index-versions';

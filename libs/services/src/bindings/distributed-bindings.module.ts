@@ -9,6 +9,8 @@ import { createEmbedder } from '@engram/embedding';
 import { AccessStore, Embedder, EventLog, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { GroupScopedEventLog } from './group-scoped-event-log';
 import { VisibleSearchIndex } from './visible-search-index';
+import { ElasticsearchIndexVersions } from './elasticsearch-index-versions';
+import { OnlineSearchRebuild, SearchIndexVersions } from '../pipeline/online-search-rebuild';
 
 export const MONGO_CLIENT = Symbol('MongoClient');
 export const MONGO_DATABASE = Symbol('MongoDatabase');
@@ -115,11 +117,12 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       provide: SearchIndex,
       inject: [EngramConfig, Embedder],
       useFactory: async (config: EngramConfig, embedder: Embedder): Promise<SearchIndex> => {
-        const index = new ElasticsearchSearchIndex({
-          node: config.ELASTICSEARCH_URL,
-          indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX,
-          dimensions: embedder.dimensions,
-        });
+        const options = { node: config.ELASTICSEARCH_URL, indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX, dimensions: embedder.dimensions };
+        // Serve the version the alias points at (an online rebuild may have moved it past 1).
+        const probe = new ElasticsearchSearchIndex(options);
+        const version = await probe.activeVersion().catch(() => undefined);
+        await probe.close().catch(() => undefined);
+        const index = new ElasticsearchSearchIndex({ ...options, version: version ?? 1 });
         try {
           await index.init();
         } catch (error) {
@@ -129,8 +132,11 @@ export function kafkaBrokers(config: EngramConfig): string[] {
         return new VisibleSearchIndex(index);
       },
     },
+    // Online rebuild of the search projection into a new index version behind the alias.
+    { provide: SearchIndexVersions, inject: [SearchIndex, Embedder], useFactory: (index: VisibleSearchIndex, embedder: Embedder) => new ElasticsearchIndexVersions(index.inner, embedder.dimensions) },
+    { provide: OnlineSearchRebuild, inject: [EventLog, Embedder, SearchIndexVersions, EngramConfig], useFactory: (log: EventLog, embedder: Embedder, versions: SearchIndexVersions, config: EngramConfig) => new OnlineSearchRebuild(log, embedder, versions, config) },
   ],
-  exports: [MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder],
+  exports: [MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder, SearchIndexVersions, OnlineSearchRebuild],
 })
 export class DistributedBindingsModule implements OnApplicationShutdown {
   constructor(
