@@ -1,25 +1,9 @@
-import { aSessionTurn, testSessionStore, uniqueName, uniqueSuffix } from '@engram/testing';
-import { type Db, MongoClient } from 'mongodb';
+import { aSessionTurn, testSessionStore, uniqueName } from '@engram/testing';
 import { MongoSessionStore } from './mongo-session-store.adapter';
+import { useTestDatabase } from './testing/test-database';
 
-// FerretDB from `deploy/local/ferretdb.sh start` unless MONGODB_URI says otherwise; one database per file.
-const uri = process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/';
-let client: MongoClient | undefined;
-let db: Db | undefined;
-
-async function openDb(): Promise<Db> {
-  client ??= await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
-  db ??= client.db(`engram_test_sessions_${uniqueSuffix()}`);
-  return db;
-}
-
-afterAll(async () => {
-  try {
-    await db?.dropDatabase();
-  } finally {
-    await client?.close();
-  }
-});
+// One database per file, dropped afterwards (FerretDB from deploy/local unless MONGODB_URI says otherwise).
+const openDb = useTestDatabase('sessions');
 
 testSessionStore(async () => MongoSessionStore.open(await openDb()));
 
