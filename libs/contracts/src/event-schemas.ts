@@ -51,6 +51,7 @@ class TurnRecordedSchema {
   @IsIn(TURN_ROLES) role!: string;
   @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
   @IsString() @MaxLength(TEXT_MAX) text!: string;
+  @IsOptional() @IsString() @MaxLength(64) channel?: string;
 }
 
 class UserForgottenSchema {
@@ -176,7 +177,13 @@ interface EventSchema {
 const decision: EventSchema = { currentVersion: 1, payload: MemoryDecisionSchema };
 
 export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
-  TurnRecorded: { currentVersion: 1, payload: TurnRecordedSchema },
+  TurnRecorded: {
+    currentVersion: 2,
+    payload: TurnRecordedSchema,
+    // v2 added the optional `channel`; a v1 turn simply has none. Kept explicit so the next
+    // change to turns has its place, and so v1 logs are known to replay (tested).
+    upcasters: { 1: (payload) => payload },
+  },
   UserForgotten: { currentVersion: 1, payload: UserForgottenSchema },
   TurnScreened: { currentVersion: 1, payload: TurnScreenedSchema },
   MemoriesExtracted: { currentVersion: 1, payload: MemoriesExtractedSchema },

@@ -10,6 +10,8 @@ export interface TurnRecordedPayload {
   readonly speaker?: string;
   /** Already masked by the gateway: raw PII never reaches the log. */
   readonly text: string;
+  /** Schema v2: where the turn came from (`web`, `app`, `wechat`…). Absent in v1 turns. */
+  readonly channel?: string;
 }
 export type TurnRecorded = EventEnvelope<'TurnRecorded', TurnRecordedPayload>;
 

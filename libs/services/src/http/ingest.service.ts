@@ -29,7 +29,7 @@ export class IngestService {
       events.push({
         eventId,
         type: 'TurnRecorded',
-        schemaVersion: 1,
+        schemaVersion: 2,
         tenantId,
         userId: request.userId,
         occurredAt: new Date(turn.occurredAt).toISOString(),
@@ -43,6 +43,7 @@ export class IngestService {
           ...(turn.speaker !== undefined ? { speaker: maskPii(turn.speaker).text } : {}),
           // Masked here, before the log: raw PII never reaches a topic, store or log line.
           text: maskPii(turn.text).text,
+          ...(turn.channel !== undefined ? { channel: turn.channel } : {}),
         },
       });
     }

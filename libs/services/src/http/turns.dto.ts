@@ -39,6 +39,10 @@ export class TurnDto {
   @IsString() @IsNotEmpty() @MaxLength(TEXT_CEILING)
   text!: string;
 
+  @ApiPropertyOptional({ description: 'Where the turn came from (lower-case slug: web, app, wechat…).', example: 'web' })
+  @IsOptional() @IsString() @Matches(/^[a-z0-9_-]{1,32}$/, { message: 'channel must be a lower-case slug of 1-32 letters, digits, _ or -' })
+  channel?: string;
+
   @ApiProperty({ description: 'ISO-8601 instant the turn happened.', example: '2026-11-30T09:00:00Z' })
   @IsISO8601({ strict: true, strictSeparator: true })
   occurredAt!: string;
