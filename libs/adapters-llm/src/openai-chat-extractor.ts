@@ -1,3 +1,4 @@
+import { excerpt, postJson, withRetries } from '@engram/http-json';
 import { LAST_MENTIONED, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '@engram/domain';
 import {
   EXTRACTION_SCHEMA,
@@ -45,7 +46,6 @@ export class LlmExtractionError extends Error {
   }
 }
 
-const RETRY_AFTER_CAP_MS = 30_000;
 const MAX_ITEMS = 20;
 const MAX_TEXT = 1000;
 const MAX_ENTITIES = 20;
@@ -92,65 +92,16 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
   }
 
   /** One turn, with retries: the assistant message's content. */
-  private async request(input: ExtractionInput): Promise<string> {
+  private request(input: ExtractionInput): Promise<string> {
     const body = JSON.stringify(this.requestBody(input));
-    let attempt = 0;
-    for (;;) {
-      try {
-        return await this.attempt(body);
-      } catch (error) {
-        const failure = error instanceof LlmExtractionError ? error : new LlmExtractionError(String(error), true);
-        if (!failure.retryable || attempt >= this.retries) {
-          const tries = attempt + 1;
-          throw new LlmExtractionError(`${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`, false);
-        }
-        const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
-        const backoff = this.backoffMs * 2 ** attempt * (0.5 + Math.random() / 2);
-        await sleep(Math.min(RETRY_AFTER_CAP_MS, Math.max(backoff, retryAfter ?? 0)));
-        attempt++;
-      }
-    }
+    return withRetries(() => this.attempt(body), { retries: this.retries, backoffMs: this.backoffMs, errorClass: LlmExtractionError });
   }
 
   private async attempt(body: string): Promise<string> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      const response = await fetch(this.endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body,
-        signal: controller.signal,
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (error) {
-      if (controller.signal.aborted) throw new LlmExtractionError(`POST ${this.endpoint}: no answer within ${this.timeoutMs} ms`, true);
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new LlmExtractionError(`POST ${this.endpoint}: ${cause?.code ?? cause?.message ?? String(error)}`, true);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (status < 200 || status >= 300) {
-      const failure = new LlmExtractionError(`POST ${this.endpoint} → ${status}: ${excerpt(text)}`, status === 408 || status === 429 || status >= 500);
-      const seconds = retryAfter === null ? NaN : Number(retryAfter);
-      if (Number.isFinite(seconds) && seconds >= 0) Object.assign(failure, { retryAfterMs: seconds * 1000 });
-      throw failure;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new LlmExtractionError(`POST ${this.endpoint}: the response is not JSON: ${excerpt(text)}`);
-    }
+    const json = await postJson(
+      { endpoint: this.endpoint, apiKey: this.options.apiKey, timeoutMs: this.timeoutMs, errorClass: LlmExtractionError, bodyName: 'response' },
+      body,
+    );
     return messageContent(json, this.endpoint);
   }
 }
@@ -263,9 +214,4 @@ function unitNumber(value: unknown): number | null {
   return Math.min(1, Math.max(0, n));
 }
 
-function excerpt(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine || '(empty body)';
-}
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,3 +1,4 @@
+import { postJson, withRetries } from '@engram/http-json';
 import type { Embedder } from '@engram/ports';
 
 /**
@@ -49,8 +50,6 @@ interface EmbeddingsReply {
   readonly model: string | null;
 }
 
-const RETRY_AFTER_CAP_MS = 30_000;
-
 export class OpenAiCompatibleEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimensions: number;
@@ -96,67 +95,18 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   }
 
   /** One batch, with retries. `anyLength` accepts whatever length the first vector has (the probe). */
-  private async request(input: readonly string[], anyLength: boolean): Promise<EmbeddingsReply> {
-    let attempt = 0;
-    for (;;) {
-      try {
-        return await this.attempt(input, anyLength);
-      } catch (error) {
-        const failure = error instanceof EmbeddingError ? error : new EmbeddingError(String(error), true);
-        if (!failure.retryable || attempt >= this.retries) {
-          const tries = attempt + 1;
-          throw new EmbeddingError(`${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`, false);
-        }
-        const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
-        const backoff = this.backoffMs * 2 ** attempt * (0.5 + Math.random() / 2);
-        await sleep(Math.min(RETRY_AFTER_CAP_MS, Math.max(backoff, retryAfter ?? 0)));
-        attempt++;
-      }
-    }
+  private request(input: readonly string[], anyLength: boolean): Promise<EmbeddingsReply> {
+    return withRetries(() => this.attempt(input, anyLength), { retries: this.retries, backoffMs: this.backoffMs, errorClass: EmbeddingError });
   }
 
   private async attempt(input: readonly string[], anyLength: boolean): Promise<EmbeddingsReply> {
     const body: Record<string, unknown> = { input, encoding_format: 'float' };
     if (this.options.model) body.model = this.options.model;
     if (this.options.requestDimensions) body.dimensions = this.dimensions;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      const response = await fetch(this.endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (error) {
-      if (controller.signal.aborted) throw new EmbeddingError(`POST ${this.endpoint}: no answer within ${this.timeoutMs} ms`, true);
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new EmbeddingError(`POST ${this.endpoint}: ${cause?.code ?? cause?.message ?? String(error)}`, true);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (status < 200 || status >= 300) {
-      const failure = new EmbeddingError(`POST ${this.endpoint} → ${status}: ${excerpt(text)}`, status === 408 || status === 429 || status >= 500);
-      const seconds = retryAfter === null ? NaN : Number(retryAfter);
-      if (Number.isFinite(seconds) && seconds >= 0) Object.assign(failure, { retryAfterMs: seconds * 1000 });
-      throw failure;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new EmbeddingError(`POST ${this.endpoint}: the answer is not JSON: ${excerpt(text)}`);
-    }
+    const json = await postJson(
+      { endpoint: this.endpoint, apiKey: this.options.apiKey, timeoutMs: this.timeoutMs, errorClass: EmbeddingError, bodyName: 'answer' },
+      JSON.stringify(body),
+    );
     return parseReply(json, input.length, anyLength ? null : this.dimensions, this.endpoint);
   }
 }
@@ -212,9 +162,4 @@ function normalise(values: unknown[], fail: () => Error): number[] {
   return (values as number[]).map((v) => v / norm);
 }
 
-function excerpt(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine || '(empty body)';
-}
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -43,3 +43,4 @@ export * from './http/export.controller';
 export * from './cli/export-import';
 export * from './pipeline/online-search-rebuild';
 export * from './bindings/elasticsearch-index-versions';
+export * from './pipeline/consume-up-to';

@@ -3,37 +3,12 @@ import { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import { randomUUID } from 'node:crypto';
-import { ConsumedMessage, EventLog, lag, LogPosition, reached } from '@engram/ports';
+import { EventLog, lag } from '@engram/ports';
 import { startApp } from '../bootstrap';
+import { consumeUpTo } from '../pipeline/consume-up-to';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { DeadLetter, deadLetterTopic, isDeadLetter } from '../transport/dead-letter';
 import type { CliModules } from './engram-cli';
-
-/**
- * Reads a topic from a group's position up to `end` (taken before starting),
- * handing each message below it to `onBatch`; messages appended meanwhile
- * (a re-driven letter dead-lettered again) are left for next time.
- */
-async function consumeUpTo(
-  eventLog: EventLog,
-  topic: string,
-  group: string,
-  end: LogPosition,
-  onBatch: (messages: readonly ConsumedMessage[]) => Promise<void>,
-): Promise<void> {
-  if (reached(await eventLog.committedPosition(topic, group), end)) return;
-  let done!: () => void;
-  const finished = new Promise<void>((resolve) => (done = resolve));
-  const subscription = await eventLog.subscribe({ topic, group }, async (messages) => {
-    await onBatch(messages.filter((m) => m.offset < (end[m.partition] ?? 0)));
-    const seen: Record<number, number> = {};
-    for (const m of messages) seen[m.partition] = Math.max(seen[m.partition] ?? 0, m.offset + 1);
-    const committed = await eventLog.committedPosition(topic, group);
-    if (reached({ ...committed, ...seen }, end)) done();
-  });
-  await finished;
-  await subscription.stop();
-}
 
 /** Reads a whole dead-letter topic once, with a throwaway group, so listing never moves anyone's position. */
 export async function readDeadLetters(eventLog: EventLog, topic: string): Promise<DeadLetter[]> {

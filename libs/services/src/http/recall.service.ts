@@ -52,7 +52,8 @@ export class RecallService {
     const past = asOf ? await recallAsOf(known, query, asOf, now, options) : null;
 
     const [pinned, ranked, recentNow] = await Promise.all([
-      past ? past.pinned : this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
+      // Derived from the list already read for aliases: one read of the user's memories per recall.
+      past ? past.pinned : known.filter((memory) => memory.pinned && memory.status === 'active'),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
         ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)

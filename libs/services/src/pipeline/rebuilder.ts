@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, parseEvent, Topics } from '@engram/contracts';
-import { EventLog, lag, reached } from '@engram/ports';
+import { EventLog, lag } from '@engram/ports';
 import { AccessProjection } from './access.projection';
+import { consumeUpTo } from './consume-up-to';
 import { EventPublisher } from './event-publisher';
 import { FactsProjection } from './facts.projection';
 import { SearchProjection } from './search.projection';
@@ -72,30 +73,26 @@ export class Rebuilder {
     let done = 0;
     onProgress?.({ projection: projection.name, done, total });
     if (total === 0) return 0;
-    let finished!: () => void;
-    const caughtUp = new Promise<void>((resolve) => (finished = resolve));
-    const subscription = await this.eventLog.subscribe({ topic, group: projection.group, maxBatchSize: 2000 }, async (messages) => {
-      const events: EngramEvent[] = [];
-      for (const message of messages) {
-        try {
-          events.push(parseEvent(message.value));
-        } catch (error) {
-          this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild');
+    await consumeUpTo(
+      this.eventLog,
+      topic,
+      projection.group,
+      end,
+      async (messages) => {
+        const events: EngramEvent[] = [];
+        for (const message of messages) {
+          try {
+            events.push(parseEvent(message.value));
+          } catch (error) {
+            this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild');
+          }
         }
-      }
-      await projection.apply(events);
-      done += messages.length;
-      onProgress?.({ projection: projection.name, done: Math.min(done, total), total });
-    });
-    const poll = setInterval(() => {
-      this.eventLog
-        .committedPosition(topic, projection.group)
-        .then((committed) => reached(committed, end) && finished())
-        .catch(() => undefined);
-    }, 10);
-    await caughtUp;
-    clearInterval(poll);
-    await subscription.stop();
+        await projection.apply(events);
+        done += messages.length;
+        onProgress?.({ projection: projection.name, done: Math.min(done, total), total });
+      },
+      { maxBatchSize: 2000 },
+    );
     return total;
   }
 }

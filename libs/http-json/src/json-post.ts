@@ -1,0 +1,98 @@
+/**
+ * The HTTP side of engram's OpenAI-compatible clients (embeddings, chat completions): one JSON
+ * POST with a timeout, and a retry loop with exponential backoff that honours Retry-After.
+ * Each client keeps its own error class; these helpers create and recognise it.
+ */
+
+/** An error class whose instances say whether the same call may succeed later. */
+export type CallErrorClass<E extends Error & { readonly retryable: boolean }> = new (message: string, retryable?: boolean) => E;
+
+export interface JsonPost<E extends Error & { readonly retryable: boolean }> {
+  readonly endpoint: string;
+  readonly apiKey?: string;
+  readonly timeoutMs: number;
+  readonly errorClass: CallErrorClass<E>;
+  /** How the error message names the body when it is not JSON ("answer", "response"). */
+  readonly bodyName: string;
+}
+
+/** Longest wait a server's Retry-After may impose. */
+const RETRY_AFTER_CAP_MS = 30_000;
+
+/**
+ * One POST of a JSON body; resolves with the parsed JSON answer. Network errors, timeouts and
+ * 408/429/5xx throw retryable errors (with `retryAfterMs` when the server said so); other
+ * statuses and a body that is not JSON throw final ones.
+ */
+export async function postJson<E extends Error & { readonly retryable: boolean }>(call: JsonPost<E>, body: string): Promise<unknown> {
+  const { endpoint, errorClass: CallError } = call;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), call.timeoutMs);
+  let status: number;
+  let text: string;
+  let retryAfter: string | null;
+  try {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {}),
+      },
+      body,
+      signal: controller.signal,
+    });
+    status = response.status;
+    retryAfter = response.headers.get('retry-after');
+    text = await response.text();
+  } catch (error) {
+    if (controller.signal.aborted) throw new CallError(`POST ${endpoint}: no answer within ${call.timeoutMs} ms`, true);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new CallError(`POST ${endpoint}: ${cause?.code ?? cause?.message ?? String(error)}`, true);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (status < 200 || status >= 300) {
+    const failure = new CallError(`POST ${endpoint} → ${status}: ${excerpt(text)}`, status === 408 || status === 429 || status >= 500);
+    const seconds = retryAfter === null ? NaN : Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) Object.assign(failure, { retryAfterMs: seconds * 1000 });
+    throw failure;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CallError(`POST ${endpoint}: the ${call.bodyName} is not JSON: ${excerpt(text)}`);
+  }
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good (an error of `errorClass` that is not
+ * retryable) or has been retried `retries` times; waits `backoffMs · 2^n` with jitter, or the
+ * server's Retry-After when longer. The final error says how many attempts were made.
+ */
+export async function withRetries<T, E extends Error & { readonly retryable: boolean }>(
+  attempt: () => Promise<T>,
+  policy: { readonly retries: number; readonly backoffMs: number; readonly errorClass: CallErrorClass<E> },
+): Promise<T> {
+  const { errorClass: CallError } = policy;
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const failure = error instanceof CallError ? error : new CallError(String(error), true);
+      if (!failure.retryable || n >= policy.retries) {
+        const tries = n + 1;
+        throw new CallError(`${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`, false);
+      }
+      const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
+      const backoff = policy.backoffMs * 2 ** n * (0.5 + Math.random() / 2);
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.min(RETRY_AFTER_CAP_MS, Math.max(backoff, retryAfter ?? 0))));
+    }
+  }
+}
+
+/** A body, shortened to one line of at most 300 characters, for error messages. */
+export function excerpt(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine || '(empty body)';
+}
