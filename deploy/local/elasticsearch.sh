@@ -118,7 +118,8 @@ running_pid() {
   local pid; pid="$(cat "$PIDFILE")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$MAIN_CLASS path.home=$ES_HOME " || return 1
+  local cmdline; cmdline="$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"$MAIN_CLASS path.home=$ES_HOME "* ]] || return 1
   echo "$pid"
 }
 

@@ -45,7 +45,11 @@ die() { log "$*"; exit 1; }
 # ---------------------------------------------------------------- fetch
 
 binary_ok() {
-  [[ -x "$BIN" ]] && "$BIN" --version 2>/dev/null | grep -qx "version: $FERRETDB_VERSION"
+  # Capture first, then match: `--version | grep -q` under pipefail fails at
+  # random when grep exits before the binary has written its last line (SIGPIPE).
+  [[ -x "$BIN" ]] || return 1
+  local out; out="$("$BIN" --version 2>/dev/null)" || return 1
+  grep -qx "version: $FERRETDB_VERSION" <<<"$out"
 }
 
 # Go environment for the build: caches inside $CACHE (survive between sessions
@@ -114,7 +118,8 @@ running_pid() {
   local pid; pid="$(cat "$PIDFILE")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--sqlite-url=file:$DATA/" || return 1
+  local cmdline; cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"--sqlite-url=file:$DATA/"* ]] || return 1
   echo "$pid"
 }
 

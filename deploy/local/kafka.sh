@@ -78,7 +78,8 @@ running_pid() {
   local pid; pid="$(cat "$PIDFILE")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "kafka.Kafka $RUN/server.properties" || return 1
+  local cmdline; cmdline="$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"kafka.Kafka $RUN/server.properties"* ]] || return 1
   echo "$pid"
 }
 

