@@ -46,6 +46,9 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_PREFERENCE_DAYS = 30;
+  /** Most a memory recall keeps returning gains (+10%), and how fast that fades once unused. */
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ACCESS_WEIGHT = 0.1;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ACCESS_HALF_LIFE_DAYS = 30;
   /** How long `after` may wait for the read side before answering anyway. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_AFTER_TIMEOUT_MS = 5000;
 

@@ -34,6 +34,13 @@ export interface RankingConfig {
   /** Share of the score that decay can take away: 0.3 means even a very old memory keeps 70%. */
   readonly decayWeight?: number;
   readonly relevance?: Partial<RelevanceConfig>;
+  /**
+   * Use: how much a memory that recall keeps returning, recently, gains — factor 1 + w·usage with
+   * usage = (1 − e^(−hits/5)) · 2^(−days since last access / half-life), in [0, 1). Bounded and
+   * small (default +10% at most) so it breaks ties toward memories that proved useful without a
+   * rich-get-richer loop overriding relevance; the use fades when recall stops returning it.
+   */
+  readonly access?: { readonly weight: number; readonly halfLifeDays: number };
 }
 
 export interface RelevanceConfig {
@@ -65,6 +72,7 @@ export const defaultRankingConfig: RankingConfig = {
   weights: { importance: 0.5, confidence: 0.5 },
   decayWeight: 0.3,
   relevance: defaultRelevanceConfig,
+  access: { weight: 0.1, halfLifeDays: 30 },
 };
 
 export interface FusionScore {
@@ -87,12 +95,16 @@ export interface RankedMemory {
     readonly importance: number;
     readonly confidence: number;
     readonly ageDays: number;
+    /** Recent use by recall (0 when never recalled), see RankingConfig.access. */
+    readonly usage: number;
   };
 }
 
 export interface RankingCandidate {
   readonly memory: MemoryRecord;
   readonly fusion: FusionScore;
+  /** How often and when recall last returned this memory (the access projection), if ever. */
+  readonly access?: { readonly hits: number; readonly lastAccessAt: string };
 }
 
 const DAY_MS = 86_400_000;
@@ -135,11 +147,12 @@ export function rankMemories(
   const importanceWeight = config.weights?.importance ?? 0.5;
   const confidenceWeight = config.weights?.confidence ?? 0.5;
   const decayWeight = config.decayWeight ?? defaultRankingConfig.decayWeight ?? 0.3;
+  const accessConfig = config.access ?? { weight: 0, halfLifeDays: 30 };
   const active = candidates.filter((c) => c.memory.status === 'active');
   const bestBm25 = Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0));
   const terms = queryTerms ? [...new Set(queryTerms)] : [];
   const ranked = active
-    .map(({ memory, fusion }): RankedMemory | null => {
+    .map(({ memory, fusion, access }): RankedMemory | null => {
       const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
       const cosine = fusion.cosine ?? 0;
       if (coverage < relevanceConfig.minCoverage && cosine < relevanceConfig.cosineGate) return null;
@@ -148,12 +161,14 @@ export function rankMemories(
       const decay = decayFor(memory.kind, ageDays, config);
       const importance = memory.importance;
       const confidence = memory.confidence;
+      const usage = usageOf(access, now, accessConfig.halfLifeDays);
       const score =
         relevance *
         (1 - decayWeight + decayWeight * decay) *
         (1 - importanceWeight + importanceWeight * importance) *
-        (1 - confidenceWeight + confidenceWeight * confidence);
-      return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays } };
+        (1 - confidenceWeight + confidenceWeight * confidence) *
+        (1 + accessConfig.weight * usage);
+      return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage } };
     })
     .filter((r): r is RankedMemory => r !== null && r.score >= config.threshold)
     .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
@@ -218,6 +233,15 @@ export function decayFor(kind: MemoryKind, ageDays: number, config: Pick<Ranking
   const halfLife = config.halfLifeDays[kind];
   if (halfLife === null || halfLife === undefined || halfLife <= 0) return 1;
   return Math.exp((-Math.LN2 * ageDays) / halfLife);
+}
+
+/** Saturating in hits (5 hits ≈ 0.63, 15 ≈ 0.95), halving every `halfLifeDays` since the last access. */
+export function usageOf(access: RankingCandidate['access'], now: Date, halfLifeDays: number): number {
+  if (!access || access.hits <= 0) return 0;
+  const last = Date.parse(access.lastAccessAt);
+  const days = Number.isNaN(last) ? Infinity : Math.max(0, (now.getTime() - last) / DAY_MS);
+  const fade = halfLifeDays > 0 ? Math.pow(2, -days / halfLifeDays) : 1;
+  return (1 - Math.exp(-access.hits / 5)) * fade;
 }
 
 function ageInDays(memory: MemoryRecord, now: Date): number {

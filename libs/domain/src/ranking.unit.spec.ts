@@ -1,6 +1,6 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
-import { coverageOf, defaultRankingConfig as config, dropCovered, fuse, rankMemories, type FusionScore } from './ranking';
+import { coverageOf, defaultRankingConfig as config, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
 import { tokenize } from './tokenizer';
 import { memory } from './testing/fixtures';
 
@@ -38,7 +38,7 @@ describe('fuse', () => {
 describe('rankMemories', () => {
   it('given the best possible fusion, fresh, important and certain, then relevance and score are 1', () => {
     const [ranked] = rankMemories([candidate('preference', 0, 'a')], NOW, config);
-    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0 });
+    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0 });
     expect(ranked.score).toBe(1);
   });
 
@@ -135,9 +135,44 @@ describe('rankMemories', () => {
 
 describe('dropCovered', () => {
   it('given a fact and the episode of the same turn, then only the better ranked one stays', () => {
-    const fact = { memory: memory({ memoryId: 'fact', sourceTurnIds: ['t1'] }), score: 0.9, components: { relevance: 0.9, decay: 1, importance: 1, confidence: 1, ageDays: 0 } };
+    const fact = { memory: memory({ memoryId: 'fact', sourceTurnIds: ['t1'] }), score: 0.9, components: { relevance: 0.9, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0 } };
     const episode = { ...fact, memory: memory({ memoryId: 'episode', kind: 'episode', sourceTurnIds: ['t1'] }), score: 0.8 };
     const other = { ...fact, memory: memory({ memoryId: 'other', sourceTurnIds: ['t1', 't2'] }), score: 0.7 };
     expect(dropCovered([fact, episode, other]).map((r) => r.memory.memoryId)).toEqual(['fact', 'other']);
+  });
+});
+
+describe('use by recall (access stats) in ranking', () => {
+  const used = (hits: number, daysSince: number) => ({ hits, lastAccessAt: daysAgo(daysSince) });
+
+  it('given two equally relevant memories, when one was recalled often and lately, then it ranks first', () => {
+    const ranked = rankMemories([candidate('fact', 3, 'a'), { ...candidate('fact', 3, 'b'), access: used(10, 1) }], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b', 'a']);
+    expect(ranked[0].components.usage).toBeGreaterThan(0.8);
+    expect(ranked[1].components.usage).toBe(0);
+  });
+
+  it('given heavy use, then the gain is bounded by the weight: a more relevant memory still wins', () => {
+    const relevant = { memory: candidate('fact', 0, 'relevant').memory, fusion: { rrf: 0, bm25: 10, cosine: 0.9 } };
+    const popular = { memory: candidate('fact', 0, 'popular').memory, fusion: { rrf: 0, bm25: 8, cosine: 0.7 }, access: used(1000, 0) };
+    const ranked = rankMemories([popular, relevant], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['relevant', 'popular']);
+    expect(ranked[1].score / ranked[1].components.relevance).toBeLessThanOrEqual(1 + config.access!.weight);
+  });
+
+  it('saturates in hits and fades with the time since the last access', () => {
+    expect(usageOf(undefined, NOW, 30)).toBe(0);
+    expect(usageOf(used(0, 0), NOW, 30)).toBe(0);
+    expect(usageOf(used(5, 0), NOW, 30)).toBeCloseTo(1 - Math.exp(-1), 6);
+    expect(usageOf(used(50, 0), NOW, 30)).toBeGreaterThan(0.99);
+    expect(usageOf(used(5, 30), NOW, 30)).toBeCloseTo((1 - Math.exp(-1)) / 2, 6);
+    expect(usageOf(used(5, 300), NOW, 30)).toBeLessThan(0.001);
+  });
+
+  it('given access weight 0, then use changes nothing', () => {
+    const off = { ...config, access: { weight: 0, halfLifeDays: 30 } };
+    const [plain] = rankMemories([candidate('fact', 3, 'a')], NOW, off);
+    const [popular] = rankMemories([{ ...candidate('fact', 3, 'a'), access: used(100, 0) }], NOW, off);
+    expect(popular.score).toBe(plain.score);
   });
 });

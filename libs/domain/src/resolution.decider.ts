@@ -53,9 +53,11 @@ export function decide(command: MemoriesExtracted, state: ResolverState, options
   let current = state;
   for (const item of command.payload.items) {
     const decision = decideItem(command, item, current, options);
-    if (decision) {
-      decisions.push(decision);
-      current = evolve(current, decision);
+    if (!decision) continue;
+    const before = current.get(decision.payload.memory.memoryId);
+    for (const next of [decision, ...retireEpisodes(command, item, before, decision, current, options)]) {
+      decisions.push(next);
+      current = evolve(current, next);
     }
   }
   return decisions;
@@ -152,6 +154,65 @@ function retract(existing: MemoryRecord, item: ExtractedItem, options: Resolutio
       appliedItemIds: [...existing.appliedItemIds, item.itemId],
     },
   };
+}
+
+/**
+ * A corrected value must not come back through the turn that said it: once "预算控制在三万以内" is
+ * superseded by "预算提到五万了" (or retracted), the episode of the turn that stated 三万 stops
+ * being recalled too — otherwise it would answer "what is my budget" beside the new value. The
+ * episode is retracted in the same decision batch, ending when the correction begins, so `asOf`
+ * before the correction still sees it. Only episodes all of whose turns stated the old value are
+ * retired, never the correcting turn's own. A turn that also said something still true ("她 10 月
+ * 18 号生日，预算两千左右": the birthday stands) keeps its episode: it is the only place the rules'
+ * misses of that turn can be found, and losing it cost two of the eval's temporal questions; the
+ * old value then still shows in those words, next to the ranked, corrected fact.
+ */
+function retireEpisodes(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  before: MemoryRecord | undefined,
+  decision: MemoryDecision,
+  state: ResolverState,
+  options: ResolutionOptions,
+): MemoryDecision[] {
+  if (decision.type !== 'MemorySuperseded' && decision.type !== 'MemoryRetracted') return [];
+  if (!before || before.kind === 'episode' || before.status !== 'active') return [];
+  const stated = new Set(before.sourceTurnIds);
+  const correcting = new Set(item.sourceTurnIds);
+  // Turns another current fact still rests on (insights only quote their sources, they don't count).
+  const stillTrue = new Set<string>();
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight') continue;
+    for (const turn of memory.sourceTurnIds) if (stated.has(turn)) stillTrue.add(turn);
+  }
+  const retired: MemoryDecision[] = [];
+  for (const episode of state.values()) {
+    if (episode.kind !== 'episode' || episode.status !== 'active' || episode.sourceTurnIds.length === 0) continue;
+    if (!episode.sourceTurnIds.every((turn) => stated.has(turn) && !correcting.has(turn) && !stillTrue.has(turn))) continue;
+    retired.push({
+      eventId: deterministicId('decision', command.eventId, item.itemId, episode.memoryId),
+      type: 'MemoryRetracted',
+      schemaVersion: 1,
+      tenantId: command.tenantId,
+      userId: command.userId,
+      occurredAt: item.validFrom,
+      recordedAt: options.recordedAt,
+      causationId: command.eventId,
+      correlationId: command.correlationId,
+      payload: {
+        itemId: item.itemId,
+        memory: {
+          ...episode,
+          status: 'retracted',
+          validTo: item.validFrom,
+          revision: episode.revision + 1,
+          updatedAt: options.recordedAt,
+          appliedItemIds: [...episode.appliedItemIds, item.itemId],
+        },
+      },
+    });
+  }
+  return retired;
 }
 
 // ---- the records ---------------------------------------------------------------------------
@@ -283,21 +344,83 @@ export function normaliseValue(value: string): string {
 
 /** Jaccard over tokenize() terms, so Chinese and English measure alike; in [0, 1]. */
 export function similarity(a: string, b: string): number {
-  if (normaliseValue(a) === normaliseValue(b)) return normaliseValue(a) === '' ? 0 : 1;
-  const left = new Set(tokenize(a));
-  const right = new Set(tokenize(b));
-  if (left.size === 0 || right.size === 0) return 0;
+  return jaccard(termsOf(a), termsOf(b));
+}
+
+interface Terms {
+  readonly normalised: string;
+  /** The distinct terms as ids (see `termIds`), ascending: a compact set that merges in one pass. */
+  readonly ids: Int32Array;
+}
+
+/**
+ * Each text's normalised form and term set, remembered: the resolver compares every new item with
+ * every active memory of the same subject and kind, and tokenizing (Intl.Segmenter, bigrams) each
+ * memory again per item was a fifth of ingest CPU. Keyed by the text itself, so it is exact. Terms
+ * are interned as integers so that a user's whole memory list stays cached at 100k memories
+ * (~150 bytes a text instead of a Set of strings); bounded, oldest entry out first.
+ */
+const TERMS_CACHE_SIZE = 250_000;
+const termsCache = new Map<string, Terms>();
+const termIds = new Map<string, number>();
+
+function termsOf(text: string): Terms {
+  let terms = termsCache.get(text);
+  if (!terms) {
+    const ids = new Set<number>();
+    for (const term of tokenize(text)) {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        // The vocabulary only grows; past ~2M distinct terms start again (cached sets keep their ids valid
+        // only while the dictionary lives, so the cache goes with it).
+        if (termIds.size >= 2_000_000) {
+          termIds.clear();
+          termsCache.clear();
+          return termsOf(text);
+        }
+        id = termIds.size;
+        termIds.set(term, id);
+      }
+      ids.add(id);
+    }
+    terms = { normalised: normaliseValue(text), ids: Int32Array.from(ids).sort() };
+    if (termsCache.size >= TERMS_CACHE_SIZE) termsCache.delete(termsCache.keys().next().value as string);
+    termsCache.set(text, terms);
+  }
+  return terms;
+}
+
+function jaccard(left: Terms, right: Terms): number {
+  if (left.normalised === right.normalised) return left.normalised === '' ? 0 : 1;
+  const a = left.ids;
+  const b = right.ids;
+  if (a.length === 0 || b.length === 0) return 0;
   let shared = 0;
-  for (const term of left) if (right.has(term)) shared++;
-  return shared / (left.size + right.size - shared);
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return shared / (a.length + b.length - shared);
 }
 
 /** The closest active memory of the same subject and kind, if close enough; ties go to the lower id. */
 function nearDuplicate(item: ExtractedItem, state: ResolverState, threshold: number): MemoryRecord | null {
+  const itemTerms = termsOf(item.content);
   let best: { memory: MemoryRecord; score: number } | null = null;
   for (const memory of state.values()) {
     if (memory.status !== 'active' || memory.kind !== item.kind || memory.subject !== item.subject) continue;
-    const score = similarity(item.content, memory.content);
+    const memoryTerms = termsOf(memory.content);
+    // Jaccard is at most min/max of the two set sizes: a text far longer or shorter cannot reach the
+    // threshold, so it is not compared term by term (same result; identical texts are checked first).
+    if (itemTerms.normalised !== memoryTerms.normalised) {
+      const large = Math.max(itemTerms.ids.length, memoryTerms.ids.length);
+      if (large > 0 && Math.min(itemTerms.ids.length, memoryTerms.ids.length) / large < threshold) continue;
+    }
+    const score = jaccard(itemTerms, memoryTerms);
     if (score < threshold) continue;
     if (!best || score > best.score || (score === best.score && memory.memoryId < best.memory.memoryId)) {
       best = { memory, score };

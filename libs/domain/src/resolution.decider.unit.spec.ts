@@ -240,7 +240,60 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   it('given a budget then "不是三万，是五万", then the budget is corrected', async () => {
     const state = await say(['预算三万', '不是三万，是五万']);
     expect(facts(state).map((m) => [m.mergeKey, m.value])).toEqual([['user/budget', '五万']]);
-    expect(episodes(state).map((m) => m.content)).toEqual(['预算三万', '不是三万，是五万']);
+    // The turn that stated 三万 no longer speaks for the budget; the correcting turn does.
+    expect(episodes(state).map((m) => [m.content, m.status])).toEqual([
+      ['预算三万', 'retracted'],
+      ['不是三万，是五万', 'active'],
+    ]);
+  });
+
+  it('given a superseded budget, then the episode of the old value ends when the correction begins (asOf still sees it)', async () => {
+    const state = await say(['预算控制在三万以内', '预算提到五万了']);
+    const old = episodes(state).find((m) => m.content === '预算控制在三万以内')!;
+    expect(old).toMatchObject({ status: 'retracted', validTo: at(2), updatedAt: RECORDED_AT });
+    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).toEqual(['预算提到五万了']);
+  });
+
+  it('given "I go swimming every Tuesday" then "actually, make that every Thursday", then only the Thursday turn stays as an episode', async () => {
+    const state = await say(['I go swimming every Tuesday', 'actually, make that every Thursday']);
+    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).toEqual(['actually, make that every Thursday']);
+  });
+
+  it('given a retraction, then the episode that stated the retracted value is retired with it', async () => {
+    const state = await say(['预算三万', '忘掉我之前说的预算']);
+    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).not.toContain('预算三万');
+  });
+
+  it('given a turn that also said something still true, then its episode stays when one of its values is corrected', async () => {
+    const state = await say(['我叫王芳，预算三万', '预算提到五万了']);
+    expect(facts(state).map((m) => [m.attribute, m.value])).toEqual([
+      ['name', '王芳'],
+      ['budget', '五万'],
+    ]);
+    expect(episodes(state).map((m) => [m.content, m.status])).toEqual([
+      ['我叫王芳，预算三万', 'active'],
+      ['预算提到五万了', 'active'],
+    ]);
+  });
+
+  it('given the same value again, then nothing is retired (reinforcing is not correcting)', async () => {
+    const state = await say(['我喜欢用 VS Code', '我喜欢用 VS Code', '预算三万']);
+    expect(episodes(state).every((m) => m.status === 'active')).toBe(true);
+  });
+
+  it('given episode retirements, when the command is decided again on the evolved state, then no events (replay)', async () => {
+    let state = ResolutionDecider.initialState();
+    const commands: MemoriesExtracted[] = [];
+    for (const [i, text] of ['预算三万', '预算提到五万了'].entries()) {
+      const command = (await ExtractionDecider.decide(turnScreened(text, { turn: `t-${i}`, at: at(i + 1) }), rules, RECORDED_AT))!;
+      commands.push(command);
+      for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
+    }
+    const again = ResolutionDecider.decide(commands[1], state, options);
+    expect(again).toEqual([]);
+    const first = ResolutionDecider.decide(commands[1], stateOf(ResolutionDecider.decide(commands[0], ResolutionDecider.initialState(), options)), options);
+    expect(first.map((e) => e.type).sort()).toEqual(['MemoryAdded', 'MemoryRetracted', 'MemorySuperseded']);
+    expect(new Set(first.map((e) => e.eventId)).size).toBe(first.length);
   });
 
   it('given a schedule then a correction naming no attribute, then the schedule is superseded, not a new pinned task', async () => {

@@ -45,6 +45,7 @@ export class ScoreComponentsView {
   @ApiProperty() importance!: number;
   @ApiProperty() confidence!: number;
   @ApiProperty() ageDays!: number;
+  @ApiProperty({ description: 'Recent use by recall, 0..1: saturating in hits, fading since the last access.' }) usage!: number;
   @ApiPropertyOptional() bm25Rank?: number;
   @ApiPropertyOptional() knnRank?: number;
 }

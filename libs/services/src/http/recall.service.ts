@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common'
 import { EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
-import { Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { recallAsOf } from './as-of-recall';
@@ -29,6 +29,7 @@ export class RecallService {
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(Embedder) private readonly embedder: Embedder,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(AccessStore) private readonly access: AccessStore,
   ) {
     this.ranking = rankingConfigFrom(config);
   }
@@ -92,11 +93,13 @@ export class RecallService {
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
-    const memories = await this.facts.get(tenantId, userId, [...fused.keys()]);
+    const ids = [...fused.keys()];
+    // Access stats are a projection of recall's own events: reading them is not a write on this path.
+    const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
     const candidates = memories
       // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
       .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
-      .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
+      .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
     // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
     return dropCovered(rankMemories(candidates, now, this.ranking, terms));
   }
@@ -139,6 +142,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     weights: defaultRankingConfig.weights,
     decayWeight: defaultRankingConfig.decayWeight,
     relevance: { ...defaultRankingConfig.relevance, cosineFloor: config.ENGRAM_COSINE_FLOOR, cosineGate: config.ENGRAM_COSINE_GATE },
+    access: { weight: config.ENGRAM_ACCESS_WEIGHT, halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
   };
 }
 
