@@ -85,6 +85,8 @@ export const defaultScreeningConfig: ScreeningConfig = {
       'my', 'our', 'we use', "we're using", 'we are using', 'database', 'editor', 'framework', 'birthday',
       '我爸', '我妈', '爸妈', '父母', '老婆', '老公', '孩子', '儿子', '女儿', '家里', '身高', '体重', '地址', '搬家',
       '买了', '订好', '订了', '报名', '志愿', '考了', 'i bought', 'i booked', 'booked', 'we hired', "i'm", 'i shoot',
+      // What the user's team or company is like ("我们团队人少", "we're a small team"): insights rest on these.
+      '团队', '人手', '我们公司', 'our team', 'my team', "we're a", 'we are a', 'we only have',
     ],
     task: [
       '第一步', '下一步', '正在', '待办', '截止', '交付', '要做', '得做', '需要', '我要', '我得', '提醒我', '任务',

@@ -27,6 +27,8 @@ describe('screenTurn', () => {
     ["actually it's 50k", 'correction'],
     ['记住我女儿的生日是5月3日', 'remember'],
     ['I never drink coffee after 3pm', 'preference'],
+    ['我们团队人少', 'fact'],
+    ["we're a small team", 'fact'],
   ])('given "%s", then it is accepted with signal %s', (text, signal) => {
     const result = screenTurn({ role: 'user', text }, config);
     expect(result.verdict).toBe('accepted');
