@@ -76,7 +76,7 @@ export const defaultAliasTable: EntityAliasTable = buildAliasTable(DEFAULT_ENTIT
  */
 export function findEntities(text: string, table: EntityAliasTable): string[] {
   const haystack = normaliseEntity(text);
-  const forms = [...table.canonicalOf.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const forms = surfaceFormsOf(table);
   const taken: boolean[] = new Array(haystack.length).fill(false);
   const found: { at: number; canonical: string }[] = [];
   for (const form of forms) {
@@ -94,6 +94,18 @@ export function findEntities(text: string, table: EntityAliasTable): string[] {
   }
   const ordered = found.sort((a, b) => a.at - b.at).map((f) => f.canonical);
   return [...new Set(ordered)];
+}
+
+const sortedForms = new WeakMap<ReadonlyMap<string, string>, readonly string[]>();
+
+/** The table's surface forms, longest first: sorted once per table, not per text (tables are immutable). */
+function surfaceFormsOf(table: EntityAliasTable): readonly string[] {
+  let forms = sortedForms.get(table.canonicalOf);
+  if (!forms) {
+    forms = [...table.canonicalOf.keys()].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    sortedForms.set(table.canonicalOf, forms);
+  }
+  return forms;
 }
 
 function onWordBoundaries(text: string, start: number, end: number): boolean {

@@ -396,6 +396,13 @@ export interface BenchReport {
     readonly peakRssMbAfter: Readonly<Record<'ingest' | 'freshness' | 'recall' | 'rebuild', number>>;
     readonly cpuSeconds: number;
     readonly wallSeconds: number;
+    /**
+     * CPU seconds this process used in each phase, and throughput per CPU second: what a phase
+     * costs, which a shared machine's load does not change as much as turns/s (embedded only).
+     */
+    readonly phaseCpuSeconds: Readonly<Record<'ingest' | 'freshness' | 'recall' | 'rebuild', number>> | null;
+    readonly ingestTurnsPerCpuSecond: number | null;
+    readonly rebuildEventsPerCpuSecond: number | null;
   };
 }
 
@@ -409,6 +416,13 @@ export async function runBench(options: BenchOptions, startEmbedded: () => Promi
   const rss = new RssSampler();
   const cpuAtStart = process.cpuUsage();
   const wallAtStart = performance.now();
+  let cpuMark = cpuAtStart;
+  const cpuSince = (): number => {
+    const now = process.cpuUsage();
+    const seconds = (now.user - cpuMark.user + now.system - cpuMark.system) / 1e6;
+    cpuMark = now;
+    return round2(seconds);
+  };
   try {
     // 1. Ingest at full speed, until the read side has caught up.
     const ingestBar = progressBar(bars, 'ingest   ', options.turns);
@@ -421,11 +435,13 @@ export async function runBench(options: BenchOptions, startEmbedded: () => Promi
     await drain(engine, bars);
     const ingestSeconds = (performance.now() - ingestStarted) / 1000;
     const peakRssMbAfter = { ingest: rss.mark(), freshness: 0, recall: 0, rebuild: 0 };
+    const phaseCpuSeconds = { ingest: cpuSince(), freshness: 0, recall: 0, rebuild: 0 };
 
     // 2. Freshness at a steady rate, at that size.
     const freshness = await measureFreshness(engine, options, bars);
     await drain(engine, bars); // recall is timed on a pipeline at rest, not on freshness's backlog
     peakRssMbAfter.freshness = rss.mark();
+    phaseCpuSeconds.freshness = cpuSince();
 
     // 3. Recall latency: sequential, then overlapping clients.
     const queries = workloadQueries(options, options.queries);
@@ -462,6 +478,7 @@ export async function runBench(options: BenchOptions, startEmbedded: () => Promi
     }
     memoriesBar.stop();
     peakRssMbAfter.recall = rss.mark();
+    phaseCpuSeconds.recall = cpuSince();
 
     // 4. Rebuild (embedded only: offline, on the same data directory).
     let rebuild: BenchReport['rebuild'] = { eventsPerSec: null, events: null, seconds: null };
@@ -480,6 +497,8 @@ export async function runBench(options: BenchOptions, startEmbedded: () => Promi
       rebuild = { eventsPerSec: Math.round(result.events / Math.max(result.seconds, 0.001)), events: result.events, seconds: round2(result.seconds) };
     }
     peakRssMbAfter.rebuild = rss.mark();
+    phaseCpuSeconds.rebuild = cpuSince();
+    const embedded = engine.mode === 'embedded';
 
     const report: BenchReport = {
       mode: engine.mode,
@@ -499,6 +518,10 @@ export async function runBench(options: BenchOptions, startEmbedded: () => Promi
         peakRssMbAfter,
         cpuSeconds: round2(((cpu) => (cpu.user + cpu.system) / 1e6)(process.cpuUsage(cpuAtStart))),
         wallSeconds: round2((performance.now() - wallAtStart) / 1000),
+        phaseCpuSeconds: embedded ? phaseCpuSeconds : null,
+        ingestTurnsPerCpuSecond: embedded ? Math.round(options.turns / Math.max(phaseCpuSeconds.ingest, 0.01)) : null,
+        rebuildEventsPerCpuSecond:
+          embedded && rebuild.events !== null ? Math.round(rebuild.events / Math.max(phaseCpuSeconds.rebuild, 0.01)) : null,
       },
     };
     print(formatBenchReport(report));
@@ -637,7 +660,11 @@ export function formatBenchReport(report: BenchReport): string {
       ? 'peak RSS   — (the server behind --url is another process)'
       : `peak RSS   ${report.peakRssMb} MB (this process: the whole embedded engram; heap peak ${report.process.peakHeapMb} MB, outside the heap ${report.process.peakExternalMb} MB; ` +
         `after ingest ${report.process.peakRssMbAfter.ingest}, freshness ${report.process.peakRssMbAfter.freshness}, recall ${report.process.peakRssMbAfter.recall}, rebuild ${report.process.peakRssMbAfter.rebuild})`,
-    `CPU        ${report.process.cpuSeconds} s in ${report.process.wallSeconds} s (${Math.round((100 * report.process.cpuSeconds) / Math.max(report.process.wallSeconds, 0.001))}% of one core)`,
+    `CPU        ${report.process.cpuSeconds} s in ${report.process.wallSeconds} s (${Math.round((100 * report.process.cpuSeconds) / Math.max(report.process.wallSeconds, 0.001))}% of one core)` +
+      (report.process.phaseCpuSeconds
+        ? `; ingest ${report.process.phaseCpuSeconds.ingest} s (${report.process.ingestTurnsPerCpuSecond} turns per CPU second), ` +
+          `recall ${report.process.phaseCpuSeconds.recall} s, rebuild ${report.process.phaseCpuSeconds.rebuild} s (${report.process.rebuildEventsPerCpuSecond ?? '—'} events per CPU second)`
+        : ''),
     ...(report.freshnessMs.rate > report.ingest.turnsPerSec
       ? [`note       freshness was measured at ${report.freshnessMs.rate} turns/s, above the ingest throughput (${report.ingest.turnsPerSec}/s): it includes the growing backlog`]
       : []),

@@ -4,6 +4,7 @@ import { EngramConfig } from '@engram/config';
 import { MemoryRecord } from '@engram/contracts';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { BadRequestException } from '@nestjs/common';
+import { aliasesChanged } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { EngramMetrics } from '../observability/metrics';
 import { Backpressure } from './backpressure';
@@ -164,5 +165,6 @@ export class UsersController {
       this.search.deleteUser(tenantId, userId),
       this.access.deleteUser(tenantId, userId),
     ]);
+    aliasesChanged(this.facts, tenantId, userId);
   }
 }

@@ -1,5 +1,6 @@
 import { EngramConfig, entityAliasesSource } from '@engram/config';
 import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
+import type { FactStore } from '@engram/ports';
 import { buildAliasTable, DEFAULT_ENTITY_ALIASES, defaultAliasTable, EntityAliasTable, findEntities, learnAliases, parseAliasEntries } from '@engram/domain';
 
 const tables = new WeakMap<EngramConfig, EntityAliasTable>();
@@ -31,6 +32,106 @@ export function userAliasTable(config: EngramConfig | undefined, memories: reado
     byTurn.set(turn, `${byTurn.get(turn) ?? ''}\n${memory.content}`);
   }
   return learnAliases([...byTurn.values()], base, minSeen);
+}
+
+// ---- the learned table, kept between recalls ---------------------------------------------------
+
+/**
+ * Learning a user's aliases reads every memory of the user (all statuses, with history) and runs the
+ * gloss pattern over each: ~40 % of recall CPU when done per recall. The table only changes when the
+ * user's memories do, so it is kept per user and dropped when the facts projection writes that user
+ * (`aliasesChanged`), forgets them, or is truncated (`allAliasesChanged`; whoever switches the store
+ * to another projection version should call it too), and after a minute at most.
+ *
+ * Kept only in embedded mode, where every writer of the fact store is in this process (the facts
+ * projection, the forget endpoint). In distributed mode the recall app does not see the resolver's
+ * writes, so it learns per recall as before (a cache there needs a change feed: the facts topic).
+ * Keyed by the FactStore instance: another instance (another app in the same process, a test
+ * harness) never sees this one's tables.
+ */
+interface UserTables {
+  readonly tables: Map<string, { readonly table: EntityAliasTable; readonly at: number }>;
+  /** Bumped by every change of a user: a table learned from a read that a write overtook is not kept. */
+  readonly generations: Map<string, number>;
+  epoch: number;
+}
+
+const LEARNED_TABLES_PER_STORE = 10_000;
+/**
+ * A safety net, not the mechanism: a change this process cannot see (a projection version activated
+ * elsewhere, an offline rebuild) is picked up within this long. Re-learning once a minute per active
+ * user costs nothing next to once per recall.
+ */
+const LEARNED_TABLE_MAX_AGE_MS = 60_000;
+/** Only a read in flight needs a user's generation; the oldest are forgotten past this many users. */
+const GENERATIONS_PER_STORE = 100_000;
+const learnedTables = new WeakMap<FactStore, UserTables>();
+
+function tablesOf(store: FactStore): UserTables {
+  let entry = learnedTables.get(store);
+  if (!entry) {
+    entry = { tables: new Map(), generations: new Map(), epoch: 0 };
+    learnedTables.set(store, entry);
+  }
+  return entry;
+}
+
+const userKey = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;
+
+/** The user's memories changed in this store: their learned aliases are learned again on next use. */
+export function aliasesChanged(store: FactStore, tenantId: string, userId: string): void {
+  const entry = learnedTables.get(store);
+  if (!entry) return;
+  const key = userKey(tenantId, userId);
+  entry.tables.delete(key);
+  const generation = (entry.generations.get(key) ?? 0) + 1;
+  entry.generations.delete(key);
+  if (entry.generations.size >= GENERATIONS_PER_STORE) entry.generations.delete(entry.generations.keys().next().value as string);
+  entry.generations.set(key, generation);
+}
+
+/** Every user's memories may have changed (truncate, a switch to another projection version). */
+export function allAliasesChanged(store: FactStore): void {
+  const entry = learnedTables.get(store);
+  if (!entry) return;
+  entry.tables.clear();
+  entry.generations.clear();
+  entry.epoch++;
+}
+
+/**
+ * The user's alias table (configured + learned), learned again only after their memories changed.
+ * Where it had to read every memory of the user (no cache: distributed mode, or a miss), it hands
+ * them back too, so the caller does not read them a second time.
+ */
+export async function cachedUserAliasTable(
+  config: EngramConfig,
+  store: FactStore,
+  tenantId: string,
+  userId: string,
+): Promise<{ readonly table: EntityAliasTable; readonly memories: readonly MemoryRecord[] | null }> {
+  if (config.ENGRAM_ALIAS_MIN_SEEN === 0) return { table: configuredAliasTable(config), memories: null };
+  if (config.ENGRAM_MODE !== 'embedded') {
+    const memories = await store.list({ tenantId, userId });
+    return { table: userAliasTable(config, memories), memories };
+  }
+  const entry = tablesOf(store);
+  const key = userKey(tenantId, userId);
+  const cached = entry.tables.get(key);
+  entry.tables.delete(key);
+  if (cached && Date.now() - cached.at < LEARNED_TABLE_MAX_AGE_MS) {
+    entry.tables.set(key, cached); // most recently used last, so the oldest is the one evicted
+    return { table: cached.table, memories: null };
+  }
+  const generation = entry.generations.get(key) ?? 0;
+  const epoch = entry.epoch;
+  const memories = await store.list({ tenantId, userId });
+  const table = userAliasTable(config, memories);
+  if (entry.epoch === epoch && (entry.generations.get(key) ?? 0) === generation) {
+    if (entry.tables.size >= LEARNED_TABLES_PER_STORE) entry.tables.delete(entry.tables.keys().next().value as string);
+    entry.tables.set(key, { table, at: Date.now() });
+  }
+  return { table, memories };
 }
 
 /** Canonical names of the entities a memory names (its extracted entities and its text). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
 import { FactStore } from '@engram/ports';
+import { aliasesChanged, allAliasesChanged } from './entity-aliases.provider';
 import { applyInSegments } from './segments';
 
 const isDecision = (type: string): boolean => (MEMORY_DECISION_TYPES as readonly string[]).includes(type);
@@ -20,13 +21,21 @@ export class FactsProjection {
   async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
       events.filter((e) => e.type === 'UserForgotten' || isDecision(e.type)),
-      async (run) => this.store.save(latestPerMemory(run)),
-      async (forget) => this.store.deleteUser(forget.tenantId, forget.userId),
+      async (run) => {
+        const latest = latestPerMemory(run);
+        await this.store.save(latest);
+        for (const memory of latest) aliasesChanged(this.store, memory.tenantId, memory.userId);
+      },
+      async (forget) => {
+        await this.store.deleteUser(forget.tenantId, forget.userId);
+        aliasesChanged(this.store, forget.tenantId, forget.userId);
+      },
     );
   }
 
-  truncate(): Promise<void> {
-    return this.store.truncate();
+  async truncate(): Promise<void> {
+    await this.store.truncate();
+    allAliasesChanged(this.store);
   }
 }
 
