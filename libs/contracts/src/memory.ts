@@ -44,6 +44,8 @@ export interface MemoryVersion {
   /** When engram learned it was no longer current. Null while current. */
   readonly supersededAt: string | null;
   readonly sourceTurnIds: readonly string[];
+  /** Insights only: the memories this version was derived from. */
+  readonly sources?: readonly string[];
 }
 
 /** The current state of one memory: the facts projection's document. */
@@ -70,6 +72,8 @@ export interface MemoryRecord {
   readonly revision: number;
   readonly mentionCount: number;
   readonly sourceTurnIds: readonly string[];
+  /** Insights only: ids of the memories the insight is derived from (optional: older records have none). */
+  readonly sources?: readonly string[];
   /** Extracted item ids already folded in: a replayed extraction is a no-op. */
   readonly appliedItemIds: readonly string[];
   readonly validFrom: string;

@@ -25,6 +25,7 @@ export function versionsOf(memory: MemoryRecord): MemoryVersion[] {
     recordedAt: past[past.length - 1]?.supersededAt ?? memory.createdAt,
     supersededAt: memory.status === 'active' ? null : memory.updatedAt,
     sourceTurnIds: memory.sourceTurnIds,
+    ...(memory.sources ? { sources: memory.sources } : {}),
   };
   return [...past, current];
 }
@@ -50,6 +51,7 @@ export function memoryAsOf(memory: MemoryRecord, asOf: Date | string): MemoryRec
     // A successor recorded after t was unknown at t: as far as engram knew, the value still held.
     validTo: isCurrent && memory.status === 'active' ? memory.validTo : null,
     sourceTurnIds: [...known.sourceTurnIds],
+    ...(known.sources ? { sources: [...known.sources] } : {}), // an insight's sources as they were then
     // Later reinforcements were not known at t either.
     lastSeenAt: isCurrent && Date.parse(memory.lastSeenAt) <= t ? memory.lastSeenAt : known.validFrom,
     updatedAt: isCurrent && Date.parse(memory.updatedAt) <= t ? memory.updatedAt : known.recordedAt,

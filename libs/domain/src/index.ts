@@ -17,3 +17,6 @@ export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decid
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';
 export { memoriesAsOf, memoryAsOf, versionsOf } from './as-of';
 export * from './entity-aliases';
+export * from './insights.config';
+export { InsightDecider, compileInsightRules, insightMergeKey, isInsight, withoutInsights, INSIGHT_BASE_IMPORTANCE, INSIGHT_MAX_CONFIDENCE } from './insights';
+export type { CompiledInsightRules, InsightOptions, InsightReview } from './insights';

@@ -35,6 +35,8 @@ export class ExportedVersionDto {
   @ApiProperty() @IsISO8601({ strict: true }) recordedAt!: string;
   @ApiProperty({ nullable: true, type: String }) @IsOptional() @IsISO8601({ strict: true }) supersededAt!: string | null;
   @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Insights: the memories this version was derived from.' })
+  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sources?: string[];
 }
 
 /** One memory, without tenant, user or resolver bookkeeping: the bundle is tenant-agnostic. */
@@ -56,6 +58,8 @@ export class ExportedMemoryDto {
   @ApiProperty() @IsInt() @Min(1) revision!: number;
   @ApiProperty() @IsInt() @Min(1) mentionCount!: number;
   @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Insights: ids (in this bundle) of the memories the insight is derived from.' })
+  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sources?: string[];
   @ApiProperty() @IsISO8601({ strict: true }) validFrom!: string;
   @ApiProperty({ nullable: true, type: String }) @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
   @ApiProperty() @IsISO8601({ strict: true }) createdAt!: string;

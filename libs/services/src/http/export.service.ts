@@ -40,7 +40,7 @@ export class ExportService {
   }
 
   async import(tenantId: string, userId: string, bundle: ExportBundleDto): Promise<ImportResponse> {
-    const records = bundle.memories.map((m) => rekey(masked(m), tenantId, userId));
+    const records = withImportedSources(bundle.memories.map((m) => rekey(masked(m), tenantId, userId)), bundle.memories);
     const ids = records.map((r) => r.memoryId);
     const before = (await this.facts.get(tenantId, userId, ids)).length;
     const importId = deterministicId('import', tenantId, userId, JSON.stringify(bundle.memories));
@@ -74,7 +74,14 @@ export class ExportService {
 function toExported(memory: MemoryRecord): ExportedMemoryDto {
   // Tenant, user and the resolver's bookkeeping stay behind: the bundle is the user's data only.
   const { tenantId: _tenant, userId: _user, appliedItemIds: _bookkeeping, ...data } = memory;
-  return { ...data, entities: [...data.entities], sourceTurnIds: [...data.sourceTurnIds], history: data.history.map((v) => ({ ...v, sourceTurnIds: [...v.sourceTurnIds] })) };
+  const { sources, ...rest } = data;
+  return {
+    ...rest,
+    entities: [...data.entities],
+    sourceTurnIds: [...data.sourceTurnIds],
+    ...(sources ? { sources: [...sources] } : {}), // insights: the memories they are derived from
+    history: data.history.map(({ sources: from, ...v }) => ({ ...v, sourceTurnIds: [...v.sourceTurnIds], ...(from ? { sources: [...from] } : {}) })),
+  };
 }
 
 /** A bundle comes from outside: mask it like any input before it reaches the log. */
@@ -90,4 +97,23 @@ function masked(memory: ExportedMemoryDto): ExportedMemoryDto {
     entities: memory.entities.map(mask),
     history: memory.history.map((v) => ({ ...v, value: mask(v.value), content: mask(v.content) })),
   };
+}
+
+/**
+ * An insight links its sources by memory id; re-keying gives every memory a new id, so the links
+ * follow (a source missing from the bundle is dropped; the resolver re-derives the insight if its
+ * support differs here).
+ */
+function withImportedSources(records: MemoryRecord[], bundle: readonly ExportedMemoryDto[]): MemoryRecord[] {
+  const newId = new Map(bundle.map((m, i) => [m.memoryId, records[i].memoryId]));
+  const remap = (ids: readonly string[]) => ids.flatMap((id) => newId.get(id) ?? []);
+  return records.map((record) =>
+    record.sources === undefined && record.history.every((v) => v.sources === undefined)
+      ? record
+      : {
+          ...record,
+          ...(record.sources ? { sources: remap(record.sources) } : {}),
+          history: record.history.map((v) => (v.sources ? { ...v, sources: remap(v.sources) } : v)),
+        },
+  );
 }

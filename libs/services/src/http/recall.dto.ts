@@ -56,6 +56,7 @@ export class MemoryView {
   @ApiProperty() content!: string;
   @ApiProperty() score!: number;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Insights only: ids of the memories the insight is derived from.' }) sources?: string[];
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
   @ApiProperty() version!: number;

@@ -3,9 +3,10 @@ import { EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
-import { userAliasTable } from '../pipeline/entity-aliases.provider';
+import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { recallAsOf } from './as-of-recall';
+import { RecallAudit } from './recall-audit';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
 
@@ -30,6 +31,7 @@ export class RecallService {
     @Inject(Embedder) private readonly embedder: Embedder,
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AccessStore) private readonly access: AccessStore,
+    private readonly audit: RecallAudit,
   ) {
     this.ranking = rankingConfigFrom(config);
   }
@@ -46,15 +48,20 @@ export class RecallService {
     const k = request.k ?? this.config.ENGRAM_RECALL_K;
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
-    const known = await this.facts.list({ tenantId, userId });
-    const aliases = userAliasTable(this.config, known);
+    // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
+    const known = asOf ? await this.facts.list({ tenantId, userId }) : null;
+    const learned = known ? { table: userAliasTable(this.config, known), memories: known } : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
+    const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
     const options = { embedder: this.embedder, ranking: this.ranking, limit: this.config.ENGRAM_RECALL_CANDIDATES, aliases };
-    const past = asOf ? await recallAsOf(known, query, asOf, now, options) : null;
+    const past = known && asOf ? await recallAsOf(known, query, asOf, now, options) : null;
 
     const [pinned, ranked, recentNow] = await Promise.all([
-      // Derived from the list already read for aliases: one read of the user's memories per recall.
-      past ? past.pinned : known.filter((memory) => memory.pinned && memory.status === 'active'),
+      past
+        ? past.pinned
+        : // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
+          learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
+          this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
         ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
@@ -69,6 +76,7 @@ export class RecallService {
       tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
       now,
     });
+    this.audit.record(tenantId, request, assembled);
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
     if (!asOf) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
 
@@ -166,6 +174,7 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
     content: memory.content,
     score,
     sourceTurnIds: [...memory.sourceTurnIds],
+    ...(memory.sources ? { sources: [...memory.sources] } : {}), // insights: what they are derived from
     createdAt: memory.createdAt,
     updatedAt: memory.updatedAt,
     version: memory.version,

@@ -1,8 +1,17 @@
 import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramConfig } from '@engram/config';
+import { EngramConfig, insightRulesSource } from '@engram/config';
 import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, Topics, UserForgotten } from '@engram/contracts';
-import { ResolutionDecider, ResolverState } from '@engram/domain';
+import {
+  CompiledInsightRules,
+  compileInsightRules,
+  InsightDecider,
+  insightRulesWith,
+  parseInsightRules,
+  ResolutionDecider,
+  ResolverState,
+  withoutInsights,
+} from '@engram/domain';
 import { FactStore } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 import { configuredAliasTable, withCanonicalEntities } from './entity-aliases.provider';
@@ -19,15 +28,25 @@ import { StageController } from '../transport/rpc-passthrough.filter';
  * Decisions are published before they are applied: a crash in between replays
  * the batch, which re-decides the same events (deterministic ids) and the
  * revision-guarded store ignores what it already has.
+ *
+ * After each event that changed a user's memories, the insight decider looks at the evolved state
+ * and derives, updates or retracts insights (docs/memory-model.md §11); its decisions travel with
+ * the others, caused by the decision that changed the support. Per event, not per batch, so how a
+ * redelivered batch is cut does not change what is decided. Item resolution never sees insights:
+ * they are derived, not said, so "that's no longer true" cannot land on one.
  */
 @StageController()
 export class ResolverStage {
+  private readonly insightRules: CompiledInsightRules;
+
   constructor(
     private readonly publisher: EventPublisher,
     private readonly facts: FactsProjection,
     private readonly config: EngramConfig,
     @Inject(FactStore) private readonly store: FactStore,
-  ) {}
+  ) {
+    this.insightRules = configuredInsightRules(config);
+  }
 
   @EventPattern({ topic: Topics.extracted, group: 'resolver' })
   async handle(@Payload() batch: StageBatch): Promise<void> {
@@ -46,12 +65,27 @@ export class ResolverStage {
         }
         const decisions = isMemoryCommand(event)
           ? decideMemoryCommand(event, state) // forgetting, imports: see memory-commands.ts
-          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), state, {
+          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), {
               similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
               recordedAt: event.recordedAt,
             });
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
+        if (decisions.length === 0 || !this.config.ENGRAM_INSIGHTS) continue;
+        const insights = InsightDecider.decide(
+          {
+            tenantId: event.tenantId,
+            userId: event.userId,
+            triggerId: event.eventId,
+            correlationId: event.correlationId,
+            occurredAt: event.occurredAt,
+            changes: decisions,
+          },
+          state,
+          { rules: this.insightRules, recordedAt: event.recordedAt },
+        );
+        state = insights.reduce(ResolutionDecider.evolve, state);
+        out.push(...insights);
       }
     }
     await this.publisher.publish(Topics.facts, out);
@@ -62,4 +96,11 @@ export class ResolverStage {
     const memories: MemoryRecord[] = await this.store.list({ tenantId, userId });
     return new Map(memories.map((m) => [m.memoryId, m]));
   }
+}
+
+/** The default insight rules plus ENGRAM_INSIGHT_RULES (validated at start-up by loadConfig). */
+export function configuredInsightRules(config: EngramConfig): CompiledInsightRules {
+  const text = insightRulesSource(config.ENGRAM_INSIGHT_RULES);
+  const parsed = text === '' ? { rules: [] } : parseInsightRules(text);
+  return compileInsightRules(insightRulesWith('rules' in parsed ? parsed.rules : []), config.ENGRAM_INSIGHT_MIN_SUPPORT);
 }

@@ -1,0 +1,410 @@
+import {
+  deterministicId,
+  type MemoryAdded,
+  type MemoryDecision,
+  type MemoryRecord,
+  type MemoryRetracted,
+  type MemorySuperseded,
+  type MemoryVersion,
+} from '@engram/contracts';
+import { cueRegExp } from './cue-matching';
+import { DEFAULT_INSIGHT_MIN_SUPPORT, DEFAULT_INSIGHT_RULES, type InsightRule } from './insights.config';
+import type { ResolverState } from './resolution.decider';
+
+/**
+ * The insight layer: when several consistent memories point one way ("团队人少", "不想自己运维",
+ * "云数据库太贵"), one derived memory says so ("偏好省心、免运维的托管服务"), linked to its sources
+ * (`sources`: their memory ids; `sourceTurnIds`: the union of theirs), ranked above them, and
+ * re-derived whenever they change.
+ *
+ * Emmett-style decider over the resolver's state: `decide(review, state) → decisions`, evolved with
+ * `ResolutionDecider.evolve`. The resolver runs it after each event that changed a user's memories;
+ * it is a pure function of the state and the rules, so a replay decides the same, with the same ids.
+ *
+ * Per rule:
+ * - support = the user's active, non-insight memories about the user that hold one of the rule's
+ *   cues and none of its exclusions (an episode only while its turn is not corrected, see
+ *   `correctedTurns`); memories sharing a source turn (a fact and the episode of the turn that said
+ *   it, or a fact said again) are one *statement*;
+ * - enough statements (`minSupport`) covering enough cue groups (`minGroups`) and no insight yet →
+ *   MemoryAdded; an insight whose source set changed → MemorySuperseded (version + 1, the old
+ *   version with its sources into `history`); support fallen below the minimum (a source
+ *   superseded, retracted, expired, archived) → MemoryRetracted, which keeps the sources it had;
+ *   support back → the retracted insight is re-derived (MemorySuperseded, active again).
+ * - An insight archived or expired by forgetting stays so until its source set changes.
+ */
+export interface InsightReview {
+  readonly tenantId: string;
+  readonly userId: string;
+  /** The event the resolver just decided (an extraction, an import, a forgetting run). */
+  readonly triggerId: string;
+  readonly correlationId: string;
+  /** World time of the trigger: when support changed, if no decision says better. */
+  readonly occurredAt: string;
+  /** The decisions that event produced: the one that changed a rule's support is the causation. */
+  readonly changes: readonly MemoryDecision[];
+}
+
+export interface InsightOptions {
+  readonly rules: CompiledInsightRules;
+  readonly recordedAt: string;
+}
+
+export interface CompiledInsightRules {
+  readonly rules: readonly CompiledRule[];
+}
+
+interface CompiledRule {
+  readonly rule: InsightRule;
+  readonly minSupport: number;
+  readonly minGroups: number;
+  readonly groups: readonly { readonly id: string; readonly re: RegExp }[];
+  readonly exclude: RegExp | null;
+}
+
+/** Compiles rules once (regexes); `minSupport` fills in for rules that set none. */
+export function compileInsightRules(
+  rules: readonly InsightRule[] = DEFAULT_INSIGHT_RULES,
+  minSupport: number = DEFAULT_INSIGHT_MIN_SUPPORT,
+): CompiledInsightRules {
+  return {
+    rules: rules.map((rule) => ({
+      rule,
+      minSupport: rule.minSupport ?? minSupport,
+      minGroups: rule.minGroups ?? 1,
+      groups: rule.groups.map((g) => ({ id: g.id, re: cueRegExp(g.cues) })),
+      exclude: rule.exclude && rule.exclude.length > 0 ? cueRegExp(rule.exclude) : null,
+    })),
+  };
+}
+
+export const INSIGHT_KIND = 'insight';
+/** Importance an insight gets at least (rules may set another), and how far above its sources it stays. */
+export const INSIGHT_BASE_IMPORTANCE = 0.9;
+export const INSIGHT_IMPORTANCE_MARGIN = 0.1;
+/** An insight is a summary, never certain: confidence stops here however many sources agree. */
+export const INSIGHT_MAX_CONFIDENCE = 0.95;
+/** Statements quoted in an insight's content (the newest), and characters per quote. */
+const QUOTED_STATEMENTS = 5;
+const QUOTE_MAX = 80;
+
+export function insightMergeKey(ruleId: string): string {
+  return `insight:${ruleId}`;
+}
+
+export function isInsight(memory: MemoryRecord): boolean {
+  return memory.kind === INSIGHT_KIND;
+}
+
+/** The state without insights: what the item resolver decides against (an insight is never the target of "that's no longer true"). */
+export function withoutInsights(state: ResolverState): ResolverState {
+  let any = false;
+  for (const memory of state.values()) if (isInsight(memory)) any = true;
+  if (!any) return state;
+  return new Map([...state].filter(([, memory]) => !isInsight(memory)));
+}
+
+export function decide(review: InsightReview, state: ResolverState, options: InsightOptions): MemoryDecision[] {
+  const decisions: MemoryDecision[] = [];
+  const memories = [...state.values()];
+  const corrected = correctedTurns(memories);
+  for (const compiled of options.rules.rules) {
+    const decision = decideRule(review, compiled, memories, corrected, options);
+    if (decision) decisions.push(decision);
+  }
+  return decisions;
+}
+
+export const InsightDecider = { decide } as const;
+
+// ---- support -------------------------------------------------------------------------------
+
+interface Support {
+  /** Supporting memories, ordered by validFrom then id. */
+  readonly memories: readonly MemoryRecord[];
+  /** Statements: groups of supporting memories that share a source turn, oldest first. */
+  readonly statements: readonly (readonly MemoryRecord[])[];
+  readonly groups: ReadonlySet<string>;
+}
+
+/** Which groups of which rule a memory matches: records are immutable, so this is cached per object. */
+const matchCache = new WeakMap<CompiledRule, WeakMap<MemoryRecord, readonly string[]>>();
+
+function groupsMatched(compiled: CompiledRule, memory: MemoryRecord): readonly string[] {
+  let cache = matchCache.get(compiled);
+  if (!cache) {
+    cache = new WeakMap();
+    matchCache.set(compiled, cache);
+  }
+  let groups = cache.get(memory);
+  if (!groups) {
+    const text = textOf(memory);
+    groups = compiled.exclude?.test(text) ? [] : compiled.groups.filter((g) => g.re.test(text)).map((g) => g.id);
+    cache.set(memory, groups);
+  }
+  return groups;
+}
+
+/** What a memory is matched on: its sentence, its attribute in words, its entities. */
+function textOf(memory: MemoryRecord): string {
+  const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
+  return [memory.content, about, ...memory.entities].join('\n');
+}
+
+function supportOf(compiled: CompiledRule, memories: readonly MemoryRecord[], corrected: ReadonlySet<string>): Support {
+  const supporting = memories
+    .filter((m) => m.status === 'active' && !isInsight(m) && m.subject === 'user' && groupsMatched(compiled, m).length > 0)
+    .filter((m) => m.kind !== 'episode' || !m.sourceTurnIds.some((turn) => corrected.has(turn)))
+    .sort(byValidFromThenId);
+  const groups = new Set(supporting.flatMap((m) => groupsMatched(compiled, m)));
+  return { memories: supporting, statements: statementsOf(supporting), groups };
+}
+
+/**
+ * Turns the user has since corrected: what was extracted from them was superseded (its old version's
+ * turns) or retracted, expired, archived. Episodes are never superseded themselves (they are the turn
+ * kept whole), so without this "我不想自己运维服务器" would keep supporting an insight as an episode
+ * after "其实我现在挺喜欢自己运维服务器的" superseded it as a preference. The fact, if still active,
+ * keeps supporting on its own.
+ */
+function correctedTurns(memories: readonly MemoryRecord[]): Set<string> {
+  const turns = new Set<string>();
+  for (const memory of memories) {
+    if (memory.kind === 'episode' || isInsight(memory)) continue;
+    for (const version of memory.history) for (const turn of version.sourceTurnIds) turns.add(turn);
+    if (memory.status !== 'active') for (const turn of memory.sourceTurnIds) turns.add(turn);
+  }
+  return turns;
+}
+
+/** Union-find over shared source turns: "I don't want to run servers" as a fact and as an episode is one statement. */
+function statementsOf(memories: readonly MemoryRecord[]): MemoryRecord[][] {
+  const parent = memories.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const byTurn = new Map<string, number>();
+  memories.forEach((memory, i) => {
+    for (const turn of memory.sourceTurnIds) {
+      const other = byTurn.get(turn);
+      if (other === undefined) byTurn.set(turn, i);
+      else parent[find(i)] = find(other);
+    }
+  });
+  const statements = new Map<number, MemoryRecord[]>();
+  memories.forEach((memory, i) => {
+    const root = find(i);
+    statements.set(root, [...(statements.get(root) ?? []), memory]);
+  });
+  return [...statements.values()];
+}
+
+function enough(compiled: CompiledRule, support: Support): boolean {
+  return support.statements.length > 0 && support.statements.length >= compiled.minSupport && support.groups.size >= compiled.minGroups;
+}
+
+// ---- decisions -----------------------------------------------------------------------------
+
+function decideRule(
+  review: InsightReview,
+  compiled: CompiledRule,
+  memories: readonly MemoryRecord[],
+  corrected: ReadonlySet<string>,
+  options: InsightOptions,
+): MemoryDecision | null {
+  const mergeKey = insightMergeKey(compiled.rule.id);
+  const existing = memories.find((m) => m.mergeKey === mergeKey);
+  const support = supportOf(compiled, memories, corrected);
+  const ids = support.memories.map((m) => m.memoryId);
+  const previous = existing?.sources ?? [];
+  const changed = !sameSet(ids, previous);
+
+  if (!enough(compiled, support)) {
+    if (!existing || existing.status !== 'active') return null;
+    const cause = causeOf(review, previous, ids);
+    const retracted: MemoryRecord = {
+      ...existing,
+      status: 'retracted',
+      validTo: later(existing.validFrom, cause.occurredAt),
+      revision: existing.revision + 1,
+      updatedAt: options.recordedAt,
+    };
+    return decision<MemoryRetracted>('MemoryRetracted', retracted, review, cause, options);
+  }
+
+  if (!existing) {
+    const cause = causeOf(review, previous, ids);
+    const memory = derived(review, compiled, support, cause, options);
+    return decision<MemoryAdded>('MemoryAdded', memory, review, cause, options);
+  }
+  // Active and unchanged: nothing to say. Archived or expired by forgetting: stays so unless the
+  // sources change. Retracted for lack of support: support is back, so it is derived again.
+  if (!changed && existing.status !== 'retracted') return null;
+  const cause = causeOf(review, previous, ids);
+  const memory = rederived(existing, derived(review, compiled, support, cause, options), cause, options);
+  return decision<MemorySuperseded>('MemorySuperseded', memory, review, cause, options);
+}
+
+interface Cause {
+  readonly eventId: string;
+  readonly occurredAt: string;
+}
+
+/** The decision that added or removed a source; else the trigger itself (a rule set that changed). */
+function causeOf(review: InsightReview, before: readonly string[], after: readonly string[]): Cause {
+  const touched = new Set([...before.filter((id) => !after.includes(id)), ...after.filter((id) => !before.includes(id))]);
+  const change = review.changes.find((d) => touched.has(d.payload.memory.memoryId));
+  return change ? { eventId: change.eventId, occurredAt: change.occurredAt } : { eventId: review.triggerId, occurredAt: review.occurredAt };
+}
+
+function decision<D extends MemoryDecision>(type: D['type'], memory: MemoryRecord, review: InsightReview, cause: Cause, options: InsightOptions): D {
+  return {
+    eventId: deterministicId('insight-decision', review.tenantId, review.userId, memory.memoryId, memory.revision),
+    type,
+    schemaVersion: 1,
+    tenantId: review.tenantId,
+    userId: review.userId,
+    occurredAt: type === 'MemoryRetracted' ? (memory.validTo ?? cause.occurredAt) : memory.validFrom,
+    recordedAt: options.recordedAt,
+    causationId: cause.eventId,
+    correlationId: review.correlationId,
+    payload: { memory, itemId: null },
+  } as D;
+}
+
+/** A fresh insight record from its support (version 1); `rederived` turns it into the next version of an existing one. */
+function derived(review: InsightReview, compiled: CompiledRule, support: Support, cause: Cause, options: InsightOptions): MemoryRecord {
+  const { rule } = compiled;
+  const mergeKey = insightMergeKey(rule.id);
+  const language = majorityLanguage(support.statements);
+  const label = rule.label[language];
+  const quotes = support.statements.slice(-QUOTED_STATEMENTS).map(quoteOf);
+  const content = language === 'zh' ? `${label}（依据：${quotes.join('；')}）` : `${label} (based on: ${quotes.join('; ')})`;
+  const sourceImportance = Math.max(...support.memories.map((m) => m.importance));
+  const validFrom = latest(support.memories.map((m) => m.validFrom));
+  return {
+    tenantId: review.tenantId,
+    userId: review.userId,
+    // Created by the decision that brought support to the minimum: deterministic on replay, new
+    // when a forgotten user comes back (as for every memory, see memoryIdOf).
+    memoryId: deterministicId('memory', review.tenantId, review.userId, mergeKey, 'insight', cause.eventId),
+    mergeKey,
+    kind: INSIGHT_KIND,
+    subject: 'user',
+    attribute: mergeKey,
+    value: label,
+    content,
+    entities: union(support.memories.flatMap((m) => m.entities)).slice(0, 20),
+    confidence: confidenceOf(support.statements),
+    importance: round(Math.min(1, Math.max(rule.importance ?? INSIGHT_BASE_IMPORTANCE, sourceImportance + INSIGHT_IMPORTANCE_MARGIN))),
+    ephemeral: false,
+    pinned: false,
+    status: 'active',
+    version: 1,
+    revision: 1,
+    mentionCount: support.statements.length,
+    sourceTurnIds: union(support.memories.flatMap((m) => m.sourceTurnIds)),
+    sources: support.memories.map((m) => m.memoryId),
+    appliedItemIds: [],
+    validFrom,
+    validTo: null,
+    createdAt: options.recordedAt,
+    updatedAt: options.recordedAt,
+    lastSeenAt: latest(support.memories.map((m) => m.lastSeenAt)),
+    history: [],
+  };
+}
+
+/** The next version of an insight: the current one (with its sources) into history, closed now. */
+function rederived(existing: MemoryRecord, next: MemoryRecord, cause: Cause, options: InsightOptions): MemoryRecord {
+  // The new version starts when its support changed (a source removed does not raise the newest
+  // source's validFrom, the correction's instant does), never before the version it follows.
+  const validFrom = latest([existing.validTo ?? existing.validFrom, next.validFrom, cause.occurredAt]);
+  const previous: MemoryVersion = {
+    version: existing.version,
+    value: existing.value,
+    content: existing.content,
+    validFrom: existing.validFrom,
+    validTo: existing.validTo ?? validFrom,
+    recordedAt: existing.history[existing.history.length - 1]?.supersededAt ?? existing.createdAt,
+    supersededAt: existing.status === 'active' ? options.recordedAt : existing.updatedAt,
+    sourceTurnIds: existing.sourceTurnIds,
+    ...(existing.sources ? { sources: existing.sources } : {}),
+  };
+  return {
+    ...next,
+    memoryId: existing.memoryId,
+    createdAt: existing.createdAt,
+    version: existing.version + 1,
+    revision: existing.revision + 1,
+    validFrom,
+    history: [...existing.history, previous],
+  };
+}
+
+/**
+ * Noisy-OR with each statement counting for half its confidence (its most confident memory):
+ * three statements at 0.8 give 0.78, five 0.92; capped at INSIGHT_MAX_CONFIDENCE.
+ */
+function confidenceOf(statements: readonly (readonly MemoryRecord[])[]): number {
+  let doubt = 1;
+  for (const statement of statements) doubt *= 1 - Math.max(...statement.map((m) => m.confidence)) / 2;
+  return round(Math.min(INSIGHT_MAX_CONFIDENCE, 1 - doubt));
+}
+
+const HAN = /\p{Script=Han}/gu;
+const LATIN = /[A-Za-z]/g;
+
+/** Chinese when most statements are mostly Han characters; a tie goes to the newest statement. */
+function majorityLanguage(statements: readonly (readonly MemoryRecord[])[]): 'zh' | 'en' {
+  const languages = statements.map((s) => languageOf(quoteOf(s)));
+  const zh = languages.filter((l) => l === 'zh').length;
+  const en = languages.length - zh;
+  if (zh !== en) return zh > en ? 'zh' : 'en';
+  return languages[languages.length - 1] ?? 'en';
+}
+
+function languageOf(text: string): 'zh' | 'en' {
+  const han = text.match(HAN)?.length ?? 0;
+  const latin = text.match(LATIN)?.length ?? 0;
+  // A Han character carries about a word; Latin letters come five or so to a word.
+  return han * 4 >= latin && han > 0 ? 'zh' : 'en';
+}
+
+/** A statement in the user's words: the turn's episode when there is one, else its shortest memory. */
+function quoteOf(statement: readonly MemoryRecord[]): string {
+  const episode = statement.find((m) => m.kind === 'episode');
+  const chosen = episode ?? [...statement].sort((a, b) => a.content.length - b.content.length || compare(a.memoryId, b.memoryId))[0];
+  const text = chosen.content.trim().replace(/\s+/g, ' ').replace(/[。.!！?？；;，,\s]+$/u, '');
+  return [...text].length > QUOTE_MAX ? `${[...text].slice(0, QUOTE_MAX - 1).join('')}…` : text;
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+function byValidFromThenId(a: MemoryRecord, b: MemoryRecord): number {
+  return Date.parse(a.validFrom) - Date.parse(b.validFrom) || compare(a.memoryId, b.memoryId);
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(b);
+  return a.every((id) => set.has(id));
+}
+
+function union(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function latest(instants: readonly string[]): string {
+  return instants.reduce((a, b) => later(a, b));
+}
+
+function later(a: string, b: string): string {
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}
