@@ -1,15 +1,15 @@
 import { Client } from '@elastic/elasticsearch';
 import { ElasticsearchSearchIndex } from '@engram/adapters-elasticsearch';
-import { Embedder, FactStore, SearchIndex } from '@engram/ports';
+import { Embedder, FactStore, FactStoreVersions, ProjectionVersions, SearchIndex, SessionStore, SessionStoreVersions } from '@engram/ports';
 import { tokenize } from '@engram/domain';
-import { DEFAULT_TENANT, OnlineRebuildProgress, OnlineSearchRebuild, PipelineProgress } from '@engram/services';
+import { DEFAULT_TENANT, OnlineRebuilds, PipelineProgress, RebuildStatus } from '@engram/services';
 import { infra, loadDeployment } from '../support/distributed-deployment';
-import { EngramHarness, startEngram, turnsBody } from '../support/engram-harness';
+import { EngramHarness, rebuildOffline, startEngram, turnsBody } from '../support/engram-harness';
 
 /**
- * Distributed only: the search projection is rebuilt into a new Elasticsearch
- * index version while the live one keeps serving recall, then the alias swaps
- * and the old version is dropped.
+ * Distributed only: projections are rebuilt into new versions (an Elasticsearch
+ * index behind the alias; MongoDB collections behind a pointer document) while
+ * the live ones keep serving recall, then swapped, and the old versions dropped.
  */
 jest.setTimeout(240_000);
 
@@ -42,7 +42,7 @@ interface RecallBody {
   facts: { id: string; content: string }[];
 }
 
-describe('online search rebuild (distributed)', () => {
+describe('online rebuild (distributed)', () => {
   let engram: EngramHarness;
   let es: Client;
 
@@ -127,10 +127,12 @@ describe('online search rebuild (distributed)', () => {
       }
     })();
 
-    const progress: OnlineRebuildProgress[] = [];
+    const rebuilds = engram.app.get(OnlineRebuilds);
+    const progress: RebuildStatus[] = [];
+    const poll = setInterval(() => void rebuilds.status().then((all) => progress.push(...all.filter((r) => r.projection === 'search'))), 50);
     let observedBeforeSwap = 0;
-    const result = await engram.app.get(OnlineSearchRebuild).run({
-      onProgress: (p) => progress.push(p),
+    const result = await rebuilds.run('search', {
+      graceMs: 1500,
       beforeSwap: async () => {
         // Decisions the live indexer applies to the old version while the new one is being built...
         await ingest(DURING_BEFORE_SWAP, 'b');
@@ -140,7 +142,7 @@ describe('online search rebuild (distributed)', () => {
         observedBeforeSwap = observed.length;
       },
     });
-    await result.oldDropped;
+    clearInterval(poll);
     const observedAtSwap = observed.length;
     // Keep recalling a little after the swap too.
     while (observed.length < observedAtSwap + 2 * QUERIES.length) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -153,11 +155,10 @@ describe('online search rebuild (distributed)', () => {
     expect(observed.filter((o) => o.status !== 200 || !o.present)).toEqual([]);
 
     // The alias points at v2, v1 is gone.
-    expect(result).toMatchObject({ version: 2, previousVersion: 1 });
-    expect(result.events).toBeGreaterThan(0);
-    expect(progress[0]).toMatchObject({ phase: 'replaying', version: 2, done: 0 });
-    expect(progress.some((p) => p.phase === 'swapped')).toBe(true);
-    expect(progress[progress.length - 1]).toMatchObject({ phase: 'done', done: result.events });
+    expect(result).toMatchObject({ projection: 'search', version: 2, previousVersion: 1, phase: 'done' });
+    expect(result.done).toBeGreaterThan(0);
+    expect(progress.some((p) => p.phase === 'swapped' && p.version === 2)).toBe(true);
+    expect((await rebuilds.status()).find((r) => r.projection === 'search')).toMatchObject({ phase: 'done', done: result.done });
     for (const p of progress) expect(p.done).toBeLessThanOrEqual(p.total);
     expect(Object.keys(await es.indices.getAlias({ name: indexPrefix }))).toEqual([`${indexPrefix}-v2`]);
     expect((await es.indices.exists({ index: `${indexPrefix}-v1` }))).toBe(false);
@@ -198,5 +199,81 @@ describe('online search rebuild (distributed)', () => {
       expect(status).toBe(200);
       expect(answer(body)).toEqual(before.get(`${q.userId} ${q.query}`));
     }
+  });
+
+  it('rebuilds facts and sessions into new collections while ingesting; a stopped rebuild resumes from its Kafka checkpoint', async () => {
+    // Slow (rate-limited) so the stop lands mid-way; a grace period longer than the pointer cache (1 s).
+    const env = { ENGRAM_REBUILD_RATE_LIMIT: '40', ENGRAM_REBUILD_GRACE_MS: '1500' };
+    await engram?.destroy();
+    engram = await startEngram({ mode: 'distributed', env });
+    const dataDir = engram.dataDir;
+    await ingest(CONVERSATIONS, 'a');
+    await ingest(DURING_BEFORE_SWAP, 'b');
+    await settle();
+    const http = () => engram.http();
+    const statuses = async () => ((await http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds;
+
+    await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
+    await http().post('/v1/admin/rebuilds').send({ projection: 'sessions' }).expect(202);
+    let beforeStop: RebuildStatus[] = [];
+    for (;;) {
+      beforeStop = await statuses();
+      expect(beforeStop.every((r) => r.phase === 'replaying')).toBe(true);
+      if (beforeStop.length === 2 && beforeStop.every((r) => r.done >= 5)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // A stop mid-way (SIGTERM: the batch in flight is committed) ...
+    await engram.stop();
+    // ... and a start: the same rebuilds (version 2) continue from their consumer groups' offsets.
+    engram = await startEngram({ mode: 'distributed', dataDir, env });
+    const resumed = await statuses();
+    expect(resumed.map((r) => [r.projection, r.version]).sort()).toEqual([['facts', 2], ['sessions', 2]]);
+    for (const r of resumed) {
+      const stopped = beforeStop.find((b) => b.projection === r.projection)!;
+      expect(r.done).toBeGreaterThanOrEqual(stopped.done);
+    }
+    // Live traffic during the rest of the rebuild, recall answering throughout.
+    await ingest(DURING_AROUND_SWAP, 'c');
+    let final: RebuildStatus[] = [];
+    for (let i = 0; ; i++) {
+      final = await statuses();
+      if (final.every((r) => r.phase === 'done' || r.phase === 'failed')) break;
+      const q = QUERIES[i % QUERIES.length];
+      const { status, body } = await recall(q.userId, q.query);
+      expect(status).toBe(200);
+      expect(found(body, q.expect)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(final.map((r) => [r.projection, r.version, r.phase]).sort()).toEqual([['facts', 2, 'done'], ['sessions', 2, 'done']]);
+    await settle();
+
+    // Version 2 serves, version 1's collections are gone.
+    for (const token of [FactStoreVersions, SessionStoreVersions]) {
+      const versions = engram.app.get<ProjectionVersions<object>>(token);
+      expect(await versions.active()).toBe(2);
+      expect(await versions.list()).toEqual([2]);
+    }
+    for (const q of [...QUERIES, ...NEW_QUERIES]) {
+      const { status, body } = await recall(q.userId, q.query);
+      expect(status).toBe(200);
+      expect(found(body, q.expect)).toBe(true);
+    }
+
+    // Equal to a from-scratch rebuild (offline, into the active version 2).
+    const stored = async () => {
+      const facts = engram.app.get<FactStore>(FactStore);
+      const sessions = engram.app.get<SessionStore>(SessionStore);
+      const all: Record<string, unknown> = {};
+      for (const userId of ALL_USERS) {
+        all[userId] = { memories: await facts.list({ tenantId: DEFAULT_TENANT, userId }), turns: await sessions.recent(DEFAULT_TENANT, userId, 's1', 1000) };
+      }
+      return all;
+    };
+    const online = await stored();
+    for (const userId of ALL_USERS) expect((online[userId] as { memories: unknown[] }).memories.length).toBeGreaterThan(0);
+    await engram.stop();
+    await rebuildOffline(dataDir, { mode: 'distributed' });
+    engram = await startEngram({ mode: 'distributed', dataDir, env });
+    expect(await stored()).toEqual(online);
   });
 });

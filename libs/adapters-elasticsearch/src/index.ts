@@ -1,1 +1,2 @@
 export * from './elasticsearch-search-index.adapter';
+export * from './elasticsearch-search-index-versions';

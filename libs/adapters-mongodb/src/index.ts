@@ -2,3 +2,4 @@ export * from './mongo-fact-store.adapter';
 export * from './mongo-session-store.adapter';
 export * from './mongo-access-store.adapter';
 export { compoundId } from './mongo-common';
+export * from './mongo-projection-versions';

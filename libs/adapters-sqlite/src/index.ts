@@ -4,3 +4,4 @@ export * from './sqlite-fact-store.adapter';
 export * from './sqlite-session-store.adapter';
 export * from './sqlite-search-index.adapter';
 export * from './sqlite-access-store.adapter';
+export * from './sqlite-projection-versions';

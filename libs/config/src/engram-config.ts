@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+// The rule schema is the domain's (pure, no I/O); configuration only reads and reports.
+import { parseInsightRules } from '@engram/domain';
 
 /**
  * The whole configuration, read once from the environment at start-up and
@@ -55,6 +57,8 @@ export class EngramConfig {
   // Write side
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_SIMILARITY_THRESHOLD = 0.85;
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_BATCH_SIZE = 500;
+  /** How long a stage waits for a partial batch to fill before handling it (larger batches, that much latency); 0: at once. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(10_000) ENGRAM_BATCH_LINGER_MS = 0;
   /** Attempts per batch, then per event, before an event goes to `<topic>.dlq`. */
   @Transform(toNumber) @IsInt() @Min(1) @Max(100) ENGRAM_STAGE_ATTEMPTS = 3;
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_STAGE_RETRY_DELAY_MS = 100;
@@ -75,11 +79,31 @@ export class EngramConfig {
   /** How often the resolver process sweeps every user; 0: only on demand. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_FORGETTING_INTERVAL_MS = 3_600_000;
 
+  // Online rebuilds and admin endpoints (docs/operations.md "Rebuild")
+  /** `Authorization: Bearer <key>` for /v1/admin/*; empty: admin endpoints only without ENGRAM_API_KEYS (loopback). */
+  @IsString() ENGRAM_ADMIN_KEY = '';
+  /** How long an online rebuild keeps the old version (and keeps applying the overlap) after the swap. */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_GRACE_MS = 30_000;
+  /** Events per batch an online rebuild applies. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_REBUILD_BATCH_SIZE = 2000;
+  /** Events/s an online rebuild may apply (spares the live system); 0: no limit. */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_RATE_LIMIT = 0;
+  /** How long a process may use a cached projection pointer (distributed; embedded reads it per call). Keep below the grace period. */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_PROJECTION_POINTER_TTL_MS = 1000;
+
   // Entity normalisation
   /** Extra aliases: JSON `{"Oracle": ["甲骨文"]}` or the path of such a file; added to the built-in table. */
   @IsString() ENGRAM_ENTITY_ALIASES = '';
   /** A glossed pair ("甲骨文（Oracle）") becomes an alias once seen in this many memories of a user; 0: off. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(100) ENGRAM_ALIAS_MIN_SEEN = 2;
+
+  // Insights (docs/memory-model.md §11)
+  /** Derive insights (consistent memories → one higher-priority memory); off: none are derived, existing ones stay as they are. */
+  @Transform(toBool) @IsBoolean() ENGRAM_INSIGHTS = true;
+  /** Extra insight rules: a JSON array `[{"id","label":{"zh","en"},"groups":[{"id","cues"}],…}]` or the path of such a file; an id of a default rule replaces it. */
+  @IsString() ENGRAM_INSIGHT_RULES = '';
+  /** Distinct consistent statements an insight needs, for rules that set no `minSupport`. */
+  @Transform(toNumber) @IsInt() @Min(2) @Max(50) ENGRAM_INSIGHT_MIN_SUPPORT = 3;
 
   // Embeddings
   @Transform(toNumber) @IsInt() @Min(8) @Max(4096) ENGRAM_EMBEDDING_DIMENSIONS = 256;
@@ -109,6 +133,9 @@ export class EngramConfig {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
   @Transform(toBool) @IsBoolean() ENGRAM_LOG_PRETTY = false;
   @IsString() ENGRAM_TOPIC_PREFIX = '';
+  /** Tenants whose every recall writes an audit log line: comma-separated tenant ids, or `*`; empty: off. */
+  @Matches(/^\s*(\*|[^\s,*=]+(\s*,\s*[^\s,*=]+)*)?\s*$/, { message: 'must be empty, * or a comma-separated list of tenant ids' })
+  ENGRAM_RECALL_AUDIT_TENANTS = '';
 
   // Distributed mode (ENGRAM_MODE=distributed): the three below are required there, see loadConfig.
   /** Comma-separated `host:port` list. */
@@ -171,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
+  problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -199,4 +227,23 @@ function entityAliasProblems(value: string): string[] {
   } catch {
     return ['ENGRAM_ENTITY_ALIASES: must be JSON like {"Oracle": ["甲骨文"]} or the path of such a file'];
   }
+}
+
+/** The JSON text of ENGRAM_INSIGHT_RULES: inline, or read from the file it names. */
+export function insightRulesSource(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.startsWith('[')) return trimmed;
+  return readFileSync(trimmed, 'utf8');
+}
+
+function insightRuleProblems(value: string): string[] {
+  let text: string;
+  try {
+    text = insightRulesSource(value);
+  } catch {
+    return [`ENGRAM_INSIGHT_RULES: cannot read file "${value.trim()}"`];
+  }
+  if (text === '') return [];
+  const parsed = parseInsightRules(text);
+  return 'problems' in parsed ? parsed.problems.map((p) => `ENGRAM_INSIGHT_RULES${p.startsWith('[') ? '' : ': '}${p}`) : [];
 }

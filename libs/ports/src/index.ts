@@ -5,3 +5,4 @@ export * from './event-log.port';
 export * from './fact-store.port';
 export * from './search-index.port';
 export * from './session-store.port';
+export * from './projection-versions.port';

@@ -6,3 +6,4 @@ export * from './search-index.contract';
 export * from './access-store.contract';
 export * from './embedder.contract';
 export * from './temp-dir';
+export * from './projection-versions.contract';

@@ -2,15 +2,27 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/c
 import { MongoClient, type Db } from 'mongodb';
 import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
-import { ElasticsearchSearchIndex } from '@engram/adapters-elasticsearch';
+import { ElasticsearchSearchIndex, ElasticsearchSearchIndexVersions } from '@engram/adapters-elasticsearch';
 import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
-import { MongoAccessStore, MongoFactStore, MongoSessionStore } from '@engram/adapters-mongodb';
+import { MongoAccessStore, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
 import { createEmbedder } from '@engram/embedding';
-import { AccessStore, Embedder, EventLog, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import {
+  AccessStore,
+  Embedder,
+  EventLog,
+  FactStore,
+  FactStoreVersions,
+  followActiveVersion,
+  ProjectionVersions,
+  RebuildLedger,
+  SearchIndex,
+  SearchIndexVersions,
+  SessionStore,
+  SessionStoreVersions,
+} from '@engram/ports';
 import { GroupScopedEventLog } from './group-scoped-event-log';
 import { VisibleSearchIndex } from './visible-search-index';
-import { ElasticsearchIndexVersions } from './elasticsearch-index-versions';
-import { OnlineSearchRebuild, SearchIndexVersions } from '../pipeline/online-search-rebuild';
+import { VisibleVersions } from './visible-versions';
 
 export const MONGO_CLIENT = Symbol('MongoClient');
 export const MONGO_DATABASE = Symbol('MongoDatabase');
@@ -76,6 +88,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           replicationFactor: config.KAFKA_REPLICATION_FACTOR,
           retentionMs: config.KAFKA_RETENTION_MS,
           maxBatchSize: config.ENGRAM_BATCH_SIZE,
+          lingerMs: config.ENGRAM_BATCH_LINGER_MS,
           logLevel: kafkaLogLevel(config.LOG_LEVEL),
           onHandlerError: (error, failure) =>
             logger.warn({ ...failure, reason: error instanceof Error ? error.message : String(error) }, 'batch failed, retrying'),
@@ -108,8 +121,27 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       inject: [MONGO_CLIENT, EngramConfig],
       useFactory: (client: MongoClient, config: EngramConfig): Db => client.db(config.MONGODB_DATABASE),
     },
-    { provide: FactStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoFactStore.open(db) },
-    { provide: SessionStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoSessionStore.open(db) },
+    // Versioned projections: `facts`, `facts_v2`, … behind a pointer document, cached by each
+    // process for ENGRAM_PROJECTION_POINTER_TTL_MS (online rebuilds keep applying the overlap longer).
+    { provide: FactStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoFactStoreVersions(db) },
+    { provide: SessionStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoSessionStoreVersions(db) },
+    { provide: RebuildLedger, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoRebuildLedger(db) },
+    {
+      provide: FactStore,
+      inject: [FactStoreVersions, EngramConfig],
+      useFactory: async (versions: ProjectionVersions<FactStore>, config: EngramConfig) => {
+        await versions.open(await versions.active()); // collections and indexes exist before the process reports healthy
+        return followActiveVersion(versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS });
+      },
+    },
+    {
+      provide: SessionStore,
+      inject: [SessionStoreVersions, EngramConfig],
+      useFactory: async (versions: ProjectionVersions<SessionStore>, config: EngramConfig) => {
+        await versions.open(await versions.active());
+        return followActiveVersion(versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS });
+      },
+    },
     { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
     // The same embedder as the embedded mode (hashing, or ENGRAM_EMBEDDINGS_URL), so both modes rank alike.
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
@@ -132,11 +164,19 @@ export function kafkaBrokers(config: EngramConfig): string[] {
         return new VisibleSearchIndex(index);
       },
     },
-    // Online rebuild of the search projection into a new index version behind the alias.
-    { provide: SearchIndexVersions, inject: [SearchIndex, Embedder], useFactory: (index: VisibleSearchIndex, embedder: Embedder) => new ElasticsearchIndexVersions(index.inner, embedder.dimensions) },
-    { provide: OnlineSearchRebuild, inject: [EventLog, Embedder, SearchIndexVersions, EngramConfig], useFactory: (log: EventLog, embedder: Embedder, versions: SearchIndexVersions, config: EngramConfig) => new OnlineSearchRebuild(log, embedder, versions, config) },
+    // Search versions are `<prefix>-v<n>` indexes; the alias is the pointer (live readers use it, so
+    // Elasticsearch resolves it on every request). Versions are written with a refresh per batch.
+    {
+      provide: SearchIndexVersions,
+      inject: [SearchIndex, Embedder],
+      useFactory: (index: VisibleSearchIndex, embedder: Embedder) =>
+        new VisibleVersions(new ElasticsearchSearchIndexVersions({ client: index.inner.client, alias: index.inner.alias, dimensions: embedder.dimensions })),
+    },
   ],
-  exports: [MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder, SearchIndexVersions, OnlineSearchRebuild],
+  exports: [
+    MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
+  ],
 })
 export class DistributedBindingsModule implements OnApplicationShutdown {
   constructor(

@@ -7,12 +7,26 @@ import {
   openSqliteDatabase,
   SqliteAccessStore,
   SqliteEventLog,
-  SqliteFactStore,
-  SqliteSearchIndex,
-  SqliteSessionStore,
+  SqliteRebuildLedger,
+  sqliteFactStoreVersions,
+  sqliteSearchIndexVersions,
+  sqliteSessionStoreVersions,
 } from '@engram/adapters-sqlite';
 import { createEmbedder } from '@engram/embedding';
-import { AccessStore, Embedder, EventLog, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import {
+  AccessStore,
+  Embedder,
+  EventLog,
+  FactStore,
+  FactStoreVersions,
+  followActiveVersion,
+  ProjectionVersions,
+  RebuildLedger,
+  SearchIndex,
+  SearchIndexVersions,
+  SessionStore,
+  SessionStoreVersions,
+} from '@engram/ports';
 
 export const SQLITE_DATABASE = Symbol('SqliteDatabase');
 
@@ -28,14 +42,27 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
         return openSqliteDatabase(path.join(config.ENGRAM_DATA_DIR, 'engram.db'));
       },
     },
-    { provide: EventLog, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteEventLog(db) },
-    { provide: FactStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteFactStore(db) },
-    { provide: SessionStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteSessionStore(db) },
-    { provide: SearchIndex, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteSearchIndex(db) },
+    {
+      provide: EventLog,
+      inject: [SQLITE_DATABASE, EngramConfig],
+      useFactory: (db: Database, config: EngramConfig) => new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }),
+    },
+    // Versioned projections: tables per version (`facts`, `v2_facts`, …) behind a pointer row that
+    // the live stores read on every call (other processes on the file see a swap at once).
+    { provide: FactStoreVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteFactStoreVersions(db) },
+    { provide: SessionStoreVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSessionStoreVersions(db) },
+    { provide: SearchIndexVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSearchIndexVersions(db) },
+    { provide: RebuildLedger, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteRebuildLedger(db) },
+    { provide: FactStore, inject: [FactStoreVersions], useFactory: (v: ProjectionVersions<FactStore>) => followActiveVersion(v) },
+    { provide: SessionStore, inject: [SessionStoreVersions], useFactory: (v: ProjectionVersions<SessionStore>) => followActiveVersion(v) },
+    { provide: SearchIndex, inject: [SearchIndexVersions], useFactory: (v: ProjectionVersions<SearchIndex>) => followActiveVersion(v) },
     { provide: AccessStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAccessStore(db) },
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
   ],
-  exports: [SQLITE_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder],
+  exports: [
+    SQLITE_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
+  ],
 })
 export class EmbeddedBindingsModule implements OnApplicationShutdown {
   constructor(

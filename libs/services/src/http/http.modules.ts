@@ -5,10 +5,12 @@ import { MetricsController } from '../observability/metrics.controller';
 import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
 import { RecallService } from './recall.service';
+import { RecallAudit } from './recall-audit';
 import { TenantGuard } from './tenancy';
 import { ForgettingModule } from '../pipeline/forgetting.job';
 import { ExportController, ForgettingController } from './export.controller';
 import { ExportService } from './export.service';
+import { AdminRebuildsModule } from './admin-rebuilds.controller';
 
 @Module({
   controllers: [HealthController, MetricsController, TurnsController, PipelineController],
@@ -18,20 +20,20 @@ import { ExportService } from './export.service';
 export class GatewayHttpModule {}
 
 @Module({
-  imports: [ForgettingModule],
+  imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController],
-  providers: [RecallService, IngestService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [RecallService, RecallAudit, IngestService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [RecallService],
 })
 export class RecallHttpModule {}
 
 /** The embedded server serves both sides on one port. */
 @Module({
-  imports: [ForgettingModule],
+  imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
     HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
   ],
-  providers: [IngestService, Backpressure, RecallService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService, RecallService],
 })
 export class AllHttpModule {}

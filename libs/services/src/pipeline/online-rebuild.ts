@@ -1,0 +1,452 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { EngramConfig } from '@engram/config';
+import { EngramEvent, MemoryDecision, parseEvent, Topics, UserForgotten } from '@engram/contracts';
+import {
+  Embedder,
+  EventLog,
+  FactStore,
+  FactStoreVersions,
+  lag,
+  LogPosition,
+  ProjectionVersions,
+  reached,
+  RebuildLedger,
+  RebuildPhase,
+  RebuildRecord,
+  SearchIndex,
+  SearchIndexVersions,
+  SessionStore,
+  SessionStoreVersions,
+  Subscription,
+  VersionedProjection,
+} from '@engram/ports';
+import { FactsProjection } from './facts.projection';
+import { SearchProjection } from './search.projection';
+import { SessionsProjection } from './sessions.projection';
+
+/** What `GET /v1/admin/rebuilds` reports for one rebuild. */
+export interface RebuildStatus {
+  readonly projection: VersionedProjection;
+  readonly version: number;
+  readonly previousVersion: number;
+  readonly phase: RebuildPhase;
+  /** Messages of the input topic applied to the new version (its consumer group's committed offsets, plus the batch in flight). */
+  readonly done: number;
+  /** Messages in the input topic (grows while the live system writes). */
+  readonly total: number;
+  /** Over the last few seconds; 0 when not running in this process. */
+  readonly eventsPerSecond: number;
+  /** Seconds until the replay reaches the live end at the current rate; null when unknown or caught up. */
+  readonly etaSeconds: number | null;
+  /** True when this process runs the rebuild (else the numbers are the last persisted ones). */
+  readonly running: boolean;
+  readonly startedAt: string;
+  readonly swappedAt?: string;
+  readonly finishedAt?: string;
+  readonly error?: string;
+}
+
+export interface OnlineRebuildOptions {
+  /** Called once the new version caught up with the live end, right before the swap (tests, operators' checks). */
+  readonly beforeSwap?: () => Promise<void>;
+  /** Overrides ENGRAM_REBUILD_GRACE_MS. */
+  readonly graceMs?: number;
+  /** Keep the old version after the grace period (compare, roll back by hand). */
+  readonly keepOld?: boolean;
+  /** Catch-up rounds before the swap while the live end keeps moving. Default 5. */
+  readonly maxCatchUpRounds?: number;
+}
+
+/** Thrown inside a rebuild when the process shuts down: the rebuild stops where it is and resumes at the next start. */
+class RebuildInterrupted extends Error {
+  constructor() {
+    super('interrupted by shutdown');
+  }
+}
+
+interface Running {
+  record: RebuildRecord;
+  done: number;
+  total: number;
+  samples: { at: number; done: number }[];
+  subscription?: Subscription;
+  failure?: unknown;
+  /** Resolves once the rebuild finished, failed or was interrupted. */
+  finished: Promise<RebuildRecord>;
+}
+
+type Apply = (events: readonly EngramEvent[]) => Promise<void>;
+
+/**
+ * Rebuilds the facts, sessions and search projections without downtime, in
+ * both modes. For one projection:
+ *
+ * 1. Opens version N+1 next to the live version N (readers keep using N) and
+ *    persists a record of the rebuild (the ledger).
+ * 2. Replays the projection's input topic from the beginning with the
+ *    rebuild's own consumer group `rebuild-<projection>-v<N+1>` into N+1, while
+ *    live stages keep writing N, until it reached the live end (re-read until
+ *    it stops moving).
+ * 3. Moves the pointer to N+1 atomically (a row, a document, the alias).
+ * 4. Keeps consuming through the grace period: whatever live writers put into
+ *    N before they saw the pointer move (a cached pointer, a batch in flight)
+ *    is in the log and reaches N+1 too; every write is idempotent (revision /
+ *    turn id), so applying a decision twice changes nothing.
+ * 5. Drops N after the grace period.
+ *
+ * The checkpoint is the consumer group's committed offsets plus the ledger
+ * record: after a crash or a restart the process resumes every unfinished
+ * rebuild from there (`onApplicationBootstrap`), not from zero.
+ */
+@Injectable()
+export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly log = new Logger(OnlineRebuilds.name);
+  private readonly running = new Map<VersionedProjection, Running>();
+  private readonly starting = new Set<VersionedProjection>();
+  private stopping = false;
+  private readonly wakeUps = new Set<() => void>();
+
+  constructor(
+    @Inject(EventLog) private readonly eventLog: EventLog,
+    @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
+    @Inject(FactStoreVersions) private readonly facts: ProjectionVersions<FactStore>,
+    @Inject(SessionStoreVersions) private readonly sessions: ProjectionVersions<SessionStore>,
+    @Inject(SearchIndexVersions) private readonly search: ProjectionVersions<SearchIndex>,
+    @Inject(Embedder) private readonly embedder: Embedder,
+    @Optional() private readonly config: EngramConfig = new EngramConfig(),
+  ) {}
+
+  /** Resumes the rebuilds a previous process left unfinished. */
+  async onApplicationBootstrap(): Promise<void> {
+    for (const record of await this.ledger.list()) {
+      // A reprocess's record is not a rebuild to resume (an interrupted reprocess is dropped and run again).
+      if ((record.phase === 'replaying' || record.phase === 'swapped') && !record.reprocess && !this.running.has(record.projection)) {
+        this.log.log({ projection: record.projection, version: record.version, phase: record.phase }, 'resuming an online rebuild');
+        this.launch(record, {});
+      }
+    }
+  }
+
+  /** Stops every rebuild where it is (the batch in flight is committed); they resume at the next start. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.wakeUps) wake();
+    await Promise.allSettled([...this.running.values()].map((r) => r.finished));
+  }
+
+  /** Starts rebuilding a projection into a new version; resolves once it started (its record is persisted). */
+  async start(projection: VersionedProjection, options: OnlineRebuildOptions = {}): Promise<RebuildStatus> {
+    return this.statusOf(await this.begin(projection, options));
+  }
+
+  /** Starts a rebuild and waits until it is done (tests, scripts); throws if it failed. */
+  async run(projection: VersionedProjection, options: OnlineRebuildOptions = {}): Promise<RebuildRecord> {
+    const record = await (await this.begin(projection, options)).finished;
+    if (record.phase === 'failed') throw new Error(`${projection} rebuild failed: ${record.error}`);
+    return record;
+  }
+
+  private async begin(projection: VersionedProjection, options: OnlineRebuildOptions): Promise<Running> {
+    if (this.stopping) throw new Error('shutting down');
+    if (this.running.has(projection) || this.starting.has(projection)) throw new RebuildConflict(projection);
+    this.starting.add(projection);
+    try {
+      // One at a time per projection across processes too: an unfinished record is resumed, not replaced.
+      const unfinished = (await this.ledger.list()).find((r) => r.projection === projection && (r.phase === 'replaying' || r.phase === 'swapped'));
+      if (unfinished?.reprocess) {
+        throw new RebuildConflict(projection, `reprocess run ${unfinished.reprocess.runId} is building ${projection}@${unfinished.version} (or was interrupted: engram projections drop ${projection}@${unfinished.version})`);
+      }
+      if (unfinished) throw new RebuildConflict(projection);
+      const versions = this.versions(projection);
+      const previousVersion = await versions.active();
+      await this.refuseOverReprocess(projection, previousVersion);
+      // The next number after the serving one. A leftover under that number (a rebuild that died
+      // before recording itself, or failed) is never served: it is dropped and rebuilt from empty.
+      const version = previousVersion + 1;
+      const record: RebuildRecord = {
+        projection,
+        version,
+        previousVersion,
+        group: `rebuild-${projection}-v${version}`,
+        phase: 'replaying',
+        startedAt: new Date().toISOString(),
+        done: 0,
+      };
+      const topic = this.topic(projection);
+      await this.eventLog.ensureTopics([topic]);
+      await versions.drop(version);
+      await this.eventLog.resetGroup(topic, record.group, { to: 'beginning' });
+      await this.ledger.save(record);
+      return this.launch(record, options);
+    } finally {
+      this.starting.delete(projection);
+    }
+  }
+
+  /**
+   * A rebuild replays memory.facts.v1 from the start, which would lose a
+   * reprocessed version's decisions (they are on the run's topic) or drop a
+   * reprocessed version still waiting for activation: refuse, and say what to do.
+   */
+  private async refuseOverReprocess(projection: VersionedProjection, active: number): Promise<void> {
+    if (projection === 'sessions') return;
+    for (const r of await this.ledger.list()) {
+      if (r.projection !== projection || !r.reprocess || r.phase === 'failed') continue;
+      if (r.version === active && r.swappedAt) {
+        throw new RebuildConflict(
+          projection,
+          `${projection}@${active} was built by reprocess run ${r.reprocess.runId}: an online rebuild replays only memory.facts.v1 and would lose it; ` +
+            `rebuild offline (engram rebuild --projection ${projection}), which replays the run's topic and then memory.facts.v1 from the switch, or reprocess again`,
+        );
+      }
+      if (r.version > active) {
+        throw new RebuildConflict(projection, `${projection}@${r.version} holds reprocess run ${r.reprocess.runId} (${r.phase}): activate or drop it first (engram projections activate|drop ${projection}@${r.version})`);
+      }
+    }
+  }
+
+  /** Every rebuild recorded, newest first; running ones with live numbers. */
+  async status(): Promise<RebuildStatus[]> {
+    const records = await this.ledger.list();
+    const result: RebuildStatus[] = [];
+    for (const record of records.reverse()) {
+      const running = this.running.get(record.projection);
+      if (running && running.record.version === record.version) {
+        running.total = Math.max(running.total, lag(await this.eventLog.endPosition(this.topic(record.projection)), {}));
+        result.push(this.statusOf(running));
+      } else {
+        result.push({
+          projection: record.projection,
+          version: record.version,
+          previousVersion: record.previousVersion,
+          phase: record.phase,
+          done: record.done ?? 0,
+          total: Math.max(record.done ?? 0, record.phase === 'done' ? record.done ?? 0 : 0),
+          eventsPerSecond: 0,
+          etaSeconds: null,
+          running: false,
+          startedAt: record.startedAt,
+          ...(record.swappedAt ? { swappedAt: record.swappedAt } : {}),
+          ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
+          ...(record.error ? { error: record.error } : {}),
+        });
+      }
+    }
+    return result;
+  }
+
+  isRunning(projection: VersionedProjection): boolean {
+    return this.running.has(projection) || this.starting.has(projection);
+  }
+
+  private versions(projection: VersionedProjection): ProjectionVersions<object> {
+    switch (projection) {
+      case 'facts':
+        return this.facts;
+      case 'sessions':
+        return this.sessions;
+      case 'search':
+        return this.search;
+    }
+  }
+
+  /** The projection applied to one version's store: the same classes live stages use. */
+  private projector(projection: VersionedProjection, store: object): Apply {
+    switch (projection) {
+      case 'facts': {
+        const p = new FactsProjection(store as FactStore);
+        return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
+      }
+      case 'sessions': {
+        const p = new SessionsProjection(store as SessionStore);
+        return (events) => p.apply(events);
+      }
+      case 'search': {
+        const p = new SearchProjection(store as SearchIndex, this.embedder, this.config);
+        return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
+      }
+    }
+  }
+
+  /** The input topic as this deployment names it (search and facts from decisions, sessions from screened turns). */
+  topic(projection: VersionedProjection): string {
+    return `${this.config.ENGRAM_TOPIC_PREFIX}${projection === 'sessions' ? Topics.screened : Topics.facts}`;
+  }
+
+  private launch(record: RebuildRecord, options: OnlineRebuildOptions): Running {
+    const running: Running = { record, done: record.done ?? 0, total: 0, samples: [], finished: Promise.resolve(record) };
+    this.running.set(record.projection, running);
+    running.finished = this.execute(running, options).finally(() => this.running.delete(record.projection));
+    return running;
+  }
+
+  private async save(running: Running, changes: Partial<RebuildRecord>): Promise<void> {
+    running.record = { ...running.record, ...changes, done: running.done };
+    await this.ledger.save(running.record);
+  }
+
+  private async execute(running: Running, options: OnlineRebuildOptions): Promise<RebuildRecord> {
+    const { projection, version, previousVersion, group } = running.record;
+    const versions = this.versions(projection);
+    const topic = this.topic(projection);
+    const graceMs = options.graceMs ?? this.config.ENGRAM_REBUILD_GRACE_MS;
+    try {
+      await this.eventLog.ensureTopics([topic]);
+      const apply = this.projector(projection, await versions.open(version));
+      running.done = lag(await this.eventLog.committedPosition(topic, group), {});
+      running.total = lag(await this.eventLog.endPosition(topic), {});
+      this.sample(running);
+      running.subscription = await this.subscribe(running, topic, apply);
+
+      if (running.record.phase === 'replaying') {
+        // 2. Catch up with the live end, again while it keeps moving.
+        let end = await this.catchUp(running, topic);
+        if (options.beforeSwap) await options.beforeSwap();
+        for (let round = 0; round < (options.maxCatchUpRounds ?? 5); round++) {
+          const before = end;
+          end = await this.catchUp(running, topic);
+          if (lag(end, before) === 0) break;
+        }
+        // 3. Swap.
+        await versions.activate(version);
+        await this.save(running, { phase: 'swapped', swappedAt: new Date().toISOString() });
+        this.log.log({ projection, version, previousVersion }, 'projection swapped to the new version');
+      }
+
+      // 4. Apply the overlap through the grace period (also after a restart in this phase).
+      await this.catchUp(running, topic);
+      await this.sleepUntil(Date.parse(running.record.swappedAt ?? new Date().toISOString()) + graceMs);
+      await this.catchUp(running, topic);
+      await running.subscription.stop();
+      running.subscription = undefined;
+
+      // 5. Drop the old version (unless someone activated it again meanwhile).
+      if (!options.keepOld && previousVersion !== version && (await versions.active()) !== previousVersion) {
+        await versions.drop(previousVersion);
+      }
+      await this.save(running, { phase: 'done', finishedAt: new Date().toISOString() });
+      this.log.log({ projection, version, events: running.done }, 'online rebuild done');
+      return running.record;
+    } catch (error) {
+      await running.subscription?.stop().catch(() => undefined);
+      running.subscription = undefined;
+      if (error instanceof RebuildInterrupted || this.stopping) {
+        // Not a failure: the checkpoint stays, the next start resumes.
+        await this.save(running, {}).catch(() => undefined);
+        return running.record;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      this.log.error({ projection, version, reason }, 'online rebuild failed');
+      if (running.record.phase === 'replaying') await versions.drop(version).catch(() => undefined);
+      await this.save(running, { phase: 'failed', finishedAt: new Date().toISOString(), error: reason }).catch(() => undefined);
+      return running.record;
+    }
+  }
+
+  private async subscribe(running: Running, topic: string, apply: Apply): Promise<Subscription> {
+    const rate = this.config.ENGRAM_REBUILD_RATE_LIMIT;
+    // With a rate limit, small batches keep each pause short (shutdown waits for the batch in flight).
+    const maxBatchSize = rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;
+    let lastSaved = Date.now();
+    let failures = 0;
+    return this.eventLog.subscribe({ topic, group: running.record.group, maxBatchSize }, async (messages) => {
+      try {
+        const events: EngramEvent[] = [];
+        for (const message of messages) {
+          try {
+            events.push(parseEvent(message.value));
+          } catch (error) {
+            this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during online rebuild');
+          }
+        }
+        await apply(events);
+        running.done += messages.length;
+        running.total = Math.max(running.total, running.done);
+        this.sample(running);
+        if (rate > 0) await this.sleep((messages.length * 1000) / rate);
+        // Progress for other processes' GET /v1/admin/rebuilds (the checkpoint itself is the group's offsets).
+        if (Date.now() - lastSaved >= 1000) {
+          lastSaved = Date.now();
+          await this.save(running, {});
+        }
+        failures = 0;
+      } catch (error) {
+        // The log retries the batch (with backoff); a batch that keeps failing fails the rebuild.
+        if (++failures >= this.config.ENGRAM_STAGE_ATTEMPTS) running.failure ??= error;
+        throw error;
+      }
+    });
+  }
+
+  /** Waits until the rebuild's group reached the end position read now; returns that position. */
+  private async catchUp(running: Running, topic: string): Promise<LogPosition> {
+    const end = await this.eventLog.endPosition(topic);
+    running.total = Math.max(running.total, lag(end, {}));
+    for (;;) {
+      if (this.stopping) throw new RebuildInterrupted();
+      if (running.failure) throw running.failure;
+      if (reached(await this.eventLog.committedPosition(topic, running.record.group), end)) return end;
+      await this.sleep(20);
+    }
+  }
+
+  private async sleepUntil(instant: number): Promise<void> {
+    while (Date.now() < instant) {
+      if (this.stopping) throw new RebuildInterrupted();
+      await this.sleep(Math.min(1000, instant - Date.now()));
+    }
+  }
+
+  /** A sleep that shutdown cuts short. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUps.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUps.add(done);
+    });
+  }
+
+  private sample(running: Running): void {
+    const now = Date.now();
+    running.samples.push({ at: now, done: running.done });
+    while (running.samples.length > 2 && now - running.samples[0].at > 5000) running.samples.shift();
+  }
+
+  private statusOf(running: Running): RebuildStatus {
+    const first = running.samples[0];
+    const last = running.samples[running.samples.length - 1];
+    const seconds = first && last ? (last.at - first.at) / 1000 : 0;
+    const eventsPerSecond = seconds > 0 ? Math.round((last.done - first.done) / seconds) : 0;
+    const remaining = Math.max(0, running.total - running.done);
+    const { record } = running;
+    return {
+      projection: record.projection,
+      version: record.version,
+      previousVersion: record.previousVersion,
+      phase: record.phase,
+      done: running.done,
+      total: Math.max(running.total, running.done),
+      eventsPerSecond,
+      etaSeconds: remaining === 0 ? 0 : eventsPerSecond > 0 ? Math.ceil(remaining / eventsPerSecond) : null,
+      running: true,
+      startedAt: record.startedAt,
+      ...(record.swappedAt ? { swappedAt: record.swappedAt } : {}),
+      ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
+    };
+  }
+}
+
+/** A rebuild of the projection is already running. */
+export class RebuildConflict extends Error {
+  constructor(
+    readonly projection: VersionedProjection,
+    message = `a ${projection} rebuild is already running`,
+  ) {
+    super(message);
+  }
+}
+
