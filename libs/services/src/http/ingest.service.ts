@@ -1,4 +1,4 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { deterministicId, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
@@ -11,6 +11,8 @@ import type { PostTurnsDto } from './turns.dto';
 /** The write side's front door: validated turns become TurnRecorded events, PII masked first. */
 @Injectable()
 export class IngestService {
+  private readonly log = new Logger(IngestService.name);
+
   constructor(
     private readonly publisher: EventPublisher,
     private readonly config: EngramConfig,
@@ -48,6 +50,8 @@ export class IngestService {
       });
     }
     const position = await this.publisher.publish(Topics.turns, events);
+    // Ids only (see EventLogTransport.traceBatch): follows each turn into the stages.
+    this.log.debug({ stage: 'ingest', topic: Topics.turns, events: events.length, correlationIds: events.map((e) => e.correlationId) }, 'turns recorded');
     return { accepted: events.length, position: encodePosition(position) };
   }
 

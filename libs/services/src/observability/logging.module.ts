@@ -1,30 +1,39 @@
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import { EngramConfig } from '@engram/config';
+
+/**
+ * Where the JSON lines go instead of stdout, when a global module provides it
+ * (tests capture lines this way). Unset in every app: stdout.
+ */
+export const LOG_DESTINATION = Symbol('LogDestination');
 
 /**
  * Structured JSON logs (pino). Request bodies are never logged, and the
  * Authorization header is redacted, so neither PII nor keys reach a log line.
+ * Stage lines carry event ids and correlation ids, never turn text.
  */
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      inject: [EngramConfig],
-      useFactory: (config: EngramConfig) => ({
-        pinoHttp: {
+      inject: [EngramConfig, { token: LOG_DESTINATION, optional: true }],
+      useFactory: (config: EngramConfig, destination?: DestinationStream) => {
+        const options = {
           level: config.LOG_LEVEL,
-          genReqId: (req) => (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
+          genReqId: (req: { headers: Record<string, unknown> }) => (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
           // Polled endpoints would drown everything else.
-          autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/v1/pipeline/status' },
+          autoLogging: { ignore: (req: { url?: string }) => req.url === '/health' || req.url === '/v1/pipeline/status' },
           serializers: {
             req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
             res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
           },
-          ...(config.ENGRAM_LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
-        },
-      }),
+          ...(config.ENGRAM_LOG_PRETTY && !destination ? { transport: { target: 'pino-pretty' } } : {}),
+        };
+        return { pinoHttp: destination ? [options, destination] : options };
+      },
     }),
   ],
 })

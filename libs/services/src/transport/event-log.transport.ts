@@ -115,6 +115,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     if (valid.length === 0) return;
 
     const timer = metrics?.batchDuration.startTimer({ stage });
+    this.traceBatch(stage, topic, valid);
     try {
       await this.withRetries(stage, () => run(valid.map((d) => d.event), context));
       return;
@@ -130,6 +131,17 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     } finally {
       timer?.();
     }
+  }
+
+  /**
+   * One debug line per batch: the stage and the correlation ids it handles, so
+   * one turn can be followed through every stage (`grep <correlationId>`).
+   * Ids only: never a payload, so never turn text or PII.
+   */
+  private traceBatch(stage: string, topic: string, deliveries: readonly Delivery[]): void {
+    // pino drops the line below LOG_LEVEL=debug; collecting the ids costs one pass over the batch.
+    const correlationIds = [...new Set(deliveries.map((d) => d.event.correlationId))];
+    this.log.debug({ stage, topic, events: deliveries.length, correlationIds }, 'stage batch');
   }
 
   private attempts(): number {
