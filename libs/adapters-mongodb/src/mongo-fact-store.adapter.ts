@@ -122,6 +122,15 @@ export class MongoFactStore implements FactStore {
     await this.collection.deleteMany({ tenantId, userId });
   }
 
+  async users(): Promise<{ tenantId: string; userId: string }[]> {
+    const seen = new Map<string, { tenantId: string; userId: string }>();
+    for await (const doc of this.collection.find({}, { projection: { _id: 0, tenantId: 1, userId: 1 } })) {
+      seen.set(`${doc.tenantId}\u0000${doc.userId}`, { tenantId: doc.tenantId, userId: doc.userId });
+    }
+    const key = (u: { tenantId: string; userId: string }) => `${u.tenantId}\u0000${u.userId}`;
+    return [...seen.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
+
   async truncate(): Promise<void> {
     await this.collection.deleteMany({});
   }

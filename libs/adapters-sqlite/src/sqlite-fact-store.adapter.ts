@@ -125,6 +125,14 @@ export class SqliteFactStore implements FactStore {
     this.statements.deleteUser.run(tenantId, userId);
   }
 
+  async users(): Promise<{ tenantId: string; userId: string }[]> {
+    return this.db
+      .prepare<[], { tenantId: string; userId: string }>(
+        `SELECT DISTINCT tenant_id AS tenantId, user_id AS userId FROM ${this.table} ORDER BY tenant_id, user_id`,
+      )
+      .all();
+  }
+
   async truncate(): Promise<void> {
     this.statements.truncate.run();
   }

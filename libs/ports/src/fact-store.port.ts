@@ -23,6 +23,8 @@ export interface FactStore {
   /** A user's memories, oldest first. */
   list(query: MemoryQuery): Promise<MemoryRecord[]>;
   deleteUser(tenantId: string, userId: string): Promise<void>;
+  /** Every tenant and user holding at least one memory, sorted (comparing versions, reprocessing as of an instant). */
+  users(): Promise<{ tenantId: string; userId: string }[]>;
   /** Drops every memory of every tenant (rebuild starts here). */
   truncate(): Promise<void>;
 }

@@ -179,6 +179,24 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      'users lists every tenant and user holding memories, once each, sorted',
+      async () => {
+        const otherTenant = `${tenantId}-b`;
+        await save([record(), record({ mergeKey: 'user/second' }), aMemoryRecord({ tenantId, userId: 'user-0' }), aMemoryRecord({ tenantId: otherTenant, userId })]);
+        const mine = (await store.users()).filter((u) => u.tenantId === tenantId || u.tenantId === otherTenant);
+        expect(mine).toEqual([
+          { tenantId, userId: 'user-0' },
+          { tenantId, userId },
+          { tenantId: otherTenant, userId },
+        ]);
+        await store.deleteUser(tenantId, 'user-0');
+        await settle();
+        expect((await store.users()).filter((u) => u.tenantId === tenantId)).toEqual([{ tenantId, userId }]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'deleteUser removes that user’s memories only',
       async () => {
         const mine = record();

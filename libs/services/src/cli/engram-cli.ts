@@ -11,11 +11,14 @@ import { IngestService } from '../http/ingest.service';
 import { RecallService } from '../http/recall.service';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
+import { rebuildOnline } from './online-rebuild-cli';
+import { VERSIONED_PROJECTIONS } from '@engram/ports';
 import { announceServer, runningServer } from './server-file';
 import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
 import { registerExportImportCommands } from './export-import';
+import { registerReprocessCommands } from './reprocess-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 
 /** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
@@ -113,15 +116,21 @@ export function buildCli(modules: CliModules): Command {
 
   program
     .command('rebuild')
-    .description('drop projections and replay the log into them from the start (offline)')
-    .option('--projection <name>', `one of ${PROJECTION_NAMES.join(', ')}, or all`, 'all')
-    .action(async (options: { projection: string }) => {
+    .description('offline: drop projections and replay the log into them; with --url: online, into new versions while the old ones serve')
+    .option('--projection <name>', `one of ${PROJECTION_NAMES.join(', ')}, or all (online: ${VERSIONED_PROJECTIONS.join(', ')}, all)`, 'all')
+    .option('--url <url>', 'rebuild online on this running engram (POST /v1/admin/rebuilds), with progress until done')
+    .option('--admin-key <key>', 'admin key for --url (or ENGRAM_ADMIN_KEY)')
+    .action(async (options: { projection: string; url?: string; adminKey?: string }) => {
       const config = cliConfig();
+      if (options.url) {
+        await rebuildOnline(options.url, options.projection, options.adminKey ?? process.env.ENGRAM_ADMIN_KEY);
+        return;
+      }
       const names: readonly ProjectionName[] =
         options.projection === 'all' ? PROJECTION_NAMES : PROJECTION_NAMES.filter((n) => n === options.projection);
       if (names.length === 0) throw new UsageError(`--projection must be one of ${PROJECTION_NAMES.join(', ')}, all`);
       const server = runningServer(config.ENGRAM_DATA_DIR);
-      if (server) throw new UsageError(`an engram server (pid ${server.pid}) is using ${config.ENGRAM_DATA_DIR}: stop it before an offline rebuild`);
+      if (server) throw new UsageError(`an engram server (pid ${server.pid}) is using ${config.ENGRAM_DATA_DIR}: stop it before an offline rebuild, or rebuild online with --url ${server.url}`);
       await withEmbedded(modules.rebuild(config), false, async (app) => {
         const started = Date.now();
         let bar: SingleBar | undefined;
@@ -174,6 +183,7 @@ export function buildCli(modules: CliModules): Command {
   registerExportImportCommands(program, modules);
   registerBenchCommand(program, modules);
   registerDlqCommands(program, modules);
+  registerReprocessCommands(program, modules);
   return program;
 }
 

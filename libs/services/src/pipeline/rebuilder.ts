@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, parseEvent, Topics } from '@engram/contracts';
-import { EventLog, lag } from '@engram/ports';
+import { EventLog, FactStore, FactStoreVersions, lag, ProjectionVersions, RebuildLedger, SearchIndex, SearchIndexVersions } from '@engram/ports';
 import { AccessProjection } from './access.projection';
 import { consumeUpTo } from './consume-up-to';
 import { EventPublisher } from './event-publisher';
 import { FactsProjection } from './facts.projection';
+import { replayReprocessed, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection } from './sessions.projection';
 
@@ -44,6 +45,9 @@ export class Rebuilder {
     sessions: SessionsProjection,
     search: SearchProjection,
     access: AccessProjection,
+    @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
+    @Inject(FactStoreVersions) private readonly factVersions: ProjectionVersions<FactStore>,
+    @Inject(SearchIndexVersions) private readonly searchVersions: ProjectionVersions<SearchIndex>,
   ) {
     const decisions = (apply: (e: readonly MemoryDecision[]) => Promise<void>) => (events: readonly EngramEvent[]) =>
       apply(events as readonly MemoryDecision[]);
@@ -65,6 +69,25 @@ export class Rebuilder {
 
   private async replay(projection: Replayable, onProgress?: (p: RebuildProgress) => void): Promise<number> {
     const topic = this.publisher.topic(projection.topic);
+    // A version built by `engram reprocess` is its run's topic, then memory.facts.v1 from the switch.
+    const versions = projection.name === 'facts' ? this.factVersions : projection.name === 'search' ? this.searchVersions : undefined;
+    const lineage = versions && (await reprocessLineageOf(this.ledger, projection.name as 'facts' | 'search', await versions.active()));
+    if (lineage) {
+      await projection.truncate();
+      const total = lag(await this.eventLog.endPosition(lineage.topic), {}) + lag(await this.eventLog.endPosition(topic), {});
+      let done = 0;
+      onProgress?.({ projection: projection.name, done, total });
+      // The facts store (rebuilt first) decides which live decisions around the switch were stale.
+      const facts = await this.factVersions.open(await this.factVersions.active());
+      const apply = async (events: readonly EngramEvent[]) => projection.apply(await withoutStaleDecisions(facts, events));
+      await replayReprocessed(this.eventLog, lineage, topic, `${projection.group}-reprocessed`, apply, {
+        onBatch: (n) => onProgress?.({ projection: projection.name, done: Math.min((done += n), total), total }),
+      });
+      // The live group goes on from the end, as after a plain replay.
+      await this.eventLog.resetGroup(topic, projection.group, { to: 'beginning' });
+      await consumeUpTo(this.eventLog, topic, projection.group, await this.eventLog.endPosition(topic), async () => undefined, { maxBatchSize: 2000 });
+      return total;
+    }
     await this.eventLog.ensureTopics([topic]);
     await projection.truncate();
     await this.eventLog.resetGroup(topic, projection.group, { to: 'beginning' });

@@ -9,6 +9,7 @@ import { FilterStage, SCREENING_CONFIG } from './filter.stage';
 import { ForgettingSchedulerModule } from './forgetting.job';
 import { IndexerStage } from './indexer.stage';
 import { Rebuilder } from './rebuilder';
+import { Reprocessor } from './reprocess';
 import { ResolverStage } from './resolver.stage';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection, SessionsStage } from './sessions.projection';
@@ -41,9 +42,9 @@ export class ResolverModule {}
 })
 export class IndexerModule {}
 
-/** Every projection, for rebuilds. */
+/** Every projection, for rebuilds and reprocessing. */
 @Module({
-  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder],
-  exports: [Rebuilder],
+  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder, Reprocessor],
+  exports: [Rebuilder, Reprocessor],
 })
 export class ProjectionsModule {}
