@@ -19,6 +19,7 @@ import {
   logLevel as KafkaJsLogLevel,
   Partitioners,
   type Producer,
+  type RecordMetadata,
 } from 'kafkajs';
 
 export type KafkaLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'debug';
@@ -50,6 +51,17 @@ export interface KafkaEventLogOptions {
   readonly heartbeatIntervalMs?: number;
   /** How long a fetch waits for data on an idle topic; bounds how long stop() waits. Default 200 ms. */
   readonly maxWaitTimeMs?: number;
+  /**
+   * An append is sent in chunks of at most this many bytes (keys + values), in order. Keep it
+   * below the broker's `message.max.bytes` (1 MiB by default). Default 512 KiB.
+   */
+  readonly maxSendBytes?: number;
+  /**
+   * How long a fetch waits for a batch to fill (the broker answers at LINGER_MIN_BYTES or after
+   * this long): fewer, larger batches at the cost of that much latency. Default 0: answer as soon as
+   * anything is there.
+   */
+  readonly lingerMs?: number;
   /** Default batch size when a subscription names none. Default 500. */
   readonly maxBatchSize?: number;
   /** Delay before a failed batch is redelivered; doubles per attempt. Default 250 ms. */
@@ -140,6 +152,36 @@ const positionOf = (entries: readonly { partition: number; offset: string }[]): 
  * events stay ordered on one partition) and consumer groups whose offsets are
  * committed only after the handler resolved (at-least-once).
  */
+/**
+ * Consecutive runs of messages whose keys and values add up to at most `maxBytes` (a message larger
+ * than that alone is a run of one: the broker then refuses it, and the caller's retry and dead-letter
+ * handling takes over).
+ */
+export function bySize<T extends { key: string; value: string }>(messages: readonly T[], maxBytes: number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = Buffer.byteLength(message.key) + Buffer.byteLength(message.value);
+    if (chunk.length > 0 && bytes + size > maxBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(message);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+/** A fetch under linger waits for this much data (Kafka's `fetch.min.bytes`), or for `lingerMs`. */
+const LINGER_MIN_BYTES = 1024 * 1024;
+
+function fetchWait(options: { readonly maxWaitTimeMs: number; readonly lingerMs: number }): { minBytes: number; maxWaitTimeInMs: number } {
+  return options.lingerMs > 0 ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { minBytes: 1, maxWaitTimeInMs: options.maxWaitTimeMs };
+}
+
 export class KafkaEventLog implements EventLog {
   private readonly kafka: Kafka;
   private readonly options: ResolvedOptions;
@@ -165,6 +207,8 @@ export class KafkaEventLog implements EventLog {
       sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeMs: options.maxWaitTimeMs ?? 200,
+      lingerMs: options.lingerMs ?? 0,
+      maxSendBytes: options.maxSendBytes ?? 512 * 1024,
       maxBatchSize: options.maxBatchSize ?? 500,
       retryDelayMs: options.retryDelayMs ?? 250,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
@@ -209,11 +253,13 @@ export class KafkaEventLog implements EventLog {
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     if (messages.length === 0) return this.endPosition(topic);
     const producer = await this.producer();
-    const written = await producer.send({
-      topic,
-      acks: -1,
-      messages: messages.map((message) => ({ key: message.key, value: serialise(message.value) })),
-    });
+    const written: RecordMetadata[] = [];
+    // One send per chunk, in order: a partition's record batch must stay under the broker's
+    // message.max.bytes (1 MiB by default), and a resolver batch of decisions carrying their
+    // memories' histories easily exceeds it — the send would fail, and be retried, forever.
+    for (const chunk of bySize(messages.map((message) => ({ key: message.key, value: serialise(message.value) })), this.options.maxSendBytes)) {
+      written.push(...(await producer.send({ topic, acks: -1, messages: chunk })));
+    }
     // With acks=all the high watermark already covers this append when send resolves; the
     // base offsets are a floor in case the offsets request reached a lagging metadata view.
     const end: Record<number, number> = { ...(await this.endPosition(topic)) };
@@ -234,7 +280,7 @@ export class KafkaEventLog implements EventLog {
       groupId: spec.group,
       sessionTimeout: this.options.sessionTimeoutMs,
       heartbeatInterval: this.options.heartbeatIntervalMs,
-      maxWaitTimeInMs: this.options.maxWaitTimeMs,
+      ...fetchWait(this.options),
       allowAutoTopicCreation: false,
     });
     const release = () => this.consumers.delete(subscription);

@@ -181,6 +181,40 @@ describe('KafkaEventLog', () => {
       expect(next.messages.map((m) => (m.value as { n: number }).n)).toEqual([3, 4, 5]);
     }, 60_000);
 
+    it('with a linger, a fetch waits for the batch to fill: messages appended shortly after the first arrive with it', async () => {
+      const topic = `${prefix}${uniqueName('linger')}`;
+      const writer = aLog();
+      await writer.ensureTopics([topic]);
+      const lingering = new KafkaEventLog({ ...options, lingerMs: 3_000 });
+      logs.push(lingering);
+      const batches: number[][] = [];
+      open.push(
+        await lingering.subscribe({ topic, group: uniqueName('group'), maxBatchSize: 50 }, async (batch) => {
+          batches.push(batch.map((m) => (m.value as { n: number }).n));
+        }),
+      );
+      // Let the group join and the first (empty) fetches settle, then write one message and, soon after, two more.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      await writer.append(topic, [{ key: 'one-key', value: { n: 0 } }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.append(topic, [1, 2].map((n) => ({ key: 'one-key', value: { n } })));
+      await eventually(() => batches.flat().length === 3, 'all three messages', 20_000);
+      expect(batches).toEqual([[0, 1, 2]]);
+    }, 60_000);
+
+    it('appends more than the broker takes in one request (message.max.bytes) in order, in several sends', async () => {
+      const topic = `${prefix}${uniqueName('large')}`;
+      const log = aLog();
+      await log.ensureTopics([topic]);
+      // 600 messages of ~4 KiB on one key (one partition): ~2.4 MiB, over the 1 MiB a record batch may hold.
+      const padding = 'x'.repeat(4096);
+      const end = await log.append(topic, Array.from({ length: 600 }, (_, n) => ({ key: 'one-key', value: { n, padding } })));
+      expect(Object.values(end).reduce((a, b) => a + b, 0)).toBe(600);
+      const { messages } = await collect(log, topic, uniqueName('group'), 500);
+      await eventually(() => messages.length === 600, 'all 600 messages', 20_000);
+      expect(messages.map((m) => (m.value as { n: number }).n)).toEqual(Array.from({ length: 600 }, (_, n) => n));
+    }, 60_000);
+
     it('refuses resetGroup while a member of the group is running (in this process or another)', async () => {
       const topic = `${prefix}${uniqueName('reset')}`;
       const group = uniqueName('group');

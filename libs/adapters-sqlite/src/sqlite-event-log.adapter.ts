@@ -35,6 +35,11 @@ export interface SqliteEventLogOptions {
   readonly maxRetryDelayMs?: number;
   /** Default batch size when a subscription names none. Default 500. */
   readonly maxBatchSize?: number;
+  /**
+   * How long a consumer that found a partial batch waits for it to fill before handing it over:
+   * fewer, larger batches (one transaction each) at the cost of that much latency. Default 0.
+   */
+  readonly lingerMs?: number;
   /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
   readonly onHandlerError?: (error: unknown, failure: HandlerFailure) => void;
 }
@@ -108,6 +113,7 @@ export class SqliteEventLog implements EventLog {
   ) {
     this.options = {
       pollIntervalMs: options.pollIntervalMs ?? 25,
+      lingerMs: options.lingerMs ?? 0,
       retryDelayMs: options.retryDelayMs ?? 250,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
       maxBatchSize: options.maxBatchSize ?? 500,
@@ -319,6 +325,10 @@ class SqliteConsumer {
         if (rows.length === 0) {
           if (!this.appended) await this.sleep(this.options.pollIntervalMs, true);
           continue;
+        }
+        if (rows.length < this.maxBatchSize && this.options.lingerMs > 0 && this.running) {
+          await this.sleep(this.options.lingerMs, false);
+          rows = this.read({ from: this.position, limit: this.maxBatchSize });
         }
         await this.handler(rows.map(this.toMessage), this.context);
         const next = rows[rows.length - 1].log_offset + 1;

@@ -51,6 +51,31 @@ describe('SqliteEventLog', () => {
     });
   });
 
+  it('with a linger, hands over a partial batch only after waiting for it to fill; without, at once', async () => {
+    const db = openSqliteDatabase(':memory:');
+    const batchesWith = async (lingerMs: number): Promise<number[][]> => {
+      const log = new SqliteEventLog(db, { ...quiet, lingerMs });
+      const topic = uniqueName('linger');
+      const batches: number[][] = [];
+      await log.ensureTopics([topic]);
+      const sub = await log.subscribe({ topic, group: 'stage', maxBatchSize: 10 }, async (batch) => {
+        batches.push(batch.map((m) => m.offset));
+      });
+      await log.append(topic, [{ key: 't:u', value: { n: 0 } }]);
+      // The consumer has the first message (and, with a linger, is waiting for more) when the rest arrive.
+      await eventually(() => batches.length > 0 || lingerMs > 0, 'the first read');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await log.append(topic, [1, 2].map((n) => ({ key: 't:u', value: { n } })));
+      await eventually(() => batches.flat().length === 3, 'all three messages', 10_000);
+      await sub.stop();
+      await log.close();
+      return batches;
+    };
+    expect(await batchesWith(0)).toEqual([[0], [1, 2]]);
+    expect(await batchesWith(2_000)).toEqual([[0, 1, 2]]);
+    db.close();
+  });
+
   it('keeps messages and committed offsets across close and reopen, with dense offsets from 0', async () => {
     const file = dir.file('durable.db');
     const topic = 'memory.turns.v1';
