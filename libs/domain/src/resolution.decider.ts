@@ -89,9 +89,21 @@ function decideItem(
   if ([...state.values()].some((m) => m.appliedItemIds.includes(item.itemId))) return null;
   const change = item.attribute === LAST_MENTIONED ? resolveAnaphora(item, state, options) : resolveKeyed(command, item, state, options);
   if (!change) return null;
+  return decisionOn(command, item, change.type, change.memory, options);
+}
+
+/** The decision event an item causes; `idParts` tell apart several decisions caused by one item. */
+function decisionOn(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  type: MemoryDecision['type'],
+  memory: MemoryRecord,
+  options: ResolutionOptions,
+  ...idParts: string[]
+): MemoryDecision {
   return {
-    eventId: deterministicId('decision', command.eventId, item.itemId),
-    type: change.type,
+    eventId: deterministicId('decision', command.eventId, item.itemId, ...idParts),
+    type,
     schemaVersion: 1,
     tenantId: command.tenantId,
     userId: command.userId,
@@ -99,7 +111,7 @@ function decideItem(
     recordedAt: options.recordedAt,
     causationId: command.eventId,
     correlationId: command.correlationId,
-    payload: { memory: change.memory, itemId: item.itemId },
+    payload: { memory, itemId: item.itemId },
   } as MemoryDecision;
 }
 
@@ -189,28 +201,15 @@ function retireEpisodes(
   for (const episode of state.values()) {
     if (episode.kind !== 'episode' || episode.status !== 'active' || episode.sourceTurnIds.length === 0) continue;
     if (!episode.sourceTurnIds.every((turn) => stated.has(turn) && !correcting.has(turn) && !stillTrue.has(turn))) continue;
-    retired.push({
-      eventId: deterministicId('decision', command.eventId, item.itemId, episode.memoryId),
-      type: 'MemoryRetracted',
-      schemaVersion: 1,
-      tenantId: command.tenantId,
-      userId: command.userId,
-      occurredAt: item.validFrom,
-      recordedAt: options.recordedAt,
-      causationId: command.eventId,
-      correlationId: command.correlationId,
-      payload: {
-        itemId: item.itemId,
-        memory: {
-          ...episode,
-          status: 'retracted',
-          validTo: item.validFrom,
-          revision: episode.revision + 1,
-          updatedAt: options.recordedAt,
-          appliedItemIds: [...episode.appliedItemIds, item.itemId],
-        },
-      },
-    });
+    const memory: MemoryRecord = {
+      ...episode,
+      status: 'retracted',
+      validTo: item.validFrom,
+      revision: episode.revision + 1,
+      updatedAt: options.recordedAt,
+      appliedItemIds: [...episode.appliedItemIds, item.itemId],
+    };
+    retired.push(decisionOn(command, item, 'MemoryRetracted', memory, options, episode.memoryId));
   }
   return retired;
 }
@@ -344,67 +343,73 @@ export function normaliseValue(value: string): string {
 
 /** Jaccard over tokenize() terms, so Chinese and English measure alike; in [0, 1]. */
 export function similarity(a: string, b: string): number {
-  return jaccard(termsOf(a), termsOf(b));
-}
-
-interface Terms {
-  readonly normalised: string;
-  /** The distinct terms as ids (see `termIds`), ascending: a compact set that merges in one pass. */
-  readonly ids: Int32Array;
+  return jaccard(a, termsOf(a), b, termsOf(b));
 }
 
 /**
- * Each text's normalised form and term set, remembered: the resolver compares every new item with
- * every active memory of the same subject and kind, and tokenizing (Intl.Segmenter, bigrams) each
- * memory again per item was a fifth of ingest CPU. Keyed by the text itself, so it is exact. Terms
- * are interned as integers so that a user's whole memory list stays cached at 100k memories
- * (~150 bytes a text instead of a Set of strings); bounded, oldest entry out first.
+ * A text's term set as `[hash of its normalised form, ...ascending term ids]` (ids from `termIds`):
+ * plain small-integer arrays are the most compact thing V8 keeps (a few hundred bytes a memory with
+ * its key), so a user's whole memory list stays cached at 100k memories.
+ */
+type Terms = readonly number[];
+
+/**
+ * Each text's terms, remembered: the resolver compares every new item with every active memory of
+ * the same subject and kind, and tokenizing (Intl.Segmenter, bigrams) each memory again per item
+ * was a fifth of ingest CPU. Keyed by the text itself, so it is exact; bounded (oldest out first).
  */
 const TERMS_CACHE_SIZE = 250_000;
 const termsCache = new Map<string, Terms>();
 const termIds = new Map<string, number>();
+const MAX_VOCABULARY = 2_000_000;
 
 function termsOf(text: string): Terms {
-  let terms = termsCache.get(text);
-  if (!terms) {
-    const ids = new Set<number>();
-    for (const term of tokenize(text)) {
-      let id = termIds.get(term);
-      if (id === undefined) {
-        // The vocabulary only grows; past ~2M distinct terms start again (cached sets keep their ids valid
-        // only while the dictionary lives, so the cache goes with it).
-        if (termIds.size >= 2_000_000) {
-          termIds.clear();
-          termsCache.clear();
-          return termsOf(text);
-        }
-        id = termIds.size;
-        termIds.set(term, id);
-      }
-      ids.add(id);
-    }
-    terms = { normalised: normaliseValue(text), ids: Int32Array.from(ids).sort() };
-    if (termsCache.size >= TERMS_CACHE_SIZE) termsCache.delete(termsCache.keys().next().value as string);
-    termsCache.set(text, terms);
+  const cached = termsCache.get(text);
+  if (cached) return cached;
+  if (termIds.size >= MAX_VOCABULARY) {
+    // Ids are only meaningful with their dictionary: start both again (never reached by the bench).
+    termIds.clear();
+    termsCache.clear();
   }
+  const ids = new Set<number>();
+  for (const term of tokenize(text)) {
+    let id = termIds.get(term);
+    if (id === undefined) {
+      id = termIds.size;
+      termIds.set(term, id);
+    }
+    ids.add(id);
+  }
+  const terms = [hashOf(normaliseValue(text)), ...[...ids].sort((x, y) => x - y)];
+  if (termsCache.size >= TERMS_CACHE_SIZE) termsCache.delete(termsCache.keys().next().value as string);
+  termsCache.set(text, terms);
   return terms;
 }
 
-function jaccard(left: Terms, right: Terms): number {
-  if (left.normalised === right.normalised) return left.normalised === '' ? 0 : 1;
-  const a = left.ids;
-  const b = right.ids;
-  if (a.length === 0 || b.length === 0) return 0;
+/** FNV-1a, 32 bits: only a shortcut, equal hashes are confirmed on the texts. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+function sameNormalised(a: string, left: Terms, b: string, right: Terms): boolean {
+  return left[0] === right[0] && normaliseValue(a) === normaliseValue(b);
+}
+
+function jaccard(a: string, left: Terms, b: string, right: Terms): number {
+  if (sameNormalised(a, left, b, right)) return normaliseValue(a) === '' ? 0 : 1;
+  if (left.length === 1 || right.length === 1) return 0;
   let shared = 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
-    if (a[i] === b[j]) {
+  for (let i = 1, j = 1; i < left.length && j < right.length; ) {
+    if (left[i] === right[j]) {
       shared++;
       i++;
       j++;
-    } else if (a[i] < b[j]) i++;
+    } else if (left[i] < right[j]) i++;
     else j++;
   }
-  return shared / (a.length + b.length - shared);
+  return shared / (left.length - 1 + right.length - 1 - shared);
 }
 
 /** The closest active memory of the same subject and kind, if close enough; ties go to the lower id. */
@@ -415,12 +420,12 @@ function nearDuplicate(item: ExtractedItem, state: ResolverState, threshold: num
     if (memory.status !== 'active' || memory.kind !== item.kind || memory.subject !== item.subject) continue;
     const memoryTerms = termsOf(memory.content);
     // Jaccard is at most min/max of the two set sizes: a text far longer or shorter cannot reach the
-    // threshold, so it is not compared term by term (same result; identical texts are checked first).
-    if (itemTerms.normalised !== memoryTerms.normalised) {
-      const large = Math.max(itemTerms.ids.length, memoryTerms.ids.length);
-      if (large > 0 && Math.min(itemTerms.ids.length, memoryTerms.ids.length) / large < threshold) continue;
+    // threshold, so it is not compared term by term (same result; equal texts are checked first).
+    const large = Math.max(itemTerms.length, memoryTerms.length) - 1;
+    if (large > 0 && (Math.min(itemTerms.length, memoryTerms.length) - 1) / large < threshold) {
+      if (!sameNormalised(item.content, itemTerms, memory.content, memoryTerms)) continue;
     }
-    const score = jaccard(itemTerms, memoryTerms);
+    const score = jaccard(item.content, itemTerms, memory.content, memoryTerms);
     if (score < threshold) continue;
     if (!best || score > best.score || (score === best.score && memory.memoryId < best.memory.memoryId)) {
       best = { memory, score };
