@@ -122,7 +122,7 @@ function resolveKeyed(
   options: ResolutionOptions,
 ): Change {
   const mergeKey = mergeKeyOf(item);
-  const existing = findByMergeKey(state, mergeKey);
+  const existing = findByMergeKey(state, mergeKey) ?? latestScoped(item, state);
   if (item.operation === 'retract') return existing ? retract(existing, item, options) : null;
   if (existing) return assertOn(existing, item, options);
   const duplicate = nearDuplicate(item, state, options.similarityThreshold);
@@ -447,6 +447,26 @@ function lastMentioned(item: ExtractedItem, state: ResolverState, shape: ValueSh
     }
   }
   return best?.memory ?? null;
+}
+
+/**
+ * Attributes an extractor scopes by what they are about (`budget:空气净化器`). An unscoped item of the
+ * family ("预算提到五万了" after "买车预算三万") names no thing: it speaks of the scoped memory of that
+ * family mentioned last, as people do, instead of adding a second, unscoped budget.
+ */
+const SCOPED_FAMILIES: readonly string[] = ['budget'];
+
+function latestScoped(item: ExtractedItem, state: ResolverState): MemoryRecord | undefined {
+  if (!SCOPED_FAMILIES.includes(item.attribute)) return undefined;
+  const prefix = `${item.attribute}:`;
+  const at = Date.parse(item.validFrom);
+  let best: MemoryRecord | undefined;
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.subject !== item.subject || !memory.attribute.startsWith(prefix)) continue;
+    if (Date.parse(memory.lastSeenAt) > at) continue;
+    if (!best || memory.lastSeenAt > best.lastSeenAt || (memory.lastSeenAt === best.lastSeenAt && memory.memoryId > best.memoryId)) best = memory;
+  }
+  return best;
 }
 
 export type ValueShape = 'amount' | 'schedule' | 'date' | 'text';

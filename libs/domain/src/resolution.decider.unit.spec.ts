@@ -326,6 +326,22 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ]);
   });
 
+  it('given a gift\'s budget then a purifier\'s, then two budgets: one does not supersede the other', async () => {
+    const state = await say(['想给我老婆挑个生日礼物，预算两千左右', '还想买个空气净化器，预算三千以内']);
+    expect(facts(state).filter((m) => m.attribute.startsWith('budget')).map((m) => [m.attribute, m.value, m.version])).toEqual([
+      ['budget:生日礼物', '两千', 1],
+      ['budget:空气净化器', '三千', 1],
+    ]);
+    expect(episodes(state).every((m) => m.status === 'active')).toBe(true);
+  });
+
+  it('given a scoped budget then "预算提到五万了" (no thing named), then the scoped budget is superseded', async () => {
+    const state = await say(['打算买辆车，预算三万', '预算提到五万了']);
+    expect(facts(state).filter((m) => m.attribute.startsWith('budget')).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
+      ['budget:车', '五万', ['三万']],
+    ]);
+  });
+
   it('given a budget then "忘掉我之前说的预算", then the budget is retracted', async () => {
     const state = await say(['预算三万', '忘掉我之前说的预算']);
     expect([...state.values()][0]).toMatchObject({ mergeKey: 'user/budget', status: 'retracted' });

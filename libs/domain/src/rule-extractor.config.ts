@@ -58,6 +58,11 @@ export interface RuleExtractorConfig {
     readonly recommendation: readonly string[];
     readonly promise: readonly string[];
     readonly conclusion: readonly string[];
+    /**
+     * "买个空气净化器，预算三千": what a budget in the same turn is for. The budget's attribute becomes
+     * `budget:<thing>`, so a gift's budget and a purifier's are two memories, not one superseding the other.
+     */
+    readonly purchase: readonly string[];
   };
   /** Verbs, adverbs and articles stripped from the front of an object ("用 VS Code" → "VS Code"). */
   readonly leadingFillers: readonly string[];
@@ -74,7 +79,7 @@ export interface RuleExtractorConfig {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-2',
+  version: 'rules-3',
   attributes: {
     name: ['名字', '姓名', '称呼', 'name'],
     employer: ['公司', '单位', 'employer', 'company'],
@@ -308,6 +313,11 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     ],
     promise: ['我会提醒你', '我会帮你', '我会在', '我稍后', "i'll remind you", 'i will remind you', "i'll send you", "i'll follow up", 'i will follow up'],
     conclusion: ['总结一下', '总之', '结论是', '综上', 'in summary', 'to summarize', 'in conclusion', 'the conclusion is', 'bottom line'],
+    purchase: [
+      '想买个', '想买一个', '想买一台', '想买台', '想买辆', '想买', '要买个', '要买一个', '要买', '打算买', '准备买', '买个', '买一个', '买台', '买辆',
+      '挑个', '挑一个', '选个', '选一个', '换个', '换一个', '换台', '换辆', '添个', '置办',
+      'buy a', 'buy an', 'buy new', 'buying a', 'buying an', 'shopping for a', 'shopping for', 'looking for a', 'looking to buy a', 'replace my', 'get a new',
+    ],
   },
   leadingFillers: [
     '去试试', '去吃', '去', '试试', '试一下', '看看', '读读', '尝尝', '用', '使用', '吃', '喝', '看', '听', '玩', '读', '做',

@@ -58,7 +58,35 @@ export function extractWithRules(
     const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
     return findings.map((f) => reader.toDraft(f, clause, input));
   });
-  return dedupe(drafts);
+  return dedupe(scopeBudgets(drafts, input.text, config));
+}
+
+/**
+ * A budget said in a turn that names what is being bought is that thing's budget: "想给我老婆挑个生日
+ * 礼物……预算两千左右" → `budget:生日礼物`, "还想买个空气净化器，预算三千以内" → `budget:空气净化器`.
+ * Without the scope the second supersedes the first (one merge key `user/budget`). A budget with no
+ * purchase named stays `budget`, and the resolver lets it correct the latest scoped one ("预算提到五万了").
+ */
+function scopeBudgets(drafts: ExtractedItemDraft[], text: string, config: RuleExtractorConfig): ExtractedItemDraft[] {
+  if (!drafts.some((d) => d.attribute === 'budget')) return drafts;
+  const thing = purchaseOf(text, config);
+  if (!thing) return drafts;
+  return drafts.map((d) => (d.attribute === 'budget' ? { ...d, attribute: `budget:${thing}`, entities: d.entities.includes(thing) ? d.entities : [...d.entities, thing] } : d));
+}
+
+/** What the turn says is being bought: the words after a purchase cue, up to the clause's end. */
+export function purchaseOf(text: string, config: RuleExtractorConfig = defaultRuleExtractorConfig): string | null {
+  const cue = findCue(text, config.cues.purchase);
+  if (!cue) return null;
+  const rest = text.slice(cue.end).split(/[，,。.;；!！?？、]|\s+(?:and|for|with|but|under|around|about)\s+|预算|左右|以内/iu)[0];
+  const thing = trimClause(rest)
+    .replace(/^(?:个|一个|台|一台|辆|一辆|件|一件|款|一款|新的?|the|a|an|new)\s*/iu, '')
+    .replace(/(?:吧|呢|啊|了)$/u, '')
+    .trim()
+    .toLowerCase();
+  // A name, not a sentence: at most 12 characters of Chinese or 4 words.
+  if (!thing || thing.length > 24 || thing.split(/\s+/).length > 4 || (/\p{Script=Han}/u.test(thing) && thing.length > 12)) return null;
+  return thing;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { TurnRole } from '@engram/contracts';
 import type { ExtractedItemDraft } from './extraction.strategy';
 import { mergeKeyOf } from './extraction.strategy';
-import { extractWithRules, RuleExtractor, splitClauses } from './rule-extractor';
+import { extractWithRules, purchaseOf, RuleExtractor, splitClauses } from './rule-extractor';
 
 const AT = '2026-11-30T08:00:00.000Z';
 
@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-2 and resolves the same items as the pure function', async () => {
+  it('has the version rules-3 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-2');
+    expect(extractor.version).toBe('rules-3');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -327,5 +327,27 @@ describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
   it('given an assistant recommendation not phrased with 推荐 / "I recommend", then it is still a recommendation', () => {
     expect(only('不辣的川菜可以去松云泽', 'assistant')).toMatchObject({ subject: 'assistant', value: '松云泽' });
     expect(extract('Then the Hoka Speedgoat 6 in wide would suit you better', 'assistant')[0]).toMatchObject({ subject: 'assistant' });
+  });
+});
+
+describe('RuleExtractor: budgets scoped by what is being bought (rules-3)', () => {
+  const budgets = (text: string) => extract(text).filter((i) => i.attribute.startsWith('budget'));
+
+  it.each([
+    ['想给我老婆挑个生日礼物，她 10 月 18 号生日，预算两千左右。', 'budget:生日礼物', '两千'],
+    ['还想买个空气净化器，预算三千以内，家里养了两只猫。', 'budget:空气净化器', '三千'],
+    ["I'm shopping for a road bike, budget around $1500", 'budget:road bike', '$1500'],
+  ])('given "%s", then the budget is %s', (text, attribute, value) => {
+    expect(budgets(text).map((i) => [i.attribute, i.value])).toEqual([[attribute, value]]);
+    expect(budgets(text)[0].entities).toContain(attribute.slice('budget:'.length));
+  });
+
+  it('given a budget without a purchase named, then it stays unscoped', () => {
+    expect(budgets('预算控制在三万以内').map((i) => i.attribute)).toEqual(['budget']);
+    expect(purchaseOf('预算控制在三万以内')).toBeNull();
+  });
+
+  it('given a purchase cue followed by a sentence rather than a name, then no scope', () => {
+    expect(purchaseOf('想买一个能放在客厅里又不占地方还能自动清洁的东西')).toBeNull();
   });
 });
