@@ -9,6 +9,7 @@ import type {
   ResetTarget,
   Subscription,
 } from '@engram/ports';
+import { parseLogValue, serialiseLogValue } from '@engram/ports';
 import {
   type Admin,
   type Consumer,
@@ -257,7 +258,7 @@ export class KafkaEventLog implements EventLog {
     // One send per chunk, in order: a partition's record batch must stay under the broker's
     // message.max.bytes (1 MiB by default), and a resolver batch of decisions carrying their
     // memories' histories easily exceeds it — the send would fail, and be retried, forever.
-    for (const chunk of bySize(messages.map((message) => ({ key: message.key, value: serialise(message.value) })), this.options.maxSendBytes)) {
+    for (const chunk of bySize(messages.map((message) => ({ key: message.key, value: serialiseLogValue(message.value) })), this.options.maxSendBytes)) {
       written.push(...(await producer.send({ topic, acks: -1, messages: chunk })));
     }
     // With acks=all the high watermark already covers this append when send resolves; the
@@ -421,21 +422,6 @@ export class KafkaEventLog implements EventLog {
   }
 }
 
-function serialise(value: unknown): string {
-  const json = JSON.stringify(value);
-  // JSON.stringify(undefined) is undefined: store JSON null so the message stays parseable.
-  return json === undefined ? 'null' : json;
-}
-
-function parse(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    // Delivered anyway: the stage decides (dead-letter, skip, alert), the loop never stalls on it.
-    return undefined;
-  }
-}
-
 /** Thrown out of the retry wait when the subscription stops: the failed batch stays uncommitted. */
 class Abandoned extends Error {}
 
@@ -564,7 +550,7 @@ class KafkaSubscription {
         partition,
         offset: Number(message.offset),
         key: message.key?.toString('utf8') ?? '',
-        value: parse(raw),
+        value: parseLogValue(raw),
         raw,
         timestamp: Number(message.timestamp),
       };

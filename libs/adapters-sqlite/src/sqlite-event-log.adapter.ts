@@ -10,6 +10,7 @@ import type {
   ResetTarget,
   Subscription,
 } from '@engram/ports';
+import { parseLogValue, serialiseLogValue } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, immediate } from './sqlite-database';
 
@@ -167,7 +168,7 @@ export class SqliteEventLog implements EventLog {
       s.registerTopic.run(topic, now);
       let next = s.nextOffset.get(topic)!.next_offset;
       for (const message of messages) {
-        s.insertMessage.run(topic, next++, message.key, serialise(message.value), now);
+        s.insertMessage.run(topic, next++, message.key, serialiseLogValue(message.value), now);
       }
       s.setNextOffset.run(next, topic);
       return next;
@@ -254,21 +255,6 @@ export class SqliteEventLog implements EventLog {
 
   private committedOffset(topic: string, group: string): number {
     return this.statements.committed.get(topic, group)?.next_offset ?? 0;
-  }
-}
-
-function serialise(value: unknown): string {
-  const json = JSON.stringify(value);
-  // JSON.stringify(undefined) is undefined: store JSON null so the row stays parseable.
-  return json === undefined ? 'null' : json;
-}
-
-function parse(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    // Delivered anyway: the stage decides (dead-letter, skip, alert), the loop never stalls on it.
-    return undefined;
   }
 }
 
@@ -359,7 +345,7 @@ class SqliteConsumer {
     partition: PARTITION,
     offset: row.log_offset,
     key: row.key,
-    value: parse(row.value),
+    value: parseLogValue(row.value),
     raw: row.value,
     timestamp: row.timestamp,
   });

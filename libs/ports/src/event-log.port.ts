@@ -76,3 +76,21 @@ export function lag(end: LogPosition, committed: LogPosition): number {
 export function reached(committed: LogPosition, target: LogPosition): boolean {
   return Object.entries(target).every(([partition, offset]) => (committed[Number(partition)] ?? 0) >= offset);
 }
+
+/** A message value as both event logs store it: JSON, with undefined stored as JSON null so it stays parseable. */
+export function serialiseLogValue(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json === undefined ? 'null' : json;
+}
+
+/**
+ * A stored value parsed; undefined when it is not JSON. Delivered anyway: the stage decides
+ * (dead-letter, skip, alert), a consumer loop never stalls on it.
+ */
+export function parseLogValue(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
