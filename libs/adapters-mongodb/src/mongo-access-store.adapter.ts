@@ -121,7 +121,8 @@ export class MongoAccessStore implements AccessStore {
     const result = new Map<string, AccessStats>();
     if (memoryIds.length === 0) return result;
     const ids = [...new Set(memoryIds)].map((memoryId) => statsId(tenantId, userId, memoryId));
-    for (const doc of await this.stats.find({ _id: { $in: ids } }).toArray()) {
+    // The user's equality filters first: FerretDB pushes those down, not `$in` (see MongoFactStore.get).
+    for (const doc of await this.stats.find({ tenantId, userId, _id: { $in: ids } }).toArray()) {
       result.set(doc.memoryId, { memoryId: doc.memoryId, hits: doc.hits, lastAccessAt: accessedAtOf(doc.lastAccess) });
     }
     return result;
