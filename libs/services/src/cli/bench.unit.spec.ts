@@ -1,11 +1,15 @@
 import {
+  compareSnapshots,
   probeStatement,
   seededRandom,
+  snapshotMemories,
+  snapshotRecall,
   streamSeed,
   summariseLatencies,
   userStatements,
   workloadQueries,
   workloadRequests,
+  type UserSnapshot,
   type WorkloadOptions,
 } from './bench';
 
@@ -102,5 +106,84 @@ describe('summariseLatencies', () => {
 
   it('is all zeros without samples', () => {
     expect(summariseLatencies([])).toEqual({ p50: 0, p95: 0, p99: 0, max: 0, mean: 0, samples: 0 });
+  });
+});
+
+describe('online rebuild comparison', () => {
+  type Document = Parameters<typeof snapshotMemories>[0][number];
+  const memory = (id: string, overrides: Partial<Document> & { updatedAt?: string; revision?: number } = {}) => ({
+    memoryId: id,
+    kind: 'preference' as const,
+    status: 'active' as const,
+    value: '拿铁',
+    content: '我喜欢喝拿铁',
+    version: 2,
+    mentionCount: 3,
+    history: [{ value: '美式咖啡', validFrom: '2026-01-01T00:00:00.000Z' }],
+    // processing timestamps and bookkeeping differ between builds and must not count
+    updatedAt: '2026-11-30T12:00:00.000Z',
+    revision: 7,
+    ...overrides,
+  });
+  const user = (memories: ReturnType<typeof memory>[], recall = { memoryIds: ['m1'], recentTurnIds: ['t0', 't1'] }): UserSnapshot => ({
+    memories: snapshotMemories(memories),
+    recall,
+  });
+
+  it('reduces memories to what must be equal, ordered by id', () => {
+    expect(snapshotMemories([memory('m2', { status: 'retracted' }), memory('m1')])).toEqual([
+      { id: 'm1', kind: 'preference', status: 'active', value: '拿铁', content: '我喜欢喝拿铁', version: 2, mentionCount: 3, history: ['美式咖啡'] },
+      { id: 'm2', kind: 'preference', status: 'retracted', value: '拿铁', content: '我喜欢喝拿铁', version: 2, mentionCount: 3, history: ['美式咖啡'] },
+    ]);
+  });
+
+  it('takes the set of memories recall returned and the recent turns in order', () => {
+    const view = (id: string) => ({ id }) as never;
+    expect(
+      snapshotRecall({ facts: [view('b')], memories: [view('c'), view('a'), view('b')], recent: [{ turnId: 't2' }, { turnId: 't1' }] as never }),
+    ).toEqual({ memoryIds: ['a', 'b', 'c'], recentTurnIds: ['t2', 't1'] });
+  });
+
+  it('finds equal dumps equal, whatever the processing timestamps and the order memories were listed in', () => {
+    const left = { 'bench-u0': user([memory('m1'), memory('m2')]) };
+    const right = { 'bench-u0': user([memory('m2', { updatedAt: '2026-11-30T13:00:00.000Z', revision: 9 }), memory('m1')]) };
+    expect(compareSnapshots(left, right)).toEqual({ equal: true, users: 1, memories: { left: 2, right: 2 }, differenceCount: 0, differences: [] });
+  });
+
+  it('names every field that differs, memories on one side only, users on one side only and recall answers', () => {
+    const left = {
+      'bench-u0': user([memory('m1'), memory('m2'), memory('m3')]),
+      'bench-u1': user([memory('m9')]),
+    };
+    const right = {
+      'bench-u0': user(
+        [memory('m1', { value: '乌龙茶', mentionCount: 4 }), memory('m2', { history: [] }), memory('m4', { kind: 'fact' as never })],
+        { memoryIds: ['m1', 'm4'], recentTurnIds: ['t1', 't0'] },
+      ),
+      'bench-u2': user([]),
+    };
+    const result = compareSnapshots(left, right);
+    expect(result.equal).toBe(false);
+    expect(result.differences).toEqual([
+      'bench-u0 m1: value "拿铁" ≠ "乌龙茶"',
+      'bench-u0 m1: mentionCount 3 ≠ 4',
+      'bench-u0 m2: history ["美式咖啡"] ≠ []',
+      'bench-u0 m3: only in the first dump (preference "拿铁")',
+      'bench-u0 m4: only in the second dump (fact "拿铁")',
+      'bench-u0: recall memories ["m1"] ≠ ["m1","m4"]',
+      'bench-u0: recall recent turns ["t0","t1"] ≠ ["t1","t0"]',
+      'bench-u1: only in the first dump',
+      'bench-u2: only in the second dump',
+    ]);
+    expect(result.differenceCount).toBe(9);
+    expect(result.memories).toEqual({ left: 4, right: 3 });
+  });
+
+  it('lists only the first differences but counts them all', () => {
+    const many = (value: string) => ({ 'bench-u0': user(Array.from({ length: 30 }, (_, i) => memory(`m${String(i).padStart(2, '0')}`, { value }))) });
+    const result = compareSnapshots(many('a'), many('b'), 5);
+    expect(result.differences).toHaveLength(5);
+    expect(result.differences[0]).toBe('bench-u0 m00: value "a" ≠ "b"');
+    expect(result.differenceCount).toBe(30);
   });
 });
