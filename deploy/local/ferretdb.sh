@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Local MongoDB-wire-protocol server for tests, without Docker: FerretDB v1.24.2
-# (SQLite backend, single Go binary, no PostgreSQL needed), built from the Go
-# module proxy into the git-ignored cache.
+# (single Go binary), built from the Go module proxy into the git-ignored cache.
+# Backend: SQLite by default (no PostgreSQL needed; what test:infra and CI use),
+# or PostgreSQL with FERRETDB_BACKEND=postgresql (start deploy/local/postgres.sh
+# first): FerretDB's main backend, which pushes filters down and uses indexes.
 #
 #   deploy/local/ferretdb.sh fetch|start|stop|status|reset
 #
@@ -13,6 +15,12 @@
 #   MONGO_PORT               listen port on 127.0.0.1   (default: 27017)
 #   FERRETDB_START_TIMEOUT   seconds to wait for a ping (default: 30)
 #   FERRETDB_LOG_LEVEL       DEBUG|INFO|WARN|ERROR      (default: WARN; INFO logs every connection)
+#   FERRETDB_BACKEND         sqlite|postgresql          (default: sqlite)
+#   FERRETDB_POSTGRESQL_URL  PostgreSQL URL of the postgresql backend
+#                            (default: postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb,
+#                            i.e. deploy/local/postgres.sh)
+#   FERRETDB_RUN_DIR         data, state, log and pid file (default: $ENGRAM_INFRA_CACHE/run/ferretdb);
+#                            a second server (other backend) needs its own, and its own MONGO_PORT
 #
 # Needs Go >= 1.24 on PATH for the one-time build (~2-3 min cold on 2 cores);
 # the module and build caches live under $CACHE/go so rebuilds are cheap.
@@ -28,7 +36,7 @@ CACHE="${ENGRAM_INFRA_CACHE:-$REPO_ROOT/.cache/infra}"
 BIN="$CACHE/bin/ferretdb"
 GOCACHE_DIR="$CACHE/go"
 SRC="$CACHE/src/ferretdb-$FERRETDB_VERSION"
-RUN="$CACHE/run/ferretdb"
+RUN="${FERRETDB_RUN_DIR:-$CACHE/run/ferretdb}"
 DATA="$RUN/data"
 STATE="$RUN/state"
 LOGFILE="$RUN/ferretdb.log"
@@ -38,6 +46,10 @@ HOST=127.0.0.1
 PORT="${MONGO_PORT:-27017}"
 START_TIMEOUT="${FERRETDB_START_TIMEOUT:-30}"
 LOG_LEVEL="${FERRETDB_LOG_LEVEL:-WARN}"
+BACKEND="${FERRETDB_BACKEND:-sqlite}"
+PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb}"
+BACKENDFILE="$RUN/backend"
+PORTFILE="$RUN/port"
 
 log() { echo "ferretdb.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -111,17 +123,22 @@ ping_ok() {
   [[ "$hex" == *016f6b00000000000000f03f* || "$hex" == *106f6b0001000000* ]]
 }
 
-# The pid is ours only if it is alive AND is our binary serving our data dir:
-# guards against a stale pid file whose pid was reused by something else.
+# The pid is ours only if it is alive AND is our binary with our state dir
+# (both backends; the sqlite one also serves our data dir): guards against a
+# stale pid file whose pid was reused by something else.
 running_pid() {
   [[ -f "$PIDFILE" ]] || return 1
   local pid; pid="$(cat "$PIDFILE")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
   local cmdline; cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  [[ "$cmdline" == *"--sqlite-url=file:$DATA/"* ]] || return 1
+  [[ "$cmdline" == "$BIN "* && "$cmdline" == *" --state-dir=$STATE "* ]] || return 1
+  [[ "$cmdline" == *" --handler=postgresql "* || "$cmdline" == *"--sqlite-url=file:$DATA/"* ]] || return 1
   echo "$pid"
 }
+
+# The backend a running server was started with (sqlite if not recorded).
+running_backend() { if [[ -f "$BACKENDFILE" ]]; then cat "$BACKENDFILE"; else echo sqlite; fi; }
 
 log_tail() {
   log "---- last lines of $LOGFILE ----"
@@ -138,12 +155,24 @@ cmd_start() {
   lock
   local pid
   if pid="$(running_pid)"; then
-    if ping_ok; then log "already running (pid $pid, $HOST:$PORT)"; return 0; fi
+    [[ "$(running_backend)" == "$BACKEND" ]] ||
+      die "already running with the $(running_backend) backend (pid $pid); stop it first or use another FERRETDB_RUN_DIR"
+    if ping_ok; then log "already running (pid $pid, $HOST:$PORT, $BACKEND)"; return 0; fi
     die "pid $pid is alive but $HOST:$PORT does not answer a ping (different MONGO_PORT?); try: $0 stop"
   fi
   rm -f "$PIDFILE"
   port_open "$PORT" && die "$HOST:$PORT is already in use by another process"
-  mkdir -p "$DATA" "$STATE"
+  mkdir -p "$STATE"
+  local -a backend_args
+  case "$BACKEND" in
+    sqlite)
+      mkdir -p "$DATA"
+      backend_args=(--handler=sqlite --sqlite-url="file:$DATA/") ;;
+    postgresql)
+      backend_args=(--handler=postgresql --postgresql-url="$PG_URL") ;;
+  esac
+  echo "$BACKEND" >"$BACKENDFILE"
+  echo "$PORT" >"$PORTFILE"   # so status/stop find a server started with another MONGO_PORT
 
   local t0=$SECONDS
   # setsid: own session, so the server survives the caller's Ctrl-C / job teardown.
@@ -156,7 +185,7 @@ cmd_start() {
       echo $$ > "$0"
       for fd in /proc/$$/fd/*; do fd=${fd##*/}; (( fd > 2 )) && eval "exec $fd>&-"; done
       exec "$@"' "$PIDFILE" \
-    "$BIN" --handler=sqlite --sqlite-url="file:$DATA/" \
+    "$BIN" "${backend_args[@]}" \
       --listen-addr="$HOST:$PORT" --state-dir="$STATE" \
       --debug-addr=- --telemetry=disable \
       --log-level="$LOG_LEVEL" --log-format=text \
@@ -169,7 +198,7 @@ cmd_start() {
       log_tail; rm -f "$PIDFILE"; die "ferretdb exited during startup"
     fi
     if ping_ok; then
-      log "ready on mongodb://$HOST:$PORT/ (pid $pid) after $((SECONDS - t0)) s"
+      log "ready on mongodb://$HOST:$PORT/ (pid $pid, $BACKEND backend) after $((SECONDS - t0)) s"
       return 0
     fi
     sleep 0.2
@@ -202,7 +231,7 @@ cmd_stop() {
 cmd_status() {
   local pid
   if pid="$(running_pid)"; then
-    if ping_ok; then echo "running (pid $pid, mongodb://$HOST:$PORT/)"
+    if ping_ok; then echo "running (pid $pid, mongodb://$HOST:$PORT/, $(running_backend))"
     else echo "running (pid $pid, $HOST:$PORT not answering a ping)"; fi
     return 0
   fi
@@ -213,9 +242,20 @@ cmd_status() {
 cmd_reset() {
   cmd_stop
   # Run state only (data, state, log); the built binary and Go caches are kept.
+  # (postgresql backend: its data is PostgreSQL's; deploy/local/postgres.sh reset.)
   rm -rf "$RUN"
   log "reset: removed $RUN"
 }
+
+# Without MONGO_PORT, talk to the port a running server was started with.
+if [[ -z "${MONGO_PORT:-}" && -f "$PORTFILE" ]] && running_pid >/dev/null; then
+  PORT="$(cat "$PORTFILE")"
+fi
+
+case "$BACKEND" in
+  sqlite|postgresql) ;;
+  *) die "FERRETDB_BACKEND must be sqlite or postgresql, not '$BACKEND'" ;;
+esac
 
 case "${1:-}" in
   fetch)  cmd_fetch ;;
