@@ -235,4 +235,35 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     // A failed rebuild does not block the next one (which fails the same way on this log, but starts).
     await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
   });
+
+  it('a failure after the swap is not a failed rebuild: the new version keeps serving, the error is shown, the overlap is retried', async () => {
+    engram = await startEngram({ mode: 'embedded', env: { ENGRAM_REBUILD_GRACE_MS: '3000', ENGRAM_STAGE_RETRY_DELAY_MS: '10' } });
+    const http = engram.http;
+    await http().post('/v1/turns').send(turnsBody('zhou', SESSION, turnsOf('zhou', 0, 3))).expect(202);
+    await settle(engram.app);
+    const status = async () => ((await http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds.find((r) => r.version === 2)!;
+    await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
+    for (let i = 0; i < 2000 && (await status()).phase === 'replaying'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await status()).phase).toBe('swapped');
+
+    // During the grace period, a decision the new version's store refuses reaches the overlap.
+    const log = engram.app.get<EventLog>(EventLog);
+    const first = await new Promise<ConsumedMessage>((resolve) => {
+      void log.subscribe({ topic: Topics.facts, group: 'test-peek-2', maxBatchSize: 1 }, async ([message]) => resolve(message)).then((sub) => setTimeout(() => void sub.stop(), 100));
+    });
+    const event = first.value as { eventId: string; payload: { memory: { memoryId: string } } };
+    const corrupt = { ...event, eventId: `${event.eventId}-corrupt`, payload: { ...event.payload, memory: { ...event.payload.memory, memoryId: 'corrupt-memory' } } };
+    await log.append(Topics.facts, [{ key: first.key, value: corrupt }]);
+
+    let seen: RebuildStatus | undefined;
+    for (let i = 0; i < 3000 && !(seen = await status()).error; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen).toMatchObject({ projection: 'facts', version: 2, phase: 'swapped' });
+    expect(seen!.error).toMatch(/UNIQUE/);
+    const versions = engram.app.get<ProjectionVersions<object>>(FactStoreVersions);
+    expect(await versions.active()).toBe(2);
+    await http().post('/v1/recall').send({ userId: 'zhou', query: 'event bus Kafka' }).expect(200);
+    // Still retrying, never given up: the phase stays swapped.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await status()).phase).toBe('swapped');
+  });
 });

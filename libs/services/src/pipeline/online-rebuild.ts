@@ -105,6 +105,8 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   private readonly starting = new Set<VersionedProjection>();
   private stopping = false;
   private readonly wakeUps = new Set<() => void>();
+  /** Retries of the overlap of rebuilds whose new version already serves (see `execute`). */
+  private readonly retries = new Map<VersionedProjection, { attempts: number; timer?: NodeJS.Timeout }>();
 
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
@@ -130,6 +132,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   /** Stops every rebuild where it is (the batch in flight is committed); they resume at the next start. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    for (const retry of this.retries.values()) clearTimeout(retry.timer);
     for (const wake of this.wakeUps) wake();
     await Promise.allSettled([...this.running.values()].map((r) => r.finished));
   }
@@ -324,7 +327,8 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       if (!options.keepOld && previousVersion !== version && (await versions.active()) !== previousVersion) {
         await versions.drop(previousVersion);
       }
-      await this.save(running, { phase: 'done', finishedAt: new Date().toISOString() });
+      this.retries.delete(projection);
+      await this.save(running, { phase: 'done', finishedAt: new Date().toISOString(), error: undefined });
       this.log.log({ projection, version, events: running.done }, 'online rebuild done');
       return running.record;
     } catch (error) {
@@ -336,11 +340,33 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
         return running.record;
       }
       const reason = error instanceof Error ? error.message : String(error);
+      if (running.record.phase === 'swapped') return this.retryAfterSwap(running, options, reason);
       this.log.error({ projection, version, reason }, 'online rebuild failed');
       if (running.record.phase === 'replaying') await versions.drop(version).catch(() => undefined);
       await this.save(running, { phase: 'failed', finishedAt: new Date().toISOString(), error: reason }).catch(() => undefined);
       return running.record;
     }
+  }
+
+  /**
+   * A failure after the swap (a store connection dropped while applying the overlap) is not a failed
+   * rebuild: the new version already serves and the old one must not come back. The record stays
+   * `swapped` with the error, and the overlap is tried again from the checkpoint after a doubling
+   * delay (and at the next start, like any unfinished rebuild) until it completes.
+   */
+  private async retryAfterSwap(running: Running, options: OnlineRebuildOptions, reason: string): Promise<RebuildRecord> {
+    const { projection, version } = running.record;
+    const retry = this.retries.get(projection) ?? { attempts: 0 };
+    retry.attempts++;
+    const delayMs = Math.min(30_000, this.config.ENGRAM_STAGE_RETRY_DELAY_MS * 2 ** retry.attempts);
+    this.log.error({ projection, version, reason, attempt: retry.attempts, retryInMs: delayMs }, 'online rebuild: the new version serves, applying the overlap failed; retrying');
+    await this.save(running, { error: reason }).catch(() => undefined);
+    retry.timer = setTimeout(() => {
+      retry.timer = undefined;
+      if (!this.stopping && !this.running.has(projection)) this.launch(running.record, options);
+    }, delayMs);
+    this.retries.set(projection, retry);
+    return running.record;
   }
 
   private async subscribe(running: Running, topic: string, apply: Apply): Promise<Subscription> {
