@@ -22,6 +22,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+NAME=elasticsearch.sh
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/lib.sh"
 POM="$HERE/elasticsearch-pom.xml"
 SRC="$HERE/es-runner"
 
@@ -47,9 +50,6 @@ if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
 else
   JAVA=java; JAVAC=javac
 fi
-
-log() { echo "elasticsearch.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # ---------------------------------------------------------------- fetch
 
@@ -95,8 +95,6 @@ cmd_fetch() {
 }
 
 # ---------------------------------------------------------------- helpers
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 # Body of GET http://127.0.0.1:$PORT$1, or failure. curl if present, else plain bash.
 http_get() {
@@ -154,21 +152,7 @@ log_tail() {
   tail -n 20 "$LOGS/stdout.log" >&2 2>/dev/null || true
 }
 
-# Serialise start/stop/reset so two callers cannot start two nodes.
-lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
-
 # SIGTERM (node closes cleanly, normally 1-3 s), SIGKILL after 30 s.
-stop_pid() {
-  local pid="$1" i
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 60; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.5
-  done
-  log "pid $pid ignored SIGTERM for 30 s, sending SIGKILL"
-  kill -KILL "$pid" 2>/dev/null || true
-  sleep 0.5
-}
 
 # ---------------------------------------------------------------- commands
 
@@ -241,17 +225,6 @@ cmd_start() {
   die "node not healthy after ${START_TIMEOUT}s; stopped it"
 }
 
-cmd_stop() {
-  lock
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"; log "not running"; return 0
-  fi
-  stop_pid "$pid"
-  rm -f "$PIDFILE"
-  log "stopped (pid $pid)"
-}
-
 cmd_status() {
   local pid health
   if pid="$(running_pid)"; then
@@ -266,23 +239,9 @@ cmd_status() {
   return 1
 }
 
-cmd_reset() {
-  cmd_stop
-  # Run state only (data, logs, config); the fetched jars are kept.
-  rm -rf "$RUN"
-  log "reset: removed $RUN"
-}
-
 # Without ES_PORT, talk to the port a running node was started with.
 if [[ -z "${ES_PORT:-}" && -f "$PORTFILE" ]] && running_pid >/dev/null; then
   PORT="$(cat "$PORTFILE")"
 fi
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  start)  cmd_start ;;
-  stop)   cmd_stop ;;
-  status) cmd_status ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: $0 fetch|start|stop|status|reset" >&2; exit 2 ;;
-esac
+dispatch "$@"

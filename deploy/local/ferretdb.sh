@@ -28,6 +28,10 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+NAME=ferretdb.sh
+STOP_GRACE=10   # seconds between SIGTERM and SIGKILL
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/lib.sh"
 
 FERRETDB_MODULE="github.com/FerretDB/FerretDB"
 FERRETDB_VERSION="v1.24.2"
@@ -50,9 +54,6 @@ BACKEND="${FERRETDB_BACKEND:-sqlite}"
 PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb}"
 BACKENDFILE="$RUN/backend"
 PORTFILE="$RUN/port"
-
-log() { echo "ferretdb.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # ---------------------------------------------------------------- fetch
 
@@ -108,8 +109,6 @@ cmd_fetch() {
 
 # ---------------------------------------------------------------- helpers
 
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
 # A real wire-protocol round trip: OP_MSG {ping: 1, $db: "admin"}, then look
 # for `ok: 1.0` (double) or `ok: 1` (int32) in the reply.
 ping_ok() {
@@ -144,9 +143,6 @@ log_tail() {
   log "---- last lines of $LOGFILE ----"
   tail -n 30 "$LOGFILE" >&2 2>/dev/null || true
 }
-
-# Serialise start/stop/reset so two callers cannot start two servers.
-lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
 
 # ---------------------------------------------------------------- commands
 
@@ -207,27 +203,6 @@ cmd_start() {
   die "ferretdb did not answer a ping after ${START_TIMEOUT}s (still running as pid ${pid:-?}; '$0 stop' to kill it)"
 }
 
-cmd_stop() {
-  lock
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"; log "not running"; return 0
-  fi
-  kill -TERM "$pid"
-  local i
-  for ((i = 0; i < 50; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid ignored SIGTERM for 10 s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 0.3
-  fi
-  rm -f "$PIDFILE"
-  log "stopped (pid $pid)"
-}
-
 cmd_status() {
   local pid
   if pid="$(running_pid)"; then
@@ -237,14 +212,6 @@ cmd_status() {
   fi
   echo "stopped"
   return 1
-}
-
-cmd_reset() {
-  cmd_stop
-  # Run state only (data, state, log); the built binary and Go caches are kept.
-  # (postgresql backend: its data is PostgreSQL's; deploy/local/postgres.sh reset.)
-  rm -rf "$RUN"
-  log "reset: removed $RUN"
 }
 
 # Without MONGO_PORT, talk to the port a running server was started with.
@@ -257,11 +224,4 @@ case "$BACKEND" in
   *) die "FERRETDB_BACKEND must be sqlite or postgresql, not '$BACKEND'" ;;
 esac
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  start)  cmd_start ;;
-  stop)   cmd_stop ;;
-  status) cmd_status ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: $0 fetch|start|stop|status|reset" >&2; exit 2 ;;
-esac
+dispatch "$@"

