@@ -14,6 +14,8 @@ const fileOf = (dataDir: string) => path.join(dataDir, 'engram.server.json');
 
 export function announceServer(dataDir: string, url: string): () => void {
   const file = fileOf(dataDir);
+  // Distributed mode keeps nothing else there, so the directory may not exist yet.
+  fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ pid: process.pid, url } satisfies ServerFile));
   return () => {
     try {
