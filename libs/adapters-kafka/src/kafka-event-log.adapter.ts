@@ -89,9 +89,11 @@ const LOG_LEVELS: Record<KafkaLogLevel, KafkaJsLogLevel> = {
 /**
  * Protocol errors that kafkajs's connection layer logs as errors although they are routine and
  * handled: every rebalance (kafkajs rejoins) and a partition whose leadership is still settling
- * (retried; an error that persists still reaches the caller).
+ * (retried; an error that persists still reaches the caller), and CreateTopics answering that a
+ * topic already exists (several stages ensure the same topics at start; `createTopics` resolves,
+ * and any other creation error rejects it).
  */
-const ROUTINE_PROTOCOL_ERRORS = /rebalanc|not aware of this member|generation id is not valid|leader/i;
+const ROUTINE_PROTOCOL_ERRORS = /rebalanc|not aware of this member|generation id is not valid|leader|topic creation errors/i;
 
 /** kafkajs's console format, with routine protocol errors demoted to info. */
 function quietLogCreator(level: KafkaJsLogLevel) {
