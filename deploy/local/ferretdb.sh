@@ -17,8 +17,9 @@
 #   FERRETDB_LOG_LEVEL       DEBUG|INFO|WARN|ERROR      (default: WARN; INFO logs every connection)
 #   FERRETDB_BACKEND         sqlite|postgresql          (default: sqlite)
 #   FERRETDB_POSTGRESQL_URL  PostgreSQL URL of the postgresql backend
-#                            (default: postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb,
-#                            i.e. deploy/local/postgres.sh)
+#                            (default: postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb?pool_max_conns=180,
+#                            i.e. deploy/local/postgres.sh; FerretDB's own pool default of 50 hangs
+#                            under engram's load, see deploy/README.md)
 #   FERRETDB_RUN_DIR         data, state, log and pid file (default: $ENGRAM_INFRA_CACHE/run/ferretdb);
 #                            a second server (other backend) needs its own, and its own MONGO_PORT
 #
@@ -51,7 +52,7 @@ PORT="${MONGO_PORT:-27017}"
 START_TIMEOUT="${FERRETDB_START_TIMEOUT:-30}"
 LOG_LEVEL="${FERRETDB_LOG_LEVEL:-WARN}"
 BACKEND="${FERRETDB_BACKEND:-sqlite}"
-PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb}"
+PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb?pool_max_conns=180}"
 BACKENDFILE="$RUN/backend"
 PORTFILE="$RUN/port"
 
