@@ -162,6 +162,17 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
       expect(await versions.list()).toEqual([2]);
     }
 
+    // /metrics says the same: version 2 active and alone, each latest rebuild done with its events.
+    const metrics = (await http().get('/metrics').expect(200)).text;
+    for (const projection of ['facts', 'sessions', 'search']) {
+      expect(metrics).toContain(`engram_projection_active_version{projection="${projection}"} 2`);
+      expect(metrics).toContain(`engram_projection_stored_versions{projection="${projection}"} 1`);
+      expect(metrics).toContain(`engram_rebuild_phase{projection="${projection}",version="2",phase="done"} 1`);
+      expect(metrics).toContain(`engram_rebuild_phase{projection="${projection}",version="2",phase="replaying"} 0`);
+      const applied = new RegExp(`^engram_rebuild_applied_events\\{projection="${projection}",version="2"\\} (\\d+)$`, 'm').exec(metrics);
+      expect(Number(applied?.[1])).toBe(seen.filter((r) => r.projection === projection).at(-1)?.done);
+    }
+
     // The old users' projections are what they were; the late users are there too.
     const users = [...USERS, ...lateUsers];
     const live = await snapshot(engram.app, users);

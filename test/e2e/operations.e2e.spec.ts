@@ -19,11 +19,31 @@ describe('operations (embedded)', () => {
     await engram.http().post('/v1/recall').send({ userId: 'u1', query: 'tea', after: body.position }).expect(200);
     const metrics = await engram.http().get('/metrics').expect(200);
     expect(metrics.headers['content-type']).toContain('text/plain');
-    expect(metrics.text).toContain('engram_consumer_lag{topic="memory.turns.v1",group="filter"} 0');
+    expect(metrics.text).toContain('engram_consumer_lag{topic="memory.turns.v1",group="filter",partition="0"} 0');
     expect(metrics.text).toMatch(/engram_events_consumed_total\{stage="filter",topic="memory.turns.v1"\} 3/);
     expect(metrics.text).toMatch(/engram_events_published_total\{topic="memory.turns.v1"\} 3/);
     expect(metrics.text).toContain('engram_recall_duration_seconds_count 1');
     expect(metrics.text).toContain('engram_stage_batch_duration_seconds_bucket');
+    // Projection versions: version 1 serves and is the only one stored; no rebuild has run.
+    for (const projection of ['facts', 'sessions', 'search']) {
+      expect(metrics.text).toContain(`engram_projection_active_version{projection="${projection}"} 1`);
+      expect(metrics.text).toContain(`engram_projection_stored_versions{projection="${projection}"} 1`);
+    }
+    expect(metrics.text).not.toMatch(/^engram_rebuild_phase\{/m);
+  });
+
+  it('reports consumer lag per partition while a stage is behind', async () => {
+    // The HTTP side alone, with no stage running: every accepted turn is the filter's lag.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-lag-metrics-'));
+    const app = await startApp(EngramModule.forRoot({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), { http: false, stages: false });
+    try {
+      await request(app.getHttpServer()).post('/v1/turns').send(turnsBody('u1', 's1', turns(4))).expect(202);
+      const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
+      expect(metrics.text).toContain('engram_consumer_lag{topic="memory.turns.v1",group="filter",partition="0"} 4');
+    } finally {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('answers 429 with Retry-After when a tenant exceeds its rate, storing nothing of that request', async () => {

@@ -1,12 +1,13 @@
 import { INestApplication, Type, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { json } from 'express';
+import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { EngramMetrics } from './observability/metrics';
+import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
@@ -76,7 +77,15 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
   }
   if (options.http === 'health') {
     // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
-    app.getHttpAdapter().get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
+    const http = app.getHttpAdapter();
+    http.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
+    const collector = app.get(MetricsCollector);
+    http.get('/metrics', (_req: Request, res: Response) => {
+      collector.scrape().then(
+        (text) => res.status(200).type('text/plain; version=0.0.4; charset=utf-8').send(text),
+        (error: unknown) => res.status(503).type('text/plain').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+    });
   }
   if (options.http) await app.listen(config.PORT, config.listenHost());
   else await app.init();

@@ -2,10 +2,11 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
 import { Clock, systemClock } from '@engram/ports';
 import { EngramMetrics } from './observability/metrics';
+import { MetricsCollector } from './observability/metrics-collector';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';
 
-/** Configuration, time, publishing and progress: what every engram process needs. */
+/** Configuration, time, publishing, progress and metrics: what every engram process needs. */
 @Global()
 @Module({})
 export class EngramCoreModule {
@@ -19,8 +20,9 @@ export class EngramCoreModule {
         { provide: EngramMetrics, useValue: new EngramMetrics() },
         EventPublisher,
         PipelineProgress,
+        MetricsCollector,
       ],
-      exports: [EngramConfig, Clock, EngramMetrics, EventPublisher, PipelineProgress],
+      exports: [EngramConfig, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector],
     };
   }
 }

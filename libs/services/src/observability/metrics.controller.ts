@@ -1,25 +1,18 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { Public } from '../http/tenancy';
-import { EngramMetrics } from './metrics';
+import { MetricsCollector } from './metrics-collector';
 
-/** Prometheus scrape endpoint; consumer lag is collected at scrape time. */
+/** Prometheus scrape endpoint of the HTTP apps (workers register the same collector on their health listener). */
 @ApiExcludeController()
 @Controller('metrics')
 export class MetricsController {
-  constructor(
-    private readonly metrics: EngramMetrics,
-    private readonly progress: PipelineProgress,
-  ) {}
+  constructor(private readonly collector: MetricsCollector) {}
 
   @Public()
   @Get()
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(): Promise<string> {
-    for (const stage of await this.progress.stages()) {
-      this.metrics.consumerLag.set({ topic: stage.topic, group: stage.group }, stage.lag);
-    }
-    return this.metrics.registry.metrics();
+    return this.collector.scrape();
   }
 }

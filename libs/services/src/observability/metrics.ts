@@ -53,8 +53,36 @@ export class EngramMetrics {
 
   readonly consumerLag = new Gauge({
     name: 'engram_consumer_lag',
-    help: 'Events behind the end of the topic, per consumer group (collected on scrape).',
-    labelNames: ['topic', 'group'] as const,
+    help: 'Events behind the end of the topic, per consumer group and partition (collected on scrape).',
+    labelNames: ['topic', 'group', 'partition'] as const,
+    registers: [this.registry],
+  });
+
+  readonly projectionActiveVersion = new Gauge({
+    name: 'engram_projection_active_version',
+    help: 'The version of each projection that readers and live writers use (collected on scrape).',
+    labelNames: ['projection'] as const,
+    registers: [this.registry],
+  });
+
+  readonly projectionStoredVersions = new Gauge({
+    name: 'engram_projection_stored_versions',
+    help: 'Versions of each projection whose data exists: more than 1 while a rebuild or a grace period runs (collected on scrape).',
+    labelNames: ['projection'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rebuildApplied = new Gauge({
+    name: 'engram_rebuild_applied_events',
+    help: "Events applied to the version a projection's latest rebuild builds, as of its last checkpoint (collected on scrape).",
+    labelNames: ['projection', 'version'] as const,
+    registers: [this.registry],
+  });
+
+  readonly rebuildPhase = new Gauge({
+    name: 'engram_rebuild_phase',
+    help: "1 for the phase of each projection's latest rebuild (replaying, swapped, done, failed), 0 for the others (collected on scrape).",
+    labelNames: ['projection', 'version', 'phase'] as const,
     registers: [this.registry],
   });
 

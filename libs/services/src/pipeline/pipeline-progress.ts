@@ -40,6 +40,22 @@ export class PipelineProgress {
     return lags;
   }
 
+  /** Each read-path stage's lag per partition (partitions the topic has; 0 where caught up). */
+  async partitionLags(): Promise<(StageLag & { readonly partition: number })[]> {
+    const lags: (StageLag & { partition: number })[] = [];
+    for (const { topic, groups } of READ_PATH) {
+      const name = this.publisher.topic(topic);
+      const end = await this.eventLog.endPosition(name);
+      for (const group of groups) {
+        const committed = await this.eventLog.committedPosition(name, group);
+        for (const [partition, offset] of Object.entries(end)) {
+          lags.push({ topic, group, partition: Number(partition), lag: Math.max(0, offset - (committed[Number(partition)] ?? 0)) });
+        }
+      }
+    }
+    return lags;
+  }
+
   /** Events ever appended to the turns topic (turns and forget requests). */
   async ingested(): Promise<number> {
     return lag(await this.eventLog.endPosition(this.publisher.topic(Topics.turns)), {});
