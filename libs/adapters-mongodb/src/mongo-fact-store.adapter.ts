@@ -5,8 +5,9 @@
  * CI test server) support. Each write is one conditional replaceOne upsert
  * (filter `{_id, revision: {$lt: N}}`); a stale one fails with E11000, which
  * means "a newer revision is stored" and is a no-op. A save of several records
- * first tries them as one ordered bulkWrite (one round trip, the usual case of
- * fresh revisions) and, if any of them fails, redoes them one by one: every
+ * splits them by user into up to `writeConcurrency` groups written in parallel,
+ * each first tried as one ordered bulkWrite (one round trip, the usual case of
+ * fresh revisions) and, if any of its writes fails, redone one by one: every
  * write is conditional, so redoing one already applied changes nothing, and
  * FerretDB's bulkWrite error details are not trusted (it stops at the first
  * error and reports wrong indexes and counts). No transactions, TTL or
@@ -29,7 +30,7 @@ import {
 export interface MongoFactStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `facts_v2`) while rebuilding. */
   readonly suffix?: string;
-  /** Single-document writes in flight when a save falls back to one write per record. Default 8. */
+  /** Writes in flight per save: bulk writes of disjoint users, or single writes when a bulk write falls back. Default 8. */
   readonly writeConcurrency?: number;
 }
 
@@ -77,8 +78,13 @@ export class MongoFactStore implements FactStore {
       const seen = latest.get(id);
       if (!seen || record.revision > seen.revision) latest.set(id, record);
     }
-    const writes = [...latest];
-    if (writes.length === 0) return;
+    // Users are independent: their writes go as parallel bulk writes (a server applies one bulk
+    // write's operations one after another), each user's records in one of them, in order.
+    const chunks = byUser([...latest], this.writeConcurrency);
+    await forEachLimit(chunks, this.writeConcurrency, (chunk) => this.saveChunk(chunk));
+  }
+
+  private async saveChunk(writes: readonly [string, MemoryRecord][]): Promise<void> {
     if (writes.length > 1) {
       try {
         await this.collection.bulkWrite(
@@ -93,7 +99,7 @@ export class MongoFactStore implements FactStore {
         // A stale record (or a merge-key clash) among them: redo each on its own, see the header.
       }
     }
-    await forEachLimit(writes, this.writeConcurrency, ([id, record]) => this.saveOne(id, record));
+    for (const [id, record] of writes) await this.saveOne(id, record);
   }
 
   async get(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<MemoryRecord[]> {
@@ -158,6 +164,23 @@ export class MongoFactStore implements FactStore {
     const docs = await this.collection.find(filter).sort(ORDER).toArray();
     return docs.map(toRecord);
   }
+}
+
+/** Up to `parts` groups of writes, all of one user's in the same group, in their order. */
+function byUser(writes: readonly [string, MemoryRecord][], parts: number): [string, MemoryRecord][][] {
+  const groupOf = new Map<string, number>();
+  const groups: [string, MemoryRecord][][] = [];
+  const n = Math.max(1, Math.floor(parts) || 1);
+  for (const write of writes) {
+    const user = `${write[1].tenantId}\u0000${write[1].userId}`;
+    let group = groupOf.get(user);
+    if (group === undefined) {
+      group = groupOf.size % n;
+      groupOf.set(user, group);
+    }
+    (groups[group] ??= []).push(write);
+  }
+  return groups;
 }
 
 function factId(tenantId: string, userId: string, memoryId: string): string {

@@ -100,6 +100,32 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      'one save of many users’ records, some older than stored, keeps each memory’s newest revision',
+      async () => {
+        // Several users in one save (a rebuild or resolver batch), interleaved: stale records of
+        // some users must not stop, nor be confused with, the fresh records of the others.
+        const users = Array.from({ length: 12 }, (_, u) => `batch-user-${u}`);
+        const of = (u: number, attribute: string, revision: number) =>
+          aMemoryRecord({ tenantId, userId: users[u], attribute, revision, value: `${attribute}-${revision}` });
+        await save(users.map((_, u) => of(u, 'editor', 2)));
+        const batch = users.flatMap((_, u) => [of(u, 'editor', u % 3 === 0 ? 1 : 3), of(u, 'database', 1), of(u, 'database', 2)]);
+        await save(batch);
+        for (const [u, user] of users.entries()) {
+          const stored = await store.list({ tenantId, userId: user });
+          expect({ user, revisions: stored.map((r) => [r.attribute, r.revision, r.value]) }).toEqual({
+            user,
+            // Same createdAt: memory id order (mem-user/database, mem-user/editor).
+            revisions: [
+              ['database', 2, 'database-2'],
+              ['editor', u % 3 === 0 ? 2 : 3, u % 3 === 0 ? 'editor-2' : 'editor-3'],
+            ],
+          });
+        }
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'applying the same decisions twice, or reordered, gives the same state',
       async () => {
         const decisions = [
