@@ -20,6 +20,8 @@
 #                            (default: postgres://postgres@127.0.0.1:${PG_PORT:-5432}/ferretdb?pool_max_conns=180,
 #                            i.e. deploy/local/postgres.sh; FerretDB's own pool default of 50 hangs
 #                            under engram's load, see deploy/README.md)
+#   FERRETDB_DEBUG_ADDR      host:port of FerretDB's debug listener (pprof goroutine dumps, metrics)
+#                            (default: none; e.g. 127.0.0.1:8088 to see where a hung server waits)
 #   FERRETDB_RUN_DIR         data, state, log and pid file (default: $ENGRAM_INFRA_CACHE/run/ferretdb);
 #                            a second server (other backend) needs its own, and its own MONGO_PORT
 #
@@ -176,7 +178,8 @@ cmd_start() {
   # The child writes its own pid before exec, so the pid file is exact, and
   # closes every inherited fd > 2 first: otherwise the server would hold our
   # flock (fd 9; the next start/stop would block forever) or a caller's pipe.
-  # --debug-addr=- : no HTTP debug/metrics listener (default would be fixed port 8088).
+  # --debug-addr=- : no HTTP debug/metrics listener unless FERRETDB_DEBUG_ADDR asks for one
+  # (FerretDB's own default would be a fixed port, 8088).
   # shellcheck disable=SC2016  # $$/$0/$@ belong to the inner shell
   DO_NOT_TRACK=1 setsid bash -c '
       echo $$ > "$0"
@@ -184,7 +187,7 @@ cmd_start() {
       exec "$@"' "$PIDFILE" \
     "$BIN" "${backend_args[@]}" \
       --listen-addr="$HOST:$PORT" --state-dir="$STATE" \
-      --debug-addr=- --telemetry=disable \
+      --debug-addr="${FERRETDB_DEBUG_ADDR:--}" --telemetry=disable \
       --log-level="$LOG_LEVEL" --log-format=text \
     </dev/null >>"$LOGFILE" 2>&1 &
 
@@ -192,6 +195,9 @@ cmd_start() {
   while (( SECONDS < deadline )); do
     if ! pid="$(running_pid)"; then
       [[ -f "$PIDFILE" ]] || { sleep 0.1; continue; }   # child not yet written its pid
+      # Alive but not yet the server: the child wrote its pid and is still closing fds before
+      # exec (slow on a loaded machine). Only a dead pid means the server exited.
+      if kill -0 "$(cat "$PIDFILE" 2>/dev/null)" 2>/dev/null; then sleep 0.1; continue; fi
       log_tail; rm -f "$PIDFILE"; die "ferretdb exited during startup"
     fi
     if ping_ok; then

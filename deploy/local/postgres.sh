@@ -251,8 +251,10 @@ cmd_start() {
   while (( SECONDS < deadline )); do
     if ! pid="$(running_pid)"; then
       [[ -f "$PIDFILE" ]] || { sleep 0.1; continue; }   # child not yet written its pid
-      # setpriv may not have exec'd postgres yet: give it a moment.
-      sleep 0.2; pid="$(running_pid)" || { log_tail; rm -f "$PIDFILE"; die "postgres exited during startup"; }
+      # Alive but not yet postgres (setpriv or the fd-closing shell has not exec'd it yet, slow
+      # on a loaded machine): wait. Only a dead pid means the server exited.
+      if kill -0 "$(cat "$PIDFILE" 2>/dev/null)" 2>/dev/null; then sleep 0.1; continue; fi
+      log_tail; rm -f "$PIDFILE"; die "postgres exited during startup"
     fi
     if ping_ok; then
       log "ready on postgres://$DB_USER@$HOST:$PORT/$DB_NAME (pid $pid) after $((SECONDS - t0)) s"
