@@ -82,11 +82,13 @@ class Worker {
   private child?: ChildProcess;
   private output = '';
   private exited?: Promise<void>;
+  private port?: number;
 
   constructor(private readonly app: 'filter' | 'extractor' | 'resolver' | 'indexer') {}
 
   async start(): Promise<void> {
     const port = await freePort();
+    this.port = port;
     this.child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', this.app, 'main.js')], {
       cwd: ROOT,
       env: {
@@ -127,6 +129,14 @@ class Worker {
     this.child.kill('SIGTERM');
     await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
     await this.kill();
+  }
+
+  /** The worker's Prometheus scrape. */
+  async metrics(): Promise<string> {
+    const response = await fetch(`http://127.0.0.1:${this.port}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    return response.text();
   }
 
   get log(): string {
@@ -266,6 +276,25 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
     // Catch up.
     const progress = recall.get(PipelineProgress);
     await eventually(async () => (await progress.pending()) === 0 && (await groupLag(Topics.screened, 'sessions')) === 0, 'every stage to catch up', 240_000);
+
+    // Every worker serves /metrics: its own stage counters, and the deployment's lag per partition.
+    const stageOf = [
+      [filter, 'filter', Topics.turns],
+      [extractor, 'extractor', Topics.screened],
+      [resolver, 'resolver', Topics.extracted],
+      [indexer, 'indexer', Topics.facts],
+    ] as const;
+    const partitions = Object.keys(await log.endPosition(topic(Topics.extracted)));
+    expect(partitions.length).toBeGreaterThan(1);
+    for (const [w, stage, input] of stageOf) {
+      const metrics = await w.metrics();
+      const consumed = new RegExp(`^engram_events_consumed_total\\{stage="${stage}",topic="${topic(input)}"\\} (\\d+)$`, 'm').exec(metrics);
+      expect({ stage, consumed: Number(consumed?.[1]) > 0 }).toEqual({ stage, consumed: true });
+      for (const partition of partitions) {
+        expect(metrics).toContain(`engram_consumer_lag{topic="memory.extracted.v1",group="resolver",partition="${partition}"} 0`);
+      }
+      expect(metrics).toContain('engram_projection_active_version{projection="facts"} 1');
+    }
 
     // One clean pass over the same turns, embedded.
     reference = await startEngram({ mode: 'embedded', env: { ENGRAM_FORGETTING_INTERVAL_MS: '0' } });
