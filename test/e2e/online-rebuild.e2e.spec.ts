@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { loadConfig } from '@engram/config';
 import { tokenize } from '@engram/domain';
 import { Topics } from '@engram/contracts';
 import {
@@ -7,13 +8,16 @@ import {
   EventLog,
   FactStore,
   FactStoreVersions,
+  lag,
   ProjectionVersions,
+  RebuildLedger,
   SearchIndex,
   SearchIndexVersions,
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
-import { DEFAULT_TENANT, PipelineProgress, RebuildStatus } from '@engram/services';
+import { DEFAULT_TENANT, PipelineProgress, RebuildStatus, Reprocessor, startApp } from '@engram/services';
+import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, rebuildOffline, startEngram, turnsBody } from '../support/engram-harness';
 
 /**
@@ -276,5 +280,65 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     // Still retrying, never given up: the phase stays swapped.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await status()).phase).toBe('swapped');
+  });
+
+  it('a rebuild of a reprocessed version stopped while reading the run\'s topic resumes from its checkpoint at the next start, equal to an offline rebuild', async () => {
+    // Slow enough to be stopped mid-way, in batches of 5.
+    const env = { ENGRAM_REBUILD_GRACE_MS: '200', ENGRAM_REBUILD_RATE_LIMIT: '50' };
+    engram = await startEngram({ mode: 'embedded', env });
+    const http = engram.http;
+    for (const userId of USERS.slice(0, 4)) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 0, 12))).expect(202);
+    await settle(engram.app);
+    // Reprocess (with the live extractor: no model needed) and activate, beside the server; then more turns after the switch.
+    const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir }) }), { http: false, stages: false });
+    const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-3' });
+    const { switchPosition } = await maintenance.get(Reprocessor).activate(built.factsVersion, { overlapMs: 20 });
+    await maintenance.close();
+    for (const userId of USERS.slice(0, 4)) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 12, 3))).expect(202);
+    await settle(engram.app);
+    const log = engram.app.get<EventLog>(EventLog);
+    const runTopicSize = lag(await log.endPosition(built.topic), {});
+    expect(runTopicSize).toBeGreaterThan(20);
+
+    await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
+    const rebuilds = async () => ((await engram!.http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds;
+    const facts3 = async () => (await rebuilds()).find((r) => r.projection === 'facts' && r.version === 3);
+    for (let i = 0; i < 2000 && ((await facts3())?.done ?? 0) < 15; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await engram.stop();
+
+    // Stopped inside the run's topic: the group's checkpoint is part-way through it, nothing of memory.facts.v1 is consumed yet.
+    const dataDir = engram.dataDir;
+    const stopped = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), { http: false, stages: false });
+    const record = (await stopped.get<RebuildLedger>(RebuildLedger).list()).find((r) => r.projection === 'facts' && r.version === 3);
+    expect(record).toMatchObject({ phase: 'replaying', previousVersion: 2, group: 'rebuild-facts-v3', reprocess: { runId: built.runId, topic: built.topic, switchPosition } });
+    const stoppedLog = stopped.get<EventLog>(EventLog);
+    const checkpoint = lag(await stoppedLog.committedPosition(built.topic, 'rebuild-facts-v3'), {});
+    expect(checkpoint).toBeGreaterThanOrEqual(15);
+    expect(checkpoint).toBeLessThan(runTopicSize);
+    expect(lag(await stoppedLog.committedPosition(Topics.facts, 'rebuild-facts-v3'), {})).toBe(0);
+    await stopped.close();
+
+    // The next start resumes it from there (same version; its progress never falls below the checkpoint) and finishes it.
+    engram = await startEngram({ mode: 'embedded', dataDir, env });
+    let status = await facts3();
+    expect(status?.done).toBeGreaterThanOrEqual(checkpoint);
+    for (let i = 0; i < 2000 && status?.phase !== 'done'; i++) {
+      expect(status?.phase).not.toBe('failed');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      status = await facts3();
+    }
+    expect(status).toMatchObject({ phase: 'done' });
+    expect(await engram.app.get<ProjectionVersions<object>>(FactStoreVersions).active()).toBe(3);
+    // Every message of both topics counted once: the run's topic and memory.facts.v1 (read in full, applied from the switch).
+    const finished = (await engram.app.get<RebuildLedger>(RebuildLedger).list()).find((r) => r.projection === 'facts' && r.version === 3)!;
+    expect(finished.done).toBe(runTopicSize + lag(await engram.app.get<EventLog>(EventLog).endPosition(Topics.facts), {}));
+    const users = USERS.slice(0, 4);
+    const online = await snapshot(engram.app, users);
+    expect(Object.values(online).every((u) => (u as { memories: unknown[] }).memories.length > 0)).toBe(true);
+
+    await engram.stop();
+    await rebuildOffline(dataDir, { mode: 'embedded' });
+    engram = await startEngram({ mode: 'embedded', dataDir, env });
+    expect(await snapshot(engram.app, users)).toEqual(online);
   });
 });

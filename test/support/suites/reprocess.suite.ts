@@ -1,8 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
 import { MemoryReinforced, partitionKey, Topics } from '@engram/contracts';
-import { EventLog, FactStore, FactStoreVersions, lag, ProjectionVersions, RebuildLedger, SearchIndex, SearchIndexVersions } from '@engram/ports';
-import { DEFAULT_TENANT, diffFactVersions, formatDiff, OnlineRebuilds, PipelineProgress, Reprocessor, startApp } from '@engram/services';
+import { tokenize } from '@engram/domain';
+import {
+  Embedder,
+  EventLog,
+  FactStore,
+  FactStoreVersions,
+  lag,
+  ProjectionVersions,
+  RebuildLedger,
+  SearchIndex,
+  SearchIndexVersions,
+  SessionStoreVersions,
+  VersionedProjection,
+} from '@engram/ports';
+import { DEFAULT_TENANT, diffFactVersions, formatDiff, OnlineRebuilds, PipelineProgress, type RebuildStatus, Reprocessor, startApp } from '@engram/services';
 import { ChatCompletionsStub, FIXTURE_TURNS, noItems, replayFixtures, type Handler } from '../../../libs/adapters-llm/src/testing/chat-completions-stub';
 import { EngramModule } from '../../../apps/engram/engram.module';
 import { distributedEnv, loadDeployment } from '../distributed-deployment';
@@ -13,7 +26,8 @@ import { EngramHarness, EngramMode, rebuildOffline, startEngram, turnsBody, useE
  * reprocess.infra.spec.ts): turns ingested with the rule extractor are re-run
  * through the LLM extractor (a local chat-completions stub) into facts@2/search@2 while
  * version 1 serves; the diff shows the change, recall changes only on activation, the live
- * resolver then decides against version 2, and an offline rebuild reproduces it.
+ * resolver then decides against version 2, and an offline rebuild reproduces it, as does an
+ * online rebuild (the run's topic, then memory.facts.v1 from the switch) while turns arrive.
  */
 
 const LLM = 'llm-1:gpt-4o-mini';
@@ -74,6 +88,56 @@ export function reprocessSuite(mode?: EngramMode): void {
       return store.list({ tenantId: DEFAULT_TENANT, userId });
     }
 
+    /** A decision a resolver that had not yet seen the switch made against version 1: a memory version 2 holds under another id. */
+    async function staleDecision(app: INestApplication, userId: string, mergeKey: string): Promise<MemoryReinforced> {
+      const old = (await memories(app, userId, 1)).find((m) => m.mergeKey === mergeKey)!;
+      expect((await memories(app, userId)).find((m) => m.mergeKey === mergeKey)!.memoryId).not.toBe(old.memoryId);
+      return {
+        eventId: `stale-decision-${userId}`, type: 'MemoryReinforced', schemaVersion: 1, tenantId: DEFAULT_TENANT, userId,
+        occurredAt: old.updatedAt, recordedAt: new Date().toISOString(), causationId: null, correlationId: 'stale',
+        payload: { memory: { ...old, revision: old.revision + 1, mentionCount: old.mentionCount + 1 }, itemId: null },
+      };
+    }
+
+    /** The serving facts and search versions of the users: memories, indexed revisions, and what each search finds (ids: scores move with index statistics). */
+    async function servingState(app: INestApplication, users: readonly string[]) {
+      const facts = app.get<FactStore>(FactStore);
+      const search = app.get<SearchIndex>(SearchIndex);
+      const query = 'VS Code TypeScript Stripe PostgreSQL Vim Rust backend engineer 预算 用户';
+      const vector = (await app.get<Embedder>(Embedder).embed([query]))[0];
+      const ids = (hits: { memoryId: string }[]) => hits.map((h) => h.memoryId).sort();
+      const state: Record<string, unknown> = {};
+      for (const userId of users) {
+        const held = await facts.list({ tenantId: DEFAULT_TENANT, userId });
+        state[userId] = {
+          memories: held,
+          revisions: [...(await search.revisions(DEFAULT_TENANT, userId, held.map((m) => m.memoryId))).entries()].sort(),
+          indexed: await search.countUser(DEFAULT_TENANT, userId),
+          text: ids(await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 100 })),
+          vector: ids(await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector, limit: 100 })),
+        };
+      }
+      return state;
+    }
+
+    /**
+     * `POST /v1/admin/rebuilds {projection: all}`, then polls until the new versions are done, calling
+     * `meanwhile` on every round (rebuilds still running); returns how many rounds saw one replaying.
+     */
+    async function rebuildOnline(expected: Record<VersionedProjection, number>, meanwhile: (round: number) => Promise<void> = async () => undefined): Promise<number> {
+      await engram!.http().post('/v1/admin/rebuilds').send({ projection: 'all' }).expect(202);
+      let replaying = 0;
+      for (let round = 0; ; round++) {
+        const { rebuilds } = (await engram!.http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] };
+        const mine = rebuilds.filter((r) => r.version === expected[r.projection]);
+        expect(mine.filter((r) => r.phase === 'failed')).toEqual([]);
+        if (mine.length === 3 && mine.every((r) => r.phase === 'done')) return replaying;
+        if (mine.some((r) => r.phase === 'replaying')) replaying++;
+        await meanwhile(round);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+
     it('builds version 2 with another extractor, changes nothing live until activation, and a rebuild reproduces it', async () => {
       engram = await startEngram({ env });
       await ingest('lin', [
@@ -132,7 +196,6 @@ export function reprocessSuite(mode?: EngramMode): void {
       const after = await ingest('lin', [{ turnId: 't3', text: 'I prefer Vim for Rust work' }]);
       expect((await recall('lin', 'Vim Rust', after)).some((c) => c.includes('Vim'))).toBe(true);
       await drained(engram.app);
-      await expect(engram.app.get(OnlineRebuilds).start('facts')).rejects.toThrow(/built by reprocess run .* rebuild offline/);
 
       // An offline rebuild replays the run's topic, then memory.facts.v1 from the switch: the same memories.
       const users = ['lin', 'sam'];
@@ -141,16 +204,10 @@ export function reprocessSuite(mode?: EngramMode): void {
       expect(before.lin.some((m: { content: string }) => m.content.includes('Vim'))).toBe(true);
       // A resolver that had not yet seen the switch decided against version 1: its decision is on
       // memory.facts.v1 after the switch, about a memory version 2 holds under another id.
-      const old = (await memories(app, 'lin', 1)).find((m) => m.mergeKey === 'user/editor')!;
-      expect(before.lin.find((m: { mergeKey: string }) => m.mergeKey === 'user/editor').memoryId).not.toBe(old.memoryId);
+      const stale = await staleDecision(app, 'lin', 'user/editor');
       await maintenance!.close();
       maintenance = undefined;
       await engram.stop();
-      const stale: MemoryReinforced = {
-        eventId: 'stale-decision', type: 'MemoryReinforced', schemaVersion: 1, tenantId: DEFAULT_TENANT, userId: 'lin',
-        occurredAt: old.updatedAt, recordedAt: new Date().toISOString(), causationId: null, correlationId: 'stale',
-        payload: { memory: { ...old, revision: old.revision + 1, mentionCount: old.mentionCount + 1 }, itemId: null },
-      };
       const log = await openMaintenance(engram.dataDir);
       await log.get<EventLog>(EventLog).append(Topics.facts, [{ key: partitionKey(DEFAULT_TENANT, 'lin'), value: stale }]);
       await log.close();
@@ -159,6 +216,77 @@ export function reprocessSuite(mode?: EngramMode): void {
       const reopened = await openMaintenance(engram.dataDir);
       expect(Object.fromEntries(await Promise.all(users.map(async (u) => [u, await memories(reopened, u)])))).toEqual(before);
       expect(await Promise.all(users.map((u) => reopened.get<SearchIndex>(SearchIndex).countUser(DEFAULT_TENANT, u)))).toEqual(indexedBefore);
+    });
+
+    it('rebuilds an activated reprocessed version online while turns arrive: equal to an offline rebuild, and again after it', async () => {
+      // Embedded, a rate limit keeps each rebuild running long enough to overlap the turns below (Kafka's group joins do that distributed).
+      env = { ...env, ENGRAM_REBUILD_GRACE_MS: '200', ENGRAM_REBUILD_RATE_LIMIT: mode === 'distributed' ? '0' : '60' };
+      engram = await startEngram({ env });
+      await ingest('lin', [
+        { turnId: 't1', text: FIXTURE_TURNS.zh.text },
+        { turnId: 't2', text: FIXTURE_TURNS.en.text },
+      ]);
+      await ingest('sam', [{ turnId: 't1', text: 'I prefer Vim for Rust work' }]);
+      await drained(engram.app);
+      const app = await openMaintenance(engram.dataDir);
+      const reprocessor = app.get(Reprocessor);
+      const built = await reprocessor.run({ from: 'beginning', extractorVersion: LLM });
+
+      // Built, not yet activated: an online rebuild would take its number and drop it; refused (409) with what to do.
+      const refused = await engram.http().post('/v1/admin/rebuilds').send({ projection: 'search' }).expect(409);
+      expect(String(refused.body.message)).toMatch(/search@2 holds reprocess run .* \(done\): activate or drop it first/);
+      await engram.http().post('/v1/admin/rebuilds').send({ projection: 'all' }).expect(409);
+      expect((await app.get<RebuildLedger>(RebuildLedger).list()).map((r) => [r.projection, r.version])).toEqual([['facts', 2], ['search', 2]]);
+
+      const activated = await reprocessor.activate(2, { overlapMs: 20 });
+      // After the switch: live decisions against version 2, and a stale one against version 1, which a replay must leave out.
+      await ingest('lin', [{ turnId: 't3', text: 'I prefer Vim for Rust work' }]);
+      await ingest('kai', [{ turnId: 't1', text: FIXTURE_TURNS.en.text }]);
+      await drained(engram.app);
+      const stale = await staleDecision(app, 'lin', 'user/editor');
+      await engram.app.get<EventLog>(EventLog).append(Topics.facts, [{ key: partitionKey(DEFAULT_TENANT, 'lin'), value: stale }]);
+      await maintenance!.close();
+      maintenance = undefined;
+
+      // Online, every projection, while new users' turns arrive.
+      const users = ['lin', 'sam', 'kai'];
+      const ingestedWhileReplaying = await rebuildOnline({ facts: 3, search: 3, sessions: 2 }, async (round) => {
+        const userId = `late-${round}`;
+        users.push(userId);
+        await ingest(userId, [{ turnId: 't1', text: round % 2 ? 'I prefer Vim for Rust work' : FIXTURE_TURNS.en.text }]);
+      });
+      expect(ingestedWhileReplaying).toBeGreaterThan(0);
+      await drained(engram.app);
+      for (const token of [FactStoreVersions, SearchIndexVersions]) {
+        const versions = engram.app.get<ProjectionVersions<object>>(token);
+        expect(await versions.active()).toBe(3);
+        // Version 2 dropped after the grace period; version 1 (before the reprocess) is kept until dropped by hand.
+        expect(await versions.list()).toEqual([1, 3]);
+      }
+      expect(await engram.app.get<ProjectionVersions<object>>(SessionStoreVersions).active()).toBe(2);
+      // The new versions carry the run's lineage: later rebuilds replay them the same way.
+      const lineage = { runId: built.runId, topic: built.topic, extractorVersion: LLM, from: 'beginning', factsVersion: 2, searchVersion: 2, switchPosition: activated.switchPosition };
+      const records = await engram.app.get<RebuildLedger>(RebuildLedger).list();
+      for (const projection of ['facts', 'search']) {
+        expect(records.find((r) => r.projection === projection && r.version === 3)).toMatchObject({ phase: 'done', previousVersion: 2, reprocess: lineage });
+      }
+      expect(records.find((r) => r.projection === 'sessions' && r.version === 2)?.reprocess).toBeUndefined();
+      const online = await servingState(engram.app, users);
+      const lin = (online.lin as { memories: { content: string; mergeKey: string }[] }).memories;
+      expect(lin.map((m) => m.content)).toEqual(expect.arrayContaining(['The user works at Stripe.']));
+      expect(lin.some((m) => m.content.includes('Vim'))).toBe(true);
+      expect(users.filter((u) => u.startsWith('late-') && (online[u] as { memories: unknown[] }).memories.length === 0)).toEqual([]);
+
+      // A second online rebuild, of the version the first one built: the same state.
+      await rebuildOnline({ facts: 4, search: 4, sessions: 3 });
+      expect(await servingState(engram.app, users)).toEqual(online);
+
+      // An offline rebuild of the same log: the same state again.
+      await engram.stop();
+      await rebuildOffline(engram.dataDir);
+      const reopened = await openMaintenance(engram.dataDir);
+      expect(await reopened.get<ProjectionVersions<object>>(FactStoreVersions).active()).toBe(4);
+      expect(await servingState(reopened, users)).toEqual(online);
     });
 
     it('fails cleanly when the extractor keeps failing: versions dropped, recorded failed, nothing live touched', async () => {

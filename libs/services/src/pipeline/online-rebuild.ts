@@ -6,6 +6,7 @@ import {
   EventLog,
   FactStore,
   FactStoreVersions,
+  followActiveVersion,
   lag,
   LogPosition,
   ProjectionVersions,
@@ -13,6 +14,7 @@ import {
   RebuildLedger,
   RebuildPhase,
   RebuildRecord,
+  ReprocessLineage,
   SearchIndex,
   SearchIndexVersions,
   SessionStore,
@@ -21,6 +23,7 @@ import {
   VersionedProjection,
 } from '@engram/ports';
 import { FactsProjection } from './facts.projection';
+import { fromPosition, isReprocessRun, reprocessedSources, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection } from './sessions.projection';
 
@@ -64,10 +67,18 @@ class RebuildInterrupted extends Error {
   }
 }
 
+/** A topic the rebuild reads, and from where on each partition its messages count. */
+interface Source {
+  readonly topic: string;
+  readonly skipBelow: LogPosition;
+}
+
 interface Running {
   record: RebuildRecord;
   done: number;
   total: number;
+  /** Messages of the topics read before the live one (a reprocess run's topic): fixed, counted in `total`. */
+  fixed: number;
   samples: { at: number; done: number }[];
   subscription?: Subscription;
   failure?: unknown;
@@ -97,6 +108,16 @@ type Apply = (events: readonly EngramEvent[]) => Promise<void>;
  * The checkpoint is the consumer group's committed offsets plus the ledger
  * record: after a crash or a restart the process resumes every unfinished
  * rebuild from there (`onApplicationBootstrap`), not from zero.
+ *
+ * A facts or search version built by `engram reprocess` (and activated) is
+ * not memory.facts.v1 from the start: it is the run's decisions topic, then
+ * memory.facts.v1 from the switch position (`reprocessedSources`, as the
+ * offline `Rebuilder` replays it). Its rebuild reads the run's topic to its
+ * end first (the run is finished: the topic no longer grows), then
+ * memory.facts.v1 with the same group, skipping what precedes the switch, and
+ * leaves out the stale decisions around the switch (`withoutStaleDecisions`);
+ * the new version's record carries the same lineage, so every later rebuild,
+ * offline or online, replays it the same way.
  */
 @Injectable()
 export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -122,7 +143,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   async onApplicationBootstrap(): Promise<void> {
     for (const record of await this.ledger.list()) {
       // A reprocess's record is not a rebuild to resume (an interrupted reprocess is dropped and run again).
-      if ((record.phase === 'replaying' || record.phase === 'swapped') && !record.reprocess && !this.running.has(record.projection)) {
+      if ((record.phase === 'replaying' || record.phase === 'swapped') && !isReprocessRun(record) && !this.running.has(record.projection)) {
         this.log.log({ projection: record.projection, version: record.version, phase: record.phase }, 'resuming an online rebuild');
         this.launch(record, {});
       }
@@ -156,13 +177,13 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     try {
       // One at a time per projection across processes too: an unfinished record is resumed, not replaced.
       const unfinished = (await this.ledger.list()).find((r) => r.projection === projection && (r.phase === 'replaying' || r.phase === 'swapped'));
-      if (unfinished?.reprocess) {
+      if (unfinished && isReprocessRun(unfinished)) {
         throw new RebuildConflict(projection, `reprocess run ${unfinished.reprocess.runId} is building ${projection}@${unfinished.version} (or was interrupted: engram projections drop ${projection}@${unfinished.version})`);
       }
       if (unfinished) throw new RebuildConflict(projection);
       const versions = this.versions(projection);
       const previousVersion = await versions.active();
-      await this.refuseOverReprocess(projection, previousVersion);
+      const lineage = await this.lineageToReplay(projection, previousVersion);
       // The next number after the serving one. A leftover under that number (a rebuild that died
       // before recording itself, or failed) is never served: it is dropped and rebuilt from empty.
       const version = previousVersion + 1;
@@ -174,11 +195,12 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
         phase: 'replaying',
         startedAt: new Date().toISOString(),
         done: 0,
+        ...(lineage ? { reprocess: lineage } : {}),
       };
-      const topic = this.topic(projection);
-      await this.eventLog.ensureTopics([topic]);
+      const sources = this.sources(record);
+      await this.eventLog.ensureTopics(sources.map((s) => s.topic));
       await versions.drop(version);
-      await this.eventLog.resetGroup(topic, record.group, { to: 'beginning' });
+      for (const source of sources) await this.eventLog.resetGroup(source.topic, record.group, { to: 'beginning' });
       await this.ledger.save(record);
       return this.launch(record, options);
     } finally {
@@ -187,25 +209,31 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * A rebuild replays memory.facts.v1 from the start, which would lose a
-   * reprocessed version's decisions (they are on the run's topic) or drop a
-   * reprocessed version still waiting for activation: refuse, and say what to do.
+   * The lineage the new version replays when the serving one was built by a
+   * reprocess (undefined: the input topic from the start). A rebuild would drop a
+   * reprocessed version still waiting for activation (it takes the next number):
+   * refuse, and say what to do.
    */
-  private async refuseOverReprocess(projection: VersionedProjection, active: number): Promise<void> {
-    if (projection === 'sessions') return;
+  private async lineageToReplay(projection: VersionedProjection, active: number): Promise<ReprocessLineage | undefined> {
+    if (projection === 'sessions') return undefined;
     for (const r of await this.ledger.list()) {
       if (r.projection !== projection || !r.reprocess || r.phase === 'failed') continue;
-      if (r.version === active && r.swappedAt) {
-        throw new RebuildConflict(
-          projection,
-          `${projection}@${active} was built by reprocess run ${r.reprocess.runId}: an online rebuild replays only memory.facts.v1 and would lose it; ` +
-            `rebuild offline (engram rebuild --projection ${projection}), which replays the run's topic and then memory.facts.v1 from the switch, or reprocess again`,
-        );
-      }
       if (r.version > active) {
         throw new RebuildConflict(projection, `${projection}@${r.version} holds reprocess run ${r.reprocess.runId} (${r.phase}): activate or drop it first (engram projections activate|drop ${projection}@${r.version})`);
       }
     }
+    const lineage = await reprocessLineageOf(this.ledger, projection, active);
+    if (lineage && !lineage.switchPosition) {
+      // Activation moves the pointers, then records the switch: it stopped in between.
+      throw new RebuildConflict(projection, `${projection}@${active} of reprocess run ${lineage.runId} serves without a recorded switch position: activate it again (engram projections activate facts@${lineage.factsVersion})`);
+    }
+    return lineage;
+  }
+
+  /** What a rebuild reads, in order: the input topic from the start, or a reprocessed version's run topic and then memory.facts.v1 from the switch. */
+  private sources(record: RebuildRecord): Source[] {
+    const topic = this.topic(record.projection);
+    return record.reprocess ? reprocessedSources(record.reprocess, topic) : [{ topic, skipBelow: {} }];
   }
 
   /** Every rebuild recorded, newest first; running ones with live numbers. */
@@ -215,7 +243,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     for (const record of records.reverse()) {
       const running = this.running.get(record.projection);
       if (running && running.record.version === record.version) {
-        running.total = Math.max(running.total, lag(await this.eventLog.endPosition(this.topic(record.projection)), {}));
+        await this.refreshTotal(running);
         result.push(this.statusOf(running));
       } else {
         result.push({
@@ -253,11 +281,16 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** The projection applied to one version's store: the same classes live stages use. */
-  private projector(projection: VersionedProjection, store: object): Apply {
+  /**
+   * The projection applied to one version's store: the same classes live stages use.
+   * A reprocessed version leaves out stale decisions around its switch, judged by the
+   * facts being built (facts) or the serving facts (search), as the offline rebuild does.
+   */
+  private projector(projection: VersionedProjection, store: object, reprocessed: boolean): Apply {
     switch (projection) {
       case 'facts': {
         const p = new FactsProjection(store as FactStore);
+        if (reprocessed) return async (events) => p.apply(await withoutStaleDecisions(store as FactStore, events));
         return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
       }
       case 'sessions': {
@@ -266,6 +299,11 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       }
       case 'search': {
         const p = new SearchProjection(store as SearchIndex, this.embedder, this.config);
+        if (reprocessed) {
+          // Follows the pointer: a facts rebuild running beside this one swaps and drops the version this started with.
+          const facts = followActiveVersion(this.facts, { maxAgeMs: this.config.ENGRAM_PROJECTION_POINTER_TTL_MS });
+          return async (events) => p.apply(await withoutStaleDecisions(facts, events));
+        }
         return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
       }
     }
@@ -277,7 +315,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   }
 
   private launch(record: RebuildRecord, options: OnlineRebuildOptions): Running {
-    const running: Running = { record, done: record.done ?? 0, total: 0, samples: [], finished: Promise.resolve(record) };
+    const running: Running = { record, done: record.done ?? 0, total: 0, fixed: 0, samples: [], finished: Promise.resolve(record) };
     this.running.set(record.projection, running);
     running.finished = this.execute(running, options).finally(() => this.running.delete(record.projection));
     return running;
@@ -292,14 +330,31 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     const { projection, version, previousVersion, group } = running.record;
     const versions = this.versions(projection);
     const topic = this.topic(projection);
+    const sources = this.sources(running.record);
+    const live = sources[sources.length - 1];
     const graceMs = options.graceMs ?? this.config.ENGRAM_REBUILD_GRACE_MS;
     try {
-      await this.eventLog.ensureTopics([topic]);
-      const apply = this.projector(projection, await versions.open(version));
-      running.done = lag(await this.eventLog.committedPosition(topic, group), {});
-      running.total = lag(await this.eventLog.endPosition(topic), {});
+      if (live?.topic !== topic) throw new Error(`${projection}@${previousVersion} has no switch position: nothing to follow live`);
+      await this.eventLog.ensureTopics(sources.map((s) => s.topic));
+      const apply = this.projector(projection, await versions.open(version), running.record.reprocess !== undefined);
+      running.done = 0;
+      running.fixed = 0;
+      for (const source of sources) {
+        running.done += lag(await this.eventLog.committedPosition(source.topic, group), {});
+        if (source !== live) running.fixed += lag(await this.eventLog.endPosition(source.topic), {});
+      }
+      running.total = 0;
+      await this.refreshTotal(running);
       this.sample(running);
-      running.subscription = await this.subscribe(running, topic, apply);
+      // A reprocess run's topic first, to its end (it is finished; after a restart, what is left of it).
+      for (const source of sources.slice(0, -1)) {
+        if (reached(await this.eventLog.committedPosition(source.topic, group), await this.eventLog.endPosition(source.topic))) continue;
+        running.subscription = await this.subscribe(running, source, apply);
+        await this.catchUp(running, source.topic);
+        await running.subscription.stop();
+        running.subscription = undefined;
+      }
+      running.subscription = await this.subscribe(running, live, apply);
 
       if (running.record.phase === 'replaying') {
         // 2. Catch up with the live end, again while it keeps moving.
@@ -369,7 +424,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     return running.record;
   }
 
-  private async subscribe(running: Running, topic: string, apply: Apply): Promise<Subscription> {
+  private async subscribe(running: Running, { topic, skipBelow }: Source, apply: Apply): Promise<Subscription> {
     const rate = this.config.ENGRAM_REBUILD_RATE_LIMIT;
     // With a rate limit, small batches keep each pause short (shutdown waits for the batch in flight).
     const maxBatchSize = rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;
@@ -378,7 +433,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     return this.eventLog.subscribe({ topic, group: running.record.group, maxBatchSize }, async (messages) => {
       try {
         const events: EngramEvent[] = [];
-        for (const message of messages) {
+        for (const message of fromPosition(messages, skipBelow)) {
           try {
             events.push(parseEvent(message.value));
           } catch (error) {
@@ -404,10 +459,15 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
-  /** Waits until the rebuild's group reached the end position read now; returns that position. */
+  /** Messages to apply in all: the fixed topics' and the live input topic's as it stands now. */
+  private async refreshTotal(running: Running): Promise<void> {
+    running.total = Math.max(running.total, running.fixed + lag(await this.eventLog.endPosition(this.topic(running.record.projection)), {}));
+  }
+
+  /** Waits until the rebuild's group reached the end position of `topic` read now; returns that position. */
   private async catchUp(running: Running, topic: string): Promise<LogPosition> {
     const end = await this.eventLog.endPosition(topic);
-    running.total = Math.max(running.total, lag(end, {}));
+    await this.refreshTotal(running);
     for (;;) {
       if (this.stopping) throw new RebuildInterrupted();
       if (running.failure) throw running.failure;

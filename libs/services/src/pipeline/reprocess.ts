@@ -107,10 +107,44 @@ export function extractionStrategyFor(config: EngramConfig, version: string): Ex
   return strategy;
 }
 
-/** The lineage of a projection version, when a reprocess built it. */
+/**
+ * The lineage of a projection version, when a reprocess built it or an online
+ * rebuild replayed one that a reprocess built (its record carries the same
+ * lineage: the run's topic and switch position are what the version holds,
+ * whichever version number it has). A version still in its rebuild's grace
+ * period (`swapped`) already serves and has its lineage too.
+ */
 export async function reprocessLineageOf(ledger: RebuildLedger, projection: VersionedProjection, version: number): Promise<ReprocessLineage | undefined> {
   const record = (await ledger.list()).find((r) => r.projection === projection && r.version === version);
-  return record?.phase === 'done' ? record.reprocess : undefined;
+  return record?.phase === 'done' || record?.phase === 'swapped' ? record.reprocess : undefined;
+}
+
+/**
+ * True for the records a reprocess run writes for the versions it builds; false
+ * for an online rebuild of a reprocessed version, which carries the run's lineage
+ * (whose `factsVersion`/`searchVersion` keep naming the run's versions) under a
+ * later version number.
+ */
+export function isReprocessRun(record: RebuildRecord): record is RebuildRecord & { readonly reprocess: ReprocessLineage } {
+  const lineage = record.reprocess;
+  return lineage !== undefined && record.version === (record.projection === 'facts' ? lineage.factsVersion : lineage.searchVersion);
+}
+
+/**
+ * Where a reprocessed version's decisions are, in replay order: the run's topic
+ * in full (fixed once the run finished), then memory.facts.v1 from the switch
+ * position on (earlier messages of each partition are skipped: see `fromPosition`).
+ */
+export function reprocessedSources(lineage: ReprocessLineage, factsTopic: string, options: { liveOnly?: boolean } = {}): { topic: string; skipBelow: LogPosition }[] {
+  const sources: { topic: string; skipBelow: LogPosition }[] = options.liveOnly ? [] : [{ topic: lineage.topic, skipBelow: {} }];
+  // Not activated yet: nothing live belongs to it.
+  if (lineage.switchPosition) sources.push({ topic: factsTopic, skipBelow: lineage.switchPosition });
+  return sources;
+}
+
+/** The messages at or after `position` on their partition. */
+export function fromPosition(messages: readonly ConsumedMessage[], position: LogPosition): ConsumedMessage[] {
+  return messages.filter((m) => m.offset >= (position[m.partition] ?? 0));
 }
 
 /**
@@ -127,15 +161,12 @@ export async function replayReprocessed(
   options: { onBatch?: (messages: number) => void; liveOnly?: boolean } = {},
 ): Promise<number> {
   let total = 0;
-  const sources: { topic: string; skipBelow: LogPosition }[] = options.liveOnly ? [] : [{ topic: lineage.topic, skipBelow: {} }];
-  // Not activated yet: nothing live belongs to it.
-  if (lineage.switchPosition) sources.push({ topic: factsTopic, skipBelow: lineage.switchPosition });
-  for (const { topic, skipBelow } of sources) {
+  for (const { topic, skipBelow } of reprocessedSources(lineage, factsTopic, options)) {
     await eventLog.ensureTopics([topic]);
     await eventLog.resetGroup(topic, group, { to: 'beginning' });
     const end = await eventLog.endPosition(topic);
     await consumeUpTo(eventLog, topic, group, end, async (messages) => {
-      const wanted = messages.filter((m) => m.offset >= (skipBelow[m.partition] ?? 0));
+      const wanted = fromPosition(messages, skipBelow);
       await apply(parseAll(wanted));
       total += wanted.length;
       options.onBatch?.(messages.length);
@@ -460,7 +491,7 @@ export class Reprocessor {
     for (const r of await this.ledger.list()) {
       if ((r.projection === 'facts' || r.projection === 'search') && (r.phase === 'replaying' || r.phase === 'swapped')) {
         throw new ReprocessConflict(
-          r.reprocess
+          isReprocessRun(r)
             ? `reprocess run ${r.reprocess.runId} into ${r.projection}@${r.version} is running or was interrupted: drop it first (engram projections drop ${r.projection}@${r.version})`
             : `an online rebuild of ${r.projection} (v${r.version}) is running`,
         );
