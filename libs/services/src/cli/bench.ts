@@ -578,8 +578,13 @@ async function onlineRebuild(call: Call, bars: boolean, label: string): Promise<
   }
 }
 
-/** Every workload user's memories (status=all) and a recall answer about their first statement, with their first session. */
-async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, label: string): Promise<ProjectionSnapshot> {
+/**
+ * Every workload user's memories (status=all) and a recall answer about their first statement, with
+ * their first session, ranked at `now`. The recalls record accesses like any other: with
+ * ENGRAM_ACCESS_WEIGHT > 0 a second dump ranks with the first one's accesses (read-side feedback,
+ * not part of any rebuilt projection), so compare rebuilds with the weight at 0.
+ */
+async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, label: string, now: string): Promise<ProjectionSnapshot> {
   const users = Math.min(options.users, options.turns);
   const bar = progressBar(bars, label, users);
   const snapshot: Record<string, UserSnapshot> = {};
@@ -587,7 +592,7 @@ async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, la
     const userId = userIdOf(user);
     const { memories } = await ok(call<{ memories: MemoryDocument[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`), `memories of ${userId}`);
     const query = questionAbout(userStatements(options.seed, user, 1)[0], seededRandom(streamSeed(options.seed, 'dump', user)));
-    const answer = await ok(call<RecallResponse>('POST', '/v1/recall', { userId, query, sessionId: 's0' }), `recall of ${userId}`);
+    const answer = await ok(call<RecallResponse>('POST', '/v1/recall', { userId, query, sessionId: 's0', now }), `recall of ${userId}`);
     snapshot[userId] = { memories: snapshotMemories(memories), recall: snapshotRecall(answer) };
     bar.increment();
   }
@@ -600,6 +605,8 @@ async function drainHttp(call: Call): Promise<void> {
 }
 
 const PROBE_TIMEOUT_MS = 120_000;
+/** Turn posts in flight at once while an online rebuild runs under ingest. */
+const REBUILD_POSTS_IN_FLIGHT = 8;
 
 /**
  * The rebuild under ingest: probe turns first (each with a word no other turn has, recalled before
@@ -635,23 +642,26 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
   let stop = false;
   const ingestStats = { turns: 0, failures: 0 };
   const random = seededRandom(streamSeed(options.seed, 'online-rebuild'));
+  // Up to REBUILD_POSTS_IN_FLIGHT posts at once, so a slow answer does not hold the rate down.
+  const inFlight = new Set<Promise<void>>();
   const ingestLoop = (async () => {
     const started = performance.now();
     for (let i = 0; !stop; i++) {
       const due = started + (i * 1000) / options.rebuildIngestRate;
       const now = performance.now();
       if (due > now) await sleep(due - now);
+      while (inFlight.size >= REBUILD_POSTS_IN_FLIGHT) await Promise.race(inFlight);
       if (stop) break;
       const userId = userIdOf(Math.floor(random() * users));
       const turn = { turnId: `or${i}`, role: 'user', text: pick(random, TEMPLATES)(random).text, occurredAt: new Date().toISOString() };
-      try {
-        const answer = await call('POST', '/v1/turns', { userId, sessionId: 'online-rebuild', turns: [turn] });
-        if (answer.status === 202) ingestStats.turns++;
-        else ingestStats.failures++;
-      } catch {
-        ingestStats.failures++;
-      }
+      const post = call('POST', '/v1/turns', { userId, sessionId: 'online-rebuild', turns: [turn] }).then(
+        (answer) => void (answer.status === 202 ? ingestStats.turns++ : ingestStats.failures++),
+        () => void ingestStats.failures++,
+      );
+      inFlight.add(post);
+      void post.finally(() => inFlight.delete(post));
     }
+    await Promise.all(inFlight);
   })();
   const latencies: number[] = [];
   const recallStats = { errors: 0, missing: 0 };
@@ -679,10 +689,12 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
     await Promise.all([ingestLoop, recallLoop]);
   }
   await drainHttp(call);
-  const first = await dumpReadSide(call, options, bars, 'dump     ');
+  // Both dumps rank at one instant, so time decay cannot tell them apart.
+  const dumpNow = new Date().toISOString();
+  const first = await dumpReadSide(call, options, bars, 'dump     ', dumpNow);
   const scratch = await onlineRebuild(call, bars, 'rebuild (from scratch) ');
   await drainHttp(call);
-  const second = await dumpReadSide(call, options, bars, 'dump     ');
+  const second = await dumpReadSide(call, options, bars, 'dump     ', dumpNow);
   const comparison = compareSnapshots(first, second);
   const events = underIngest.rebuilt.reduce((sum, r) => sum + r.events, 0);
   const scratchEvents = scratch.rebuilt.reduce((sum, r) => sum + r.events, 0);
