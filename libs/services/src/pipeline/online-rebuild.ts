@@ -337,12 +337,15 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       if (live?.topic !== topic) throw new Error(`${projection}@${previousVersion} has no switch position: nothing to follow live`);
       await this.eventLog.ensureTopics(sources.map((s) => s.topic));
       const apply = this.projector(projection, await versions.open(version), running.record.reprocess !== undefined);
-      running.done = 0;
-      running.fixed = 0;
+      // Summed first and assigned once: a status read meanwhile keeps seeing the recorded progress, not 0.
+      let done = 0;
+      let fixed = 0;
       for (const source of sources) {
-        running.done += lag(await this.eventLog.committedPosition(source.topic, group), {});
-        if (source !== live) running.fixed += lag(await this.eventLog.endPosition(source.topic), {});
+        done += lag(await this.eventLog.committedPosition(source.topic, group), {});
+        if (source !== live) fixed += lag(await this.eventLog.endPosition(source.topic), {});
       }
+      running.done = done;
+      running.fixed = fixed;
       running.total = 0;
       await this.refreshTotal(running);
       this.sample(running);
