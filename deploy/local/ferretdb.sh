@@ -194,10 +194,7 @@ cmd_start() {
   local deadline=$((SECONDS + START_TIMEOUT))
   while (( SECONDS < deadline )); do
     if ! pid="$(running_pid)"; then
-      [[ -f "$PIDFILE" ]] || { sleep 0.1; continue; }   # child not yet written its pid
-      # Alive but not yet the server: the child wrote its pid and is still closing fds before
-      # exec (slow on a loaded machine). Only a dead pid means the server exited.
-      if kill -0 "$(cat "$PIDFILE" 2>/dev/null)" 2>/dev/null; then sleep 0.1; continue; fi
+      starting && { sleep 0.1; continue; }   # pid not written, or not exec'd yet
       log_tail; rm -f "$PIDFILE"; die "ferretdb exited during startup"
     fi
     if ping_ok; then

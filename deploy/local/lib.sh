@@ -8,6 +8,11 @@ die() { log "$*"; exit 1; }
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 
+# While a server launched as `echo $$ >"$PIDFILE"; exec server` comes up: true while its pid is
+# not written yet, or alive but not yet the server (the child is still closing fds or in setpriv
+# before exec, slow on a loaded machine); false once that pid is dead, i.e. the server exited.
+starting() { [[ -f "$PIDFILE" ]] || return 0; kill -0 "$(cat "$PIDFILE" 2>/dev/null)" 2>/dev/null; }
+
 # Serialise start/stop/reset so two callers cannot start two servers.
 lock() { mkdir -p "$RUN"; exec 9>"$RUN/.lock"; flock 9; }
 
