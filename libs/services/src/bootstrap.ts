@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
+import { Registry } from 'prom-client';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
@@ -82,7 +83,7 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
     const collector = app.get(MetricsCollector);
     http.get('/metrics', (_req: Request, res: Response) => {
       collector.scrape().then(
-        (text) => res.status(200).type('text/plain; version=0.0.4; charset=utf-8').send(text),
+        (text) => res.status(200).type(Registry.PROMETHEUS_CONTENT_TYPE).send(text),
         (error: unknown) => res.status(503).type('text/plain').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
       );
     });

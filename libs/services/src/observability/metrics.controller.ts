@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { Registry } from 'prom-client';
 import { Public } from '../http/tenancy';
 import { MetricsCollector } from './metrics-collector';
 
@@ -11,7 +12,7 @@ export class MetricsController {
 
   @Public()
   @Get()
-  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
+  @Header('content-type', Registry.PROMETHEUS_CONTENT_TYPE)
   async scrape(): Promise<string> {
     return this.collector.scrape();
   }

@@ -23,7 +23,7 @@ import {
   VersionedProjection,
 } from '@engram/ports';
 import { FactsProjection } from './facts.projection';
-import { fromPosition, isReprocessRun, reprocessedSources, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
+import { fromPosition, isReprocessRun, type ReplaySource, reprocessedSources, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection } from './sessions.projection';
 
@@ -65,12 +65,6 @@ class RebuildInterrupted extends Error {
   constructor() {
     super('interrupted by shutdown');
   }
-}
-
-/** A topic the rebuild reads, and from where on each partition its messages count. */
-interface Source {
-  readonly topic: string;
-  readonly skipBelow: LogPosition;
 }
 
 interface Running {
@@ -231,7 +225,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** What a rebuild reads, in order: the input topic from the start, or a reprocessed version's run topic and then memory.facts.v1 from the switch. */
-  private sources(record: RebuildRecord): Source[] {
+  private sources(record: RebuildRecord): ReplaySource[] {
     const topic = this.topic(record.projection);
     return record.reprocess ? reprocessedSources(record.reprocess, topic) : [{ topic, skipBelow: {} }];
   }
@@ -427,7 +421,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     return running.record;
   }
 
-  private async subscribe(running: Running, { topic, skipBelow }: Source, apply: Apply): Promise<Subscription> {
+  private async subscribe(running: Running, { topic, skipBelow }: ReplaySource, apply: Apply): Promise<Subscription> {
     const rate = this.config.ENGRAM_REBUILD_RATE_LIMIT;
     // With a rate limit, small batches keep each pause short (shutdown waits for the batch in flight).
     const maxBatchSize = rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;

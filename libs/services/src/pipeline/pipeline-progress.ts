@@ -29,31 +29,30 @@ export class PipelineProgress {
   ) {}
 
   async stages(): Promise<StageLag[]> {
-    const lags: StageLag[] = [];
-    for (const { topic, groups } of READ_PATH) {
-      const name = this.publisher.topic(topic);
-      const end = await this.eventLog.endPosition(name);
-      for (const group of groups) {
-        lags.push({ topic, group, lag: lag(end, await this.eventLog.committedPosition(name, group)) });
-      }
-    }
-    return lags;
+    return (await this.readPath()).map(({ topic, group, partitions }) => ({ topic, group, lag: partitions.reduce((sum, p) => sum + p.lag, 0) }));
   }
 
   /** Each read-path stage's lag per partition (partitions the topic has; 0 where caught up). */
   async partitionLags(): Promise<(StageLag & { readonly partition: number })[]> {
-    const lags: (StageLag & { partition: number })[] = [];
+    return (await this.readPath()).flatMap(({ topic, group, partitions }) => partitions.map(({ partition, lag }) => ({ topic, group, partition, lag })));
+  }
+
+  private async readPath(): Promise<{ topic: string; group: string; partitions: { partition: number; lag: number }[] }[]> {
+    const stages = [];
     for (const { topic, groups } of READ_PATH) {
       const name = this.publisher.topic(topic);
       const end = await this.eventLog.endPosition(name);
       for (const group of groups) {
         const committed = await this.eventLog.committedPosition(name, group);
-        for (const [partition, offset] of Object.entries(end)) {
-          lags.push({ topic, group, partition: Number(partition), lag: Math.max(0, offset - (committed[Number(partition)] ?? 0)) });
-        }
+        // As `lag` counts: every partition of the end position, behind by end minus committed.
+        const partitions = Object.entries(end).map(([partition, offset]) => ({
+          partition: Number(partition),
+          lag: Math.max(0, offset - (committed[Number(partition)] ?? 0)),
+        }));
+        stages.push({ topic, group, partitions });
       }
     }
-    return lags;
+    return stages;
   }
 
   /** Events ever appended to the turns topic (turns and forget requests). */

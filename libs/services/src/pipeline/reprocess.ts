@@ -55,13 +55,8 @@ export interface ReprocessProgress {
   readonly total: number;
 }
 
-export interface ReprocessResult {
-  readonly runId: string;
-  readonly topic: string;
-  readonly extractorVersion: string;
-  readonly from: string;
-  readonly factsVersion: number;
-  readonly searchVersion: number;
+/** The run's lineage (not activated yet, so no switch position) and what it read and wrote. */
+export interface ReprocessResult extends Omit<ReprocessLineage, 'switchPosition'> {
   /** Turns-topic messages read (turns and forget requests). */
   readonly turns: number;
   /** Memories carried over as they stood at `from`. */
@@ -135,8 +130,14 @@ export function isReprocessRun(record: RebuildRecord): record is RebuildRecord &
  * in full (fixed once the run finished), then memory.facts.v1 from the switch
  * position on (earlier messages of each partition are skipped: see `fromPosition`).
  */
-export function reprocessedSources(lineage: ReprocessLineage, factsTopic: string, options: { liveOnly?: boolean } = {}): { topic: string; skipBelow: LogPosition }[] {
-  const sources: { topic: string; skipBelow: LogPosition }[] = options.liveOnly ? [] : [{ topic: lineage.topic, skipBelow: {} }];
+/** A topic a replay reads, and from where on each partition its messages count. */
+export interface ReplaySource {
+  readonly topic: string;
+  readonly skipBelow: LogPosition;
+}
+
+export function reprocessedSources(lineage: ReprocessLineage, factsTopic: string, options: { liveOnly?: boolean } = {}): ReplaySource[] {
+  const sources: ReplaySource[] = options.liveOnly ? [] : [{ topic: lineage.topic, skipBelow: {} }];
   // Not activated yet: nothing live belongs to it.
   if (lineage.switchPosition) sources.push({ topic: factsTopic, skipBelow: lineage.switchPosition });
   return sources;
