@@ -83,6 +83,8 @@ class ExtractedItemSchema {
   @IsISO8601({ strict: true }) validFrom!: string;
   @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
   @IsString() @IsNotEmpty() extractorVersion!: string;
+  @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
 }
 
 class MemoriesExtractedSchema {
@@ -125,6 +127,8 @@ class MemoryRecordSchema {
   @IsInt() @Min(1) revision!: number;
   @IsInt() @Min(1) mentionCount!: number;
   @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
+  @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
   @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
   @IsISO8601({ strict: true }) validFrom!: string;

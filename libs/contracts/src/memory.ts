@@ -29,6 +29,13 @@ export interface ExtractedItem {
   readonly validFrom: string;
   readonly sourceTurnIds: readonly string[];
   readonly extractorVersion: string;
+  /** Who said the source turn, when the producer named them (`speaker` of the turn). */
+  readonly speaker?: string;
+  /**
+   * What else the memory is found by, never shown: for an episode, the facts extracted from its
+   * turn ("attribute value"). The search projection adds the speaker and the date in words.
+   */
+  readonly keys?: readonly string[];
 }
 
 /** One past value of a memory, kept when a newer value supersedes it. */
@@ -72,6 +79,10 @@ export interface MemoryRecord {
   readonly revision: number;
   readonly mentionCount: number;
   readonly sourceTurnIds: readonly string[];
+  /** Who said the source turn, when named (see ExtractedItem.speaker). */
+  readonly speaker?: string;
+  /** Search keys that are not shown (see ExtractedItem.keys). */
+  readonly keys?: readonly string[];
   /** Insights only: ids of the memories the insight is derived from (optional: older records have none). */
   readonly sources?: readonly string[];
   /** Extracted item ids already folded in: a replayed extraction is a no-op. */

@@ -1,8 +1,9 @@
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
-import { entitiesOf, statesSomething } from './rule-extractor';
+import { entitiesOf } from './rule-extractor';
 
 /**
- * The episodic layer: a screened turn (already PII-masked) kept whole, with its time and session.
+ * The episodic layer: every accepted turn (already PII-masked) kept whole, with its speaker, time
+ * and session.
  *
  * Rules (or a model) extract one fact per item and will always miss some: a date said without a
  * cue word, a recommendation not phrased as one, a fact next to a masked phone number. An episode
@@ -14,8 +15,13 @@ import { entitiesOf, statesSomething } from './rule-extractor';
 export const EPISODE_CONFIDENCE = 0.7;
 export const EPISODE_IMPORTANCE = 0.4;
 
-export function episodeOf(input: ExtractionInput): ExtractedItemDraft | null {
-  if (!statesSomething(input)) return null;
+/**
+ * The episode of a turn; `facts` (what was extracted from the same turn) become its search keys —
+ * "fact-augmented key expansion": the turn is also found by the attribute and value it stated.
+ */
+export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemDraft[] = []): ExtractedItemDraft | null {
+  if (input.role === 'system' || input.role === 'tool') return null;
+  const keys = [...new Set(facts.flatMap(factKeys))];
   return {
     kind: 'episode',
     subject: input.role === 'assistant' ? 'assistant' : 'user',
@@ -29,5 +35,13 @@ export function episodeOf(input: ExtractionInput): ExtractedItemDraft | null {
     operation: 'assert',
     validFrom: input.occurredAt,
     sourceTurnIds: [input.turnId],
+    ...(input.speaker ? { speaker: input.speaker } : {}),
+    ...(keys.length > 0 ? { keys } : {}),
   };
+}
+
+/** "editor VS Code": the attribute in words and the value, as a question would name them. */
+function factKeys(fact: ExtractedItemDraft): string[] {
+  const about = fact.attribute.startsWith('@') ? '' : fact.attribute.replace(/[:_/-]+/g, ' ');
+  return [[about, fact.value].filter(Boolean).join(' ').trim()].filter(Boolean);
 }

@@ -3,10 +3,11 @@ import { episodeOf } from './episodes';
 import type { ExtractionInput, ExtractionStrategy } from './extraction.strategy';
 
 /**
- * Turns one screened turn into extracted items. The strategy (rules or an LLM) does the reading;
- * whatever it finds, a turn that states something is also kept whole as an episode (see
- * `episodes.ts`), so no accepted statement is unsearchable. The decider owns identity: ids derive from the screened event and the strategy version, so a
- * replay yields the same event and a new extractor version yields new, non-colliding ones.
+ * Turns one screened turn into extracted items. The strategy (rules or an LLM) reads the turns
+ * screening found signals in; whatever it finds, every accepted turn is also kept whole as an
+ * episode (see `episodes.ts`), so nothing said is unsearchable. The decider owns identity: ids
+ * derive from the screened event and the strategy version, so a replay yields the same event and
+ * a new extractor version yields new, non-colliding ones.
  */
 export const ExtractionDecider = {
   async decide(
@@ -28,8 +29,10 @@ export const ExtractionDecider = {
       ephemeral,
       signals,
     };
-    const facts = await strategy.extract(input);
-    const episode = episodeOf(input);
+    // Screening decides what is extracted: a turn without signals is kept as an episode only.
+    const read = signals.length > 0 ? await strategy.extract(input) : [];
+    const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
+    const episode = episodeOf(input, facts);
     const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return null;
     const eventId = deterministicId('extracted', event.eventId, strategy.version);

@@ -58,12 +58,26 @@ describe('ExtractionDecider', () => {
     expect(event?.payload.items.find((i) => i.kind === 'episode')).toMatchObject({ subject: 'assistant' });
   });
 
-  it('given an accepted question in either language, then no episode (nothing is stated)', async () => {
-    expect(await ExtractionDecider.decide(turnScreened('What car do I drive?'), rules, RECORDED_AT)).toBeNull();
+  it('given an accepted question in either language, then it is kept as an episode: questions are evidence too', async () => {
+    for (const text of ['What car do I drive?', '上次你给我推荐的那家店叫什么']) {
+      const items = (await ExtractionDecider.decide(turnScreened(text), rules, RECORDED_AT))?.payload.items ?? [];
+      expect(items.map((i) => [i.kind, i.content])).toEqual([['episode', text]]);
+    }
   });
 
-  it('given an accepted turn with nothing to remember, then null', async () => {
-    expect(await ExtractionDecider.decide(turnScreened('上次你给我推荐的那家店叫什么'), rules, RECORDED_AT)).toBeNull();
+  it('given a turn without signals, then the strategy is not asked and only the episode is kept', async () => {
+    const extract = jest.fn().mockResolvedValue([]);
+    const event = await ExtractionDecider.decide(turnScreened('Wow! Did you see that band?', { signals: [] }), { version: 'spy', extract }, RECORDED_AT);
+    expect(extract).not.toHaveBeenCalled();
+    expect(event?.payload.items.map((i) => i.kind)).toEqual(['episode']);
+  });
+
+  it('given a named speaker, then every item carries it, and the episode is also found by the facts read from its turn', async () => {
+    const screened = turnScreened('我叫老周，数据库用 PostgreSQL');
+    const event = await ExtractionDecider.decide({ ...screened, payload: { ...screened.payload, speaker: '老周' } }, rules, RECORDED_AT);
+    const items = event?.payload.items ?? [];
+    expect(items.every((i) => i.speaker === '老周')).toBe(true);
+    expect(items.find((i) => i.kind === 'episode')?.keys).toEqual(expect.arrayContaining(['database PostgreSQL']));
   });
 
   it('given the same turn twice, then the same event (replay-safe)', async () => {
@@ -75,9 +89,9 @@ describe('ExtractionDecider', () => {
 
   it('given the strategy sees the turn, then it receives role, text, time, ephemeral flag and signals', async () => {
     const extract = jest.fn().mockResolvedValue([]);
-    await ExtractionDecider.decide(turnScreened('帮我查下天气', { ephemeral: true }), { version: 'spy', extract }, RECORDED_AT);
+    await ExtractionDecider.decide(turnScreened('帮我查下天气', { ephemeral: true, signals: ['task'] }), { version: 'spy', extract }, RECORDED_AT);
     expect(extract).toHaveBeenCalledWith(
-      expect.objectContaining({ role: 'user', text: '帮我查下天气', ephemeral: true, signals: [], tenantId: 'acme' }),
+      expect.objectContaining({ role: 'user', text: '帮我查下天气', ephemeral: true, signals: ['task'], tenantId: 'acme' }),
     );
   });
 });

@@ -12,6 +12,7 @@ export * from './text-values';
 export { ResolutionDecider, DEFAULT_PINNED_ATTRIBUTES, memoryIdOf, normaliseValue, sameValue, similarity, valueShape } from './resolution.decider';
 export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
 export * from './ranking';
+export * from './search-keys';
 export * from './context-assembly';
 export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';

@@ -252,6 +252,7 @@ function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey: string
     revision: 1,
     mentionCount: 1,
     sourceTurnIds: [...item.sourceTurnIds],
+    ...speakerAndKeys(item),
     appliedItemIds: [item.itemId],
     validFrom: item.validFrom,
     validTo: null,
@@ -262,6 +263,11 @@ function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey: string
   };
 }
 
+/** Who said it and what else it is found by, only when the item has them (older records have neither). */
+function speakerAndKeys(item: ExtractedItem): Pick<MemoryRecord, 'speaker' | 'keys'> {
+  return { ...(item.speaker ? { speaker: item.speaker } : {}), ...(item.keys?.length ? { keys: [...item.keys] } : {}) };
+}
+
 /** Said again: more certain, seen more recently; the value and its version stay. */
 function reinforce(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
   return {
@@ -269,6 +275,7 @@ function reinforce(existing: MemoryRecord, item: ExtractedItem, options: Resolut
     confidence: round(1 - (1 - existing.confidence) * 0.8),
     importance: Math.max(existing.importance, item.importance),
     entities: union(existing.entities, item.entities),
+    ...(item.keys?.length ? { keys: union(existing.keys ?? [], item.keys) } : {}),
     mentionCount: existing.mentionCount + 1,
     sourceTurnIds: union(existing.sourceTurnIds, item.sourceTurnIds),
     appliedItemIds: [...existing.appliedItemIds, item.itemId],
@@ -295,8 +302,10 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
     supersededAt: existing.status === 'active' ? options.recordedAt : existing.updatedAt,
     sourceTurnIds: existing.sourceTurnIds,
   };
+  // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
+  const { speaker: _speaker, keys: _keys, ...current } = existing;
   return {
-    ...existing,
+    ...current,
     kind: item.kind,
     value: item.value,
     content: item.content,
@@ -310,6 +319,7 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
     revision: existing.revision + 1,
     mentionCount: 1,
     sourceTurnIds: [...item.sourceTurnIds],
+    ...speakerAndKeys(item),
     appliedItemIds: [...existing.appliedItemIds, item.itemId],
     validFrom: item.validFrom,
     validTo: null,

@@ -24,8 +24,6 @@ export type Signal = (typeof SIGNALS)[number];
 export type CueSignal = Exclude<Signal, 'detail'>;
 
 export interface ScreeningConfig {
-  /** Turns shorter than this (letters and digits only) need a signal to be kept. */
-  readonly minLength: number;
   /** Whole-turn acknowledgements ("嗯嗯", "ok", "thanks!"); a turn made only of these is dropped. */
   readonly chitChat: readonly string[];
   readonly cues: Readonly<Record<CueSignal, readonly string[]>>;
@@ -52,8 +50,7 @@ export interface ScreeningConfig {
 export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation', 'detail'];
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-2',
-  minLength: 4,
+  version: 'screening-3',
   chitChat: [
     // Chinese
     '嗯', '嗯嗯', '嗯呢', '哦', '哦哦', '噢', '好', '好的', '好滴', '好吧', '好嘞', '行', '行吧', '可以', '没问题',

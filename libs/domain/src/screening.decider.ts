@@ -4,8 +4,11 @@ import { maskPii } from './pii-masking';
 import { ASSISTANT_SIGNALS, SIGNALS, type CueSignal, type ScreeningConfig, type Signal } from './screening.config';
 
 /**
- * The filter's decision for one turn: is it worth handing to the extractor? Cheap and recall-
- * oriented (the extractor is the precise stage), but chit-chat and noise never go further.
+ * The filter's decision for one turn. Every turn that says anything is `accepted`: it is kept,
+ * masked, as an episode, so its words can always be found again. Signals decide what more happens:
+ * a turn with signals goes to the extraction strategy (rules or a model), one without is kept as
+ * an episode only (reason `episode`). Only content-free turns — acknowledgements, greetings, emoji
+ * ("嗯嗯", "ok thanks") — and system or tool turns without a signal are `rejected`.
  */
 export interface ScreeningResult {
   readonly verdict: 'accepted' | 'rejected';
@@ -34,9 +37,8 @@ export function screenTurn(turn: { role: TurnRole; text: string }, config: Scree
     return result('accepted', signals.map((s) => `signal:${s}`));
   }
   if (turn.role === 'system' || turn.role === 'tool') return result('rejected', [`role:${turn.role}`]);
-  if (isChitChat(text, config)) return result('rejected', ['chit-chat']);
-  if (contentLength(text) < config.minLength) return result('rejected', ['too-short']);
-  return result('rejected', ['no-signal']);
+  if (isChitChat(text, config) || contentLength(text) === 0) return result('rejected', ['chit-chat']);
+  return result('accepted', ['episode']);
 }
 
 function signalsOf(text: string, role: TurnRole, config: ScreeningConfig): Signal[] {

@@ -56,8 +56,8 @@ describe('screenTurn', () => {
     }
   });
 
-  it('given an assistant echoing the user, then it is rejected: only recommendations count for the assistant', () => {
-    expect(screenTurn({ role: 'assistant', text: '好的，你喜欢用 VS Code，我记下了' }, config).verdict).toBe('rejected');
+  it('given an assistant echoing the user, then it is kept as an episode only: no signal, nothing to extract', () => {
+    expect(screenTurn({ role: 'assistant', text: '好的，你喜欢用 VS Code，我记下了' }, config)).toMatchObject({ verdict: 'accepted', reasons: ['episode'], signals: [] });
   });
 
   it('given a system or tool turn without a signal, then it is rejected by role', () => {
@@ -67,9 +67,14 @@ describe('screenTurn', () => {
     });
   });
 
-  it('given a short turn without a signal, then it is rejected as too short; a longer one as no-signal', () => {
-    expect(screenTurn({ role: 'user', text: '地铁挤' }, config).reasons).toEqual(['too-short']);
-    expect(screenTurn({ role: 'user', text: '今天地铁好挤啊真是的' }, config).reasons).toEqual(['no-signal']);
+  it('given a turn that says something without a signal, short or long, then it is kept as an episode only', () => {
+    for (const text of ['地铁挤', '今天地铁好挤啊真是的', 'Wow! Did you see that band?']) {
+      expect(screenTurn({ role: 'user', text }, config)).toMatchObject({ verdict: 'accepted', reasons: ['episode'], signals: [] });
+    }
+  });
+
+  it('given a turn with no letters or digits at all, then it is rejected as content-free', () => {
+    expect(screenTurn({ role: 'user', text: '？？！…' }, config)).toMatchObject({ verdict: 'rejected', reasons: ['chit-chat'] });
   });
 
   it('given PII, then the returned text is masked first and the types are listed', () => {
@@ -123,10 +128,10 @@ describe('screenTurn: specific details without a cue word (screening-2)', () => 
     },
   );
 
-  it('given an assistant turn naming a specific product, then it is accepted; an echo of the user is not', () => {
-    expect(screenTurn({ role: 'assistant', text: 'The BenQ SW242Q covers most of Adobe RGB.' }, config).verdict).toBe('accepted');
-    expect(screenTurn({ role: 'assistant', text: '已改为 9 月 6 日周六下午 2 点到 5 点上门。' }, config).verdict).toBe('accepted');
-    expect(screenTurn({ role: 'assistant', text: 'Got it, you prefer VS Code.' }, config).verdict).toBe('rejected');
+  it('given an assistant turn naming a specific product, then it has the detail signal; an echo of the user has none', () => {
+    expect(screenTurn({ role: 'assistant', text: 'The BenQ SW242Q covers most of Adobe RGB.' }, config).signals).toEqual(['detail']);
+    expect(screenTurn({ role: 'assistant', text: '已改为 9 月 6 日周六下午 2 点到 5 点上门。' }, config).signals).toEqual(['detail']);
+    expect(screenTurn({ role: 'assistant', text: 'Got it, you prefer VS Code.' }, config)).toMatchObject({ verdict: 'accepted', signals: [] });
   });
 
   it('given 翻译 inside a statement ("高频的再逐个翻译"), then not ephemeral; a translation request is', () => {

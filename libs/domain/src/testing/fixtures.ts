@@ -8,6 +8,8 @@ import {
   type TurnScreened,
 } from '@engram/contracts';
 import type { ExtractedItemDraft } from '../extraction.strategy';
+import { defaultScreeningConfig } from '../screening.config';
+import { screenTurn } from '../screening.decider';
 
 /** Small builders for domain specs: realistic events with only the interesting fields spelled out. */
 
@@ -32,9 +34,11 @@ export function turnRecorded(text: string, options: { role?: TurnRole; turn?: st
 
 export function turnScreened(
   text: string,
-  options: { role?: TurnRole; verdict?: 'accepted' | 'rejected'; ephemeral?: boolean; turn?: string; at?: string } = {},
+  options: { role?: TurnRole; verdict?: 'accepted' | 'rejected'; ephemeral?: boolean; turn?: string; at?: string; signals?: string[] } = {},
 ): TurnScreened {
   const recorded = turnRecorded(text, options);
+  // The signals the real filter finds in the text, unless a test says otherwise.
+  const screened = screenTurn({ role: options.role ?? 'user', text }, defaultScreeningConfig);
   return {
     ...recorded,
     eventId: deterministicId('screened', recorded.eventId, 'test'),
@@ -43,8 +47,8 @@ export function turnScreened(
     payload: {
       ...recorded.payload,
       verdict: options.verdict ?? 'accepted',
-      reasons: [],
-      signals: [],
+      reasons: screened.reasons,
+      signals: options.signals ?? screened.signals,
       ephemeral: options.ephemeral ?? false,
       masked: [],
       screenerVersion: 'test',

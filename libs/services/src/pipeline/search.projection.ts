@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
-import { EntityAliasTable, tokenize } from '@engram/domain';
+import { EntityAliasTable, searchKeysOf, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
 import { canonicalEntitiesOf, configuredAliasTable } from './entity-aliases.provider';
 import { isDecision } from './facts.projection';
@@ -39,7 +39,7 @@ export class SearchProjection {
 
   private async documents(memories: readonly MemoryRecord[]): Promise<SearchDocument[]> {
     const texts = memories.map((memory) => searchableText(memory, this.aliases));
-    const vectors = await this.embedder.embed(texts);
+    const vectors = await this.embedder.embed(memories.map((memory) => embeddedText(memory, this.aliases)));
     return memories.map((memory, i) => ({
       tenantId: memory.tenantId,
       userId: memory.userId,
@@ -58,10 +58,22 @@ export class SearchProjection {
 
 /**
  * What a memory is found by: its sentence, its value, its entities and their canonical names
- * ("甲骨文数据库" is also found as "Oracle"). Configured aliases only: the index must not depend on
+ * ("甲骨文数据库" is also found as "Oracle"), and its search keys (speaker, date in words, the facts
+ * read from its turn: `searchKeysOf`). Configured aliases only: the index must not depend on
  * what else the user said, or a rebuild in another order would index differently.
  */
 export function searchableText(memory: MemoryRecord, aliases?: EntityAliasTable): string {
   const canonical = aliases ? canonicalEntitiesOf(memory, aliases) : [];
-  return [memory.content, memory.value, ...memory.entities, ...canonical].join(' ');
+  return [memory.content, memory.value, ...memory.entities, ...canonical, ...searchKeysOf(memory)].join(' ');
+}
+
+/**
+ * What a memory's vector is made from: the words of `searchableText` without the date written out
+ * (a dense model would match every question about "May" to every turn of May), the speaker in
+ * front as dialogue is written ("Caroline: I went to a support group").
+ */
+export function embeddedText(memory: MemoryRecord, aliases?: EntityAliasTable): string {
+  const canonical = aliases ? canonicalEntitiesOf(memory, aliases) : [];
+  const said = memory.speaker ? `${memory.speaker}: ${memory.content}` : memory.content;
+  return [said, memory.value, ...memory.entities, ...canonical, ...(memory.keys ?? [])].filter(Boolean).join(' ');
 }
