@@ -661,7 +661,11 @@ async function baselineRankers(dataset: EvalDataset, embedder: Embedder, batchSi
   bar.stop();
 
   const byUser = new Map<string, { turn: TurnLineDto; vector: number[] }[]>();
-  dataset.turns.forEach((turn, i) => byUser.set(turn.userId, [...(byUser.get(turn.userId) ?? []), { turn, vector: turnVectors[i] }]));
+  dataset.turns.forEach((turn, i) => {
+    const turns = byUser.get(turn.userId) ?? [];
+    turns.push({ turn, vector: turnVectors[i] });
+    byUser.set(turn.userId, turns);
+  });
   const visible = (question: QuestionLineDto) => {
     const asked = Date.parse(question.askedAt);
     return (byUser.get(question.userId) ?? []).filter(({ turn }) => Date.parse(turn.occurredAt) <= asked);
