@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '@engram/config';
 import { tokenize } from '@engram/domain';
+import { createEmbedder } from '@engram/embedding';
+import { Embedder, FactStore } from '@engram/ports';
 import { startApp } from '../bootstrap';
 import { validationExceptionFactory } from '../http/http-exception.filter';
 import { IngestService } from '../http/ingest.service';
@@ -26,9 +28,10 @@ import { LineError, parseTurnLines, toRequests, TurnLineDto } from './turn-lines
  *
  * A dataset is JSON lines of turns (as for `engram ingest`) and questions, each naming the turn ids
  * that state its answer. Every turn is ingested, the read side is drained, every question goes
- * through the recall API (with `now` = askedAt), and the source turn ids of what came back are
- * compared with the evidence. A plain BM25 over the raw turns runs on the same questions as the
- * baseline to beat.
+ * through the recall API (with `now` = askedAt), and the source turn ids of the ranked memories that
+ * came back are compared with the evidence. Two baselines over the raw turns run on the same
+ * questions: plain BM25, and cosine over the configured embedder's vectors. Evidence coverage (how
+ * much of the evidence any stored memory points at) tells a ranking miss from an extraction miss.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -106,20 +109,38 @@ export function parseEvalDataset(content: string): EvalDataset {
 // Metrics
 // ---------------------------------------------------------------------------------------------
 
-type Recalled = Pick<RecallResponse, 'facts' | 'memories'>;
+/** Recall is reported at these cut-offs in every run; `--k` picks the headline one (MRR, hit rate, the floor). */
+export const REPORTED_CUTOFFS = [5, 10] as const;
 
-/** Source turn ids of what recall returned, in rank order (facts, then memories), without repeats, the first `k`. */
-export function recalledTurnIds(response: Recalled, k: number): string[] {
-  const ids: string[] = [];
-  const seen = new Set<string>();
-  for (const item of [...response.facts, ...response.memories]) {
-    for (const id of item.sourceTurnIds) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      ids.push(id);
-    }
-  }
-  return ids.slice(0, k);
+/** How deep every ranking is kept (and how many memories recall is asked for): the headline k or 10. */
+export const rankingDepth = (k: number): number => Math.max(k, ...REPORTED_CUTOFFS);
+
+const distinct = (ids: Iterable<string>): string[] => [...new Set(ids)];
+
+/**
+ * Source turn ids of the ranked memories recall returned, in rank order, without repeats, the
+ * first `k`. Pinned facts are left out: they come back whatever the query, so they would take a
+ * slot of every answer (see pinnedTurnIds).
+ */
+export function rankedTurnIds(response: Pick<RecallResponse, 'memories'>, k: number): string[] {
+  return distinct(response.memories.flatMap((memory) => memory.sourceTurnIds)).slice(0, k);
+}
+
+/** Source turn ids of the pinned facts recall returned, without repeats. */
+export function pinnedTurnIds(response: Pick<RecallResponse, 'facts'>): string[] {
+  return distinct(response.facts.flatMap((fact) => fact.sourceTurnIds));
+}
+
+export type Language = 'en' | 'zh';
+
+/** A question is `zh` when it holds a Han character, else `en`. */
+export function questionLanguage(text: string): Language {
+  return /\p{Script=Han}/u.test(text) ? 'zh' : 'en';
+}
+
+/** What both baselines see of a turn: the speaker's name, when it has one, then the text. */
+export function turnDocument(turn: Pick<TurnLineDto, 'speaker' | 'text'>): string {
+  return turn.speaker ? `${turn.speaker}: ${turn.text}` : turn.text;
 }
 
 export interface RankScore {
@@ -145,7 +166,7 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
 }
 
-/** Plain Okapi BM25 (k1 1.2, b 0.75) over one user's raw turns: the baseline engram has to beat. */
+/** Plain Okapi BM25 (k1 1.2, b 0.75) over one user's raw turns: the lexical baseline engram has to beat. */
 export class Bm25Index {
   private readonly docs: { id: string; tf: Map<string, number>; length: number }[];
   private readonly df = new Map<string, number>();
@@ -189,17 +210,69 @@ export class Bm25Index {
   }
 }
 
-/** What one question got, from engram and from the baseline. */
+/**
+ * The dense baseline: every passage ranked by cosine similarity to the query vector, best first
+ * (ties in passage order). Cosine rather than a bare dot product, so a server whose vectors are not
+ * unit length is ranked the same way; a zero vector scores 0.
+ */
+export function denseRanking(query: readonly number[], passages: readonly { id: string; vector: readonly number[] }[]): { id: string; score: number }[] {
+  const norm = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+  const queryNorm = norm(query);
+  return passages
+    .map(({ id, vector }, index) => {
+      const length = norm(vector) * queryNorm;
+      let dot = 0;
+      for (let i = 0; i < Math.min(vector.length, query.length); i++) dot += vector[i] * query[i];
+      return { id, score: length === 0 ? 0 : dot / length, index };
+    })
+    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .map(({ id, score }) => ({ id, score }));
+}
+
+export interface EvidenceCoverage {
+  /** Distinct evidence turns of the questions (a turn id is per user). */
+  readonly evidenceTurns: number;
+  /** How many of them some stored memory names in its sourceTurnIds. */
+  readonly covered: number;
+  /** covered / evidenceTurns; null without evidence. */
+  readonly share: number | null;
+}
+
+/**
+ * How much of the evidence made it into memory at all: of the questions' distinct evidence turns,
+ * the share that a stored memory (any status) names as a source. A turn no memory points at cannot
+ * be recalled, whatever the ranking does.
+ *
+ * `sources`: per user, the source turn ids of every stored memory.
+ */
+export function evidenceCoverage(
+  questions: readonly { readonly userId: string; readonly evidence: readonly string[] }[],
+  sources: ReadonlyMap<string, ReadonlySet<string>>,
+): EvidenceCoverage {
+  const evidence = new Map<string, { userId: string; turnId: string }>();
+  for (const q of questions) for (const turnId of q.evidence) evidence.set(`${q.userId}\u0000${turnId}`, { userId: q.userId, turnId });
+  let covered = 0;
+  for (const { userId, turnId } of evidence.values()) if (sources.get(userId)?.has(turnId)) covered++;
+  return { evidenceTurns: evidence.size, covered, share: evidence.size === 0 ? null : covered / evidence.size };
+}
+
+/** What one question got, from engram and from the two baselines. */
 export interface QuestionResult {
   readonly questionId: string;
   readonly userId: string;
   readonly category: string;
   readonly question: string;
   readonly evidence: readonly string[];
-  /** Source turn ids recalled, rank order, first k. */
+  /** Source turn ids of the ranked memories, rank order, first rankingDepth(k). */
   readonly recalled: readonly string[];
-  /** Baseline turn ids, rank order, first k. */
+  /** Source turn ids of the pinned facts (scored apart: they come back for every query). */
+  readonly pinned: readonly string[];
+  /** BM25 baseline turn ids, rank order, first rankingDepth(k). */
   readonly baseline: readonly string[];
+  /** Dense baseline turn ids, rank order, first rankingDepth(k). */
+  readonly dense: readonly string[];
+  /** Content of the first ranked memories (what `--misses` shows engram returned). */
+  readonly returned: readonly string[];
   /** Facts and memories recall returned (0 + 0 is the right answer to a `none` question). */
   readonly facts: number;
   readonly memories: number;
@@ -207,123 +280,244 @@ export interface QuestionResult {
   readonly latencyMs: number;
 }
 
-export interface CategoryReport {
+/** Recall at the headline k and at 5 and 10, MRR and hit rate at k. */
+export interface Scores<N extends number | null = number> {
+  readonly recallAtK: N;
+  readonly recallAt5: N;
+  readonly recallAt10: N;
+  readonly mrr: N;
+  readonly hitRateAtK: N;
+}
+
+/** One category's, or one language's, figures. Scores are over its questions with evidence (null when none has). */
+export interface GroupReport extends Scores<number | null> {
   readonly questions: number;
-  /** Over the category's questions that have evidence; null when none has. */
-  readonly recallAtK: number | null;
-  readonly mrr: number | null;
-  readonly hitRateAtK: number | null;
+  /** BM25 recall@k (also baseline.recallAtK; kept for readers of older reports). */
   readonly baselineRecallAtK: number | null;
-  /** Over the category's questions without evidence; null when it has none. */
+  readonly baseline: Scores<number | null>;
+  readonly dense: Scores<number | null>;
+  /** Share of the group's distinct evidence turns that some stored memory points at. */
+  readonly coverage: number | null;
+  /** Share of the group's questions with evidence whose evidence a pinned fact points at. */
+  readonly pinnedEvidence: number | null;
+  /** Over the group's questions without evidence; null when it has none. */
   readonly noneCorrect: number | null;
 }
 
-export interface EvalReport {
+export type CategoryReport = GroupReport;
+
+export interface EvalReport extends Scores {
   readonly questions: number;
   readonly k: number;
-  /** Averages over the questions that have evidence. */
-  readonly recallAtK: number;
-  readonly mrr: number;
-  readonly hitRateAtK: number;
   /** Questions without evidence, and the share of them for which recall returned no memory. */
   readonly noneQuestions: number;
   readonly noneCorrect: number | null;
   /** Same, but also no pinned fact (pinned profile facts come back for every query by design). */
   readonly noneCorrectStrict: number | null;
-  /** Context tokens / configured budget, mean and max over all questions. */
+  /** Share of questions with evidence whose evidence a pinned fact points at. */
+  readonly pinnedEvidence: number;
+  /** Of those, the share (of all questions with evidence) whose evidence is not also in the top k memories. */
+  readonly pinnedEvidenceOnly: number;
+  /** Share of distinct evidence turns that some stored memory (any status) points at; null without evidence. */
+  readonly coverage: number | null;
+  readonly evidenceTurns: number;
+  readonly coveredEvidenceTurns: number;
+  /** Context tokens / configured budget, mean and max over all questions (recall asked for rankingDepth(k) memories). */
   readonly tokenBudget: number;
   readonly budgetUsed: { readonly mean: number; readonly max: number };
   readonly byCategory: Readonly<Record<string, CategoryReport>>;
+  readonly byLanguage: Readonly<Partial<Record<Language, GroupReport>>>;
   readonly latencyMs: { readonly p50: number; readonly p95: number; readonly p99: number };
-  readonly baseline: { readonly recallAtK: number; readonly mrr: number; readonly hitRateAtK: number };
+  /** BM25 over speaker + text of the raw turns. */
+  readonly baseline: Scores;
+  /** Cosine over the configured embedder's vectors of the raw turns. */
+  readonly dense: Scores & { readonly model: string };
+  /** Question ids engram misses in its top k (no evidence) that a baseline finds in its top k. */
+  readonly misses: readonly string[];
 }
 
 const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((s, v) => s + v, 0) / values.length);
 const round = (value: number, digits = 4): number => Math.round(value * 10 ** digits) / 10 ** digits;
 const roundOrNull = (value: number | null): number | null => (value === null ? null : round(value));
+const hits = (ranked: readonly string[], evidence: readonly string[]) => ranked.some((id) => evidence.includes(id));
 
-function aggregate(results: readonly QuestionResult[]) {
-  const answerable = results.filter((r) => r.evidence.length > 0);
-  const unanswerable = results.filter((r) => r.evidence.length === 0);
-  const engram = answerable.map((r) => scoreRanking(r.recalled, r.evidence));
-  const baseline = answerable.map((r) => scoreRanking(r.baseline, r.evidence));
-  const some = answerable.length > 0;
+/** One ranker's scores over questions with evidence (null when there are none). */
+function scoresOf(answerable: readonly QuestionResult[], ranking: (r: QuestionResult) => readonly string[], k: number): Scores<number | null> {
+  if (answerable.length === 0) return { recallAtK: null, recallAt5: null, recallAt10: null, mrr: null, hitRateAtK: null };
+  const at = (cut: number) => answerable.map((r) => scoreRanking(ranking(r).slice(0, cut), r.evidence));
+  const atK = at(k);
   return {
-    answerable: answerable.length,
-    recallAtK: some ? mean(engram.map((s) => s.recall)) : null,
-    mrr: some ? mean(engram.map((s) => s.reciprocalRank)) : null,
-    hitRateAtK: some ? mean(engram.map((s) => (s.hit ? 1 : 0))) : null,
-    baselineRecallAtK: some ? mean(baseline.map((s) => s.recall)) : null,
-    baselineMrr: some ? mean(baseline.map((s) => s.reciprocalRank)) : null,
-    baselineHitRateAtK: some ? mean(baseline.map((s) => (s.hit ? 1 : 0))) : null,
-    unanswerable: unanswerable.length,
-    noneCorrect: unanswerable.length > 0 ? mean(unanswerable.map((r) => (r.memories === 0 ? 1 : 0))) : null,
-    noneCorrectStrict: unanswerable.length > 0 ? mean(unanswerable.map((r) => (r.memories + r.facts === 0 ? 1 : 0))) : null,
+    recallAtK: round(mean(atK.map((s) => s.recall))),
+    recallAt5: round(mean(at(5).map((s) => s.recall))),
+    recallAt10: round(mean(at(10).map((s) => s.recall))),
+    mrr: round(mean(atK.map((s) => s.reciprocalRank))),
+    hitRateAtK: round(mean(atK.map((s) => (s.hit ? 1 : 0)))),
   };
 }
 
+const orZero = (scores: Scores<number | null>): Scores => ({
+  recallAtK: scores.recallAtK ?? 0,
+  recallAt5: scores.recallAt5 ?? 0,
+  recallAt10: scores.recallAt10 ?? 0,
+  mrr: scores.mrr ?? 0,
+  hitRateAtK: scores.hitRateAtK ?? 0,
+});
+
+function group(results: readonly QuestionResult[], k: number, sources: ReadonlyMap<string, ReadonlySet<string>>): GroupReport {
+  const answerable = results.filter((r) => r.evidence.length > 0);
+  const unanswerable = results.filter((r) => r.evidence.length === 0);
+  const baseline = scoresOf(answerable, (r) => r.baseline, k);
+  return {
+    questions: results.length,
+    ...scoresOf(answerable, (r) => r.recalled, k),
+    baselineRecallAtK: baseline.recallAtK,
+    baseline,
+    dense: scoresOf(answerable, (r) => r.dense, k),
+    coverage: roundOrNull(evidenceCoverage(answerable, sources).share),
+    pinnedEvidence: answerable.length > 0 ? round(mean(answerable.map((r) => (hits(r.pinned, r.evidence) ? 1 : 0)))) : null,
+    noneCorrect: unanswerable.length > 0 ? round(mean(unanswerable.map((r) => (r.memories === 0 ? 1 : 0)))) : null,
+  };
+}
+
+/** Questions with evidence that engram's top k misses entirely and a baseline's top k hits, in result order. */
+export function selectMisses(results: readonly QuestionResult[], k: number): QuestionResult[] {
+  return results.filter(
+    (r) => r.evidence.length > 0 && !hits(r.recalled.slice(0, k), r.evidence) && (hits(r.baseline.slice(0, k), r.evidence) || hits(r.dense.slice(0, k), r.evidence)),
+  );
+}
+
+export interface SummaryOptions {
+  readonly k: number;
+  readonly tokenBudget: number;
+  /** Per user, the source turn ids of every stored memory (any status). */
+  readonly sources: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The dense baseline's embedder (modelId). */
+  readonly denseModel: string;
+}
+
 /** The report over every question's result. */
-export function summarise(results: readonly QuestionResult[], k: number, tokenBudget: number): EvalReport {
-  const all = aggregate(results);
+export function summarise(results: readonly QuestionResult[], { k, tokenBudget, sources, denseModel }: SummaryOptions): EvalReport {
+  const all = group(results, k, sources);
+  const answerable = results.filter((r) => r.evidence.length > 0);
+  const unanswerable = results.filter((r) => r.evidence.length === 0);
   const byCategory: Record<string, CategoryReport> = {};
   for (const category of [...new Set(results.map((r) => r.category))].sort()) {
-    const of = results.filter((r) => r.category === category);
-    const a = aggregate(of);
-    byCategory[category] = {
-      questions: of.length,
-      recallAtK: roundOrNull(a.recallAtK),
-      mrr: roundOrNull(a.mrr),
-      hitRateAtK: roundOrNull(a.hitRateAtK),
-      baselineRecallAtK: roundOrNull(a.baselineRecallAtK),
-      noneCorrect: roundOrNull(a.noneCorrect),
-    };
+    byCategory[category] = group(results.filter((r) => r.category === category), k, sources);
   }
+  const byLanguage: Partial<Record<Language, GroupReport>> = {};
+  for (const language of ['en', 'zh'] as const) {
+    const of = results.filter((r) => questionLanguage(r.question) === language);
+    if (of.length > 0) byLanguage[language] = group(of, k, sources);
+  }
+  const coverage = evidenceCoverage(answerable, sources);
+  const pinnedOnly = answerable.filter((r) => hits(r.pinned, r.evidence) && !hits(r.recalled.slice(0, k), r.evidence));
   const latencies = results.map((r) => r.latencyMs);
   const used = results.map((r) => r.tokens / tokenBudget);
   return {
     questions: results.length,
     k,
-    recallAtK: round(all.recallAtK ?? 0),
-    mrr: round(all.mrr ?? 0),
-    hitRateAtK: round(all.hitRateAtK ?? 0),
-    noneQuestions: all.unanswerable,
-    noneCorrect: roundOrNull(all.noneCorrect),
-    noneCorrectStrict: roundOrNull(all.noneCorrectStrict),
+    ...orZero(all),
+    noneQuestions: unanswerable.length,
+    noneCorrect: all.noneCorrect,
+    noneCorrectStrict: unanswerable.length > 0 ? round(mean(unanswerable.map((r) => (r.memories + r.facts === 0 ? 1 : 0)))) : null,
+    pinnedEvidence: all.pinnedEvidence ?? 0,
+    pinnedEvidenceOnly: round(answerable.length > 0 ? pinnedOnly.length / answerable.length : 0),
+    coverage: roundOrNull(coverage.share),
+    evidenceTurns: coverage.evidenceTurns,
+    coveredEvidenceTurns: coverage.covered,
     tokenBudget,
     budgetUsed: { mean: round(mean(used)), max: round(used.length ? Math.max(...used) : 0) },
     byCategory,
+    byLanguage,
     latencyMs: { p50: round(percentile(latencies, 50), 2), p95: round(percentile(latencies, 95), 2), p99: round(percentile(latencies, 99), 2) },
-    baseline: { recallAtK: round(all.baselineRecallAtK ?? 0), mrr: round(all.baselineMrr ?? 0), hitRateAtK: round(all.baselineHitRateAtK ?? 0) },
+    baseline: orZero(all.baseline),
+    dense: { ...orZero(all.dense), model: denseModel },
+    misses: selectMisses(results, k).map((r) => r.questionId),
   };
+}
+
+const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+const num = (v: number | null) => (v === null ? '—' : v.toFixed(3));
+
+function table(header: string[], body: string[][], footer?: string[]): string[] {
+  const rows = footer ? [...body, footer] : body;
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(header), rule, ...body.map(line), ...(footer ? [rule, line(footer)] : [])];
 }
 
 /** The human-readable report. */
 export function formatReport(report: EvalReport): string {
-  const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
-  const num = (v: number | null) => (v === null ? '—' : v.toFixed(3));
   const k = report.k;
-  const header = ['category', 'n', `R@${k}`, 'MRR', `hit@${k}`, `BM25 R@${k}`, 'none ok'];
-  const rows = Object.entries(report.byCategory).map(([name, c]) => [
-    name, String(c.questions), pct(c.recallAtK), num(c.mrr), pct(c.hitRateAtK), pct(c.baselineRecallAtK), pct(c.noneCorrect),
-  ]);
-  rows.push([
-    'all', String(report.questions), pct(report.recallAtK), num(report.mrr), pct(report.hitRateAtK), pct(report.baseline.recallAtK), pct(report.noneCorrect),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const extraK = !(REPORTED_CUTOFFS as readonly number[]).includes(k);
+  const header = (first: string) => [first, 'n', 'R@5', 'R@10', ...(extraK ? [`R@${k}`] : []), `MRR@${k}`, `BM25 R@10`, `dense R@10`, 'coverage', 'pinned', 'none ok'];
+  const cells = (name: string, g: GroupReport) => [
+    name,
+    String(g.questions),
+    pct(g.recallAt5),
+    pct(g.recallAt10),
+    ...(extraK ? [pct(g.recallAtK)] : []),
+    num(g.mrr),
+    pct(g.baseline.recallAt10),
+    pct(g.dense.recallAt10),
+    pct(g.coverage),
+    pct(g.pinnedEvidence),
+    pct(g.noneCorrect),
+  ];
+  const overall: GroupReport = {
+    questions: report.questions,
+    recallAtK: report.recallAtK,
+    recallAt5: report.recallAt5,
+    recallAt10: report.recallAt10,
+    mrr: report.mrr,
+    hitRateAtK: report.hitRateAtK,
+    baselineRecallAtK: report.baseline.recallAtK,
+    baseline: report.baseline,
+    dense: report.dense,
+    coverage: report.coverage,
+    pinnedEvidence: report.pinnedEvidence,
+    noneCorrect: report.noneCorrect,
+  };
+  const scores = (s: Scores) =>
+    `recall@5 ${pct(s.recallAt5)}  recall@10 ${pct(s.recallAt10)}${extraK ? `  recall@${k} ${pct(s.recallAtK)}` : ''}  MRR@${k} ${num(s.mrr)}  hit-rate@${k} ${pct(s.hitRateAtK)}`;
   return [
-    line(header),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...rows.slice(0, -1).map(line),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    line(rows[rows.length - 1]),
+    ...table(header('category'), Object.entries(report.byCategory).map(([name, c]) => cells(name, c)), cells('all', overall)),
     '',
-    `engram   recall@${k} ${pct(report.recallAtK)}  MRR ${num(report.mrr)}  hit-rate@${k} ${pct(report.hitRateAtK)}`,
-    `baseline recall@${k} ${pct(report.baseline.recallAtK)}  MRR ${num(report.baseline.mrr)}  hit-rate@${k} ${pct(report.baseline.hitRateAtK)}  (BM25 over raw turns)`,
-    `none     ${report.noneQuestions} questions: no memory recalled ${pct(report.noneCorrect)}, nothing at all ${pct(report.noneCorrectStrict)}`,
-    `context  ${pct(report.budgetUsed.mean)} of the ${report.tokenBudget}-token budget on average (max ${pct(report.budgetUsed.max)})`,
-    `latency  p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms  p99 ${report.latencyMs.p99} ms`,
+    ...table(header('language'), Object.entries(report.byLanguage).map(([name, g]) => cells(name, g!))),
+    '',
+    `engram    ${scores(report)}  (ranked memories only)`,
+    `BM25      ${scores(report.baseline)}  (speaker + text of the raw turns)`,
+    `dense     ${scores(report.dense)}  (cosine, ${report.dense.model} vectors of the raw turns)`,
+    `coverage  ${report.coveredEvidenceTurns} of ${report.evidenceTurns} evidence turns (${pct(report.coverage)}) are a source of some stored memory`,
+    `pinned    a pinned fact points at the evidence of ${pct(report.pinnedEvidence)} of questions (${pct(report.pinnedEvidenceOnly)} not also in the top ${k} memories)`,
+    `misses    ${report.misses.length} questions with no evidence in engram's top ${k} that BM25 or dense finds in its top ${k} (--misses lists them)`,
+    `none      ${report.noneQuestions} questions: no memory recalled ${pct(report.noneCorrect)}, nothing at all ${pct(report.noneCorrectStrict)}`,
+    `context   ${pct(report.budgetUsed.mean)} of the ${report.tokenBudget}-token budget on average (max ${pct(report.budgetUsed.max)}), ${rankingDepth(k)} memories asked`,
+    `latency   p50 ${report.latencyMs.p50} ms  p95 ${report.latencyMs.p95} ms  p99 ${report.latencyMs.p99} ms`,
   ].join('\n');
+}
+
+const clip = (text: string, max: number): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return Array.from(flat).length <= max ? flat : `${Array.from(flat).slice(0, max - 1).join('')}…`;
+};
+
+/**
+ * One line per question engram misses and a baseline finds: the question, its category, the
+ * evidence turns' text, where each baseline ranked the first evidence turn, and what engram
+ * returned instead (its first three memories).
+ */
+export function formatMisses(results: readonly QuestionResult[], k: number, turnText: (userId: string, turnId: string) => string | undefined): string[] {
+  const rank = (ranked: readonly string[], evidence: readonly string[]) => {
+    const at = ranked.slice(0, k).findIndex((id) => evidence.includes(id));
+    return at < 0 ? '—' : `#${at + 1}`;
+  };
+  return selectMisses(results, k).map((r) => {
+    const evidence = r.evidence.map((id) => `${id} "${clip(turnText(r.userId, id) ?? '', 60)}"`).join(' + ');
+    const returned = r.returned.length === 0 ? '(no memory)' : r.returned.slice(0, 3).map((c) => `"${clip(c, 40)}"`).join(' | ');
+    return `${r.questionId} [${r.category}] ${clip(r.question, 70)}  evidence: ${evidence}  BM25 ${rank(r.baseline, r.evidence)} dense ${rank(r.dense, r.evidence)}  engram: ${returned}`;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,6 +530,8 @@ export interface EvalEngine {
   /** Events accepted but not yet visible to recall. */
   pending(): Promise<number>;
   recall(body: RecallDto): Promise<RecallResponse>;
+  /** The source turn ids of every memory stored for the user, whatever its status (evidence coverage). */
+  memorySourceTurnIds(userId: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -345,6 +541,8 @@ export interface EvalOptions {
   readonly url?: string;
   readonly apiKey?: string;
   readonly json: boolean;
+  /** Also print the questions engram misses and a baseline finds. */
+  readonly misses?: boolean;
   /** Where the report goes (default: stdout, one console.log per line). */
   readonly print?: (line: string) => void;
   /** Progress bars on stderr (default true; they draw only on a TTY). */
@@ -358,17 +556,25 @@ export interface EvalRun {
   readonly results: readonly QuestionResult[];
 }
 
-/** Ingests the dataset, drains the pipeline, asks every question, compares with BM25, reports. */
+/** Memory contents kept per question for `--misses`. */
+const RETURNED_SHOWN = 3;
+
+/** Ingests the dataset, drains the pipeline, asks every question, compares with BM25 and dense retrieval, reports. */
 export async function runEval(options: EvalOptions, startEmbedded: () => Promise<EvalEngine>): Promise<EvalRun> {
   if (!Number.isInteger(options.k) || options.k < 1 || options.k > 50) throw new InvalidArgumentError('k must be an integer from 1 to 50');
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
   const dataset = parseEvalDataset(fs.readFileSync(options.dataset, 'utf8'));
   const print = options.print ?? ((line: string) => console.log(line));
   const bars = options.progress ?? true;
-  const baseline = baselineIndexes(dataset.turns);
+  const depth = rankingDepth(options.k);
+
+  // The baselines first: an unreachable embeddings server stops the run before anything is ingested.
+  const embedder = await createEmbedder(config);
+  const baselines = await baselineRankers(dataset, embedder, config.ENGRAM_EMBEDDINGS_BATCH_SIZE, bars);
 
   const engine = options.url ? remoteEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY) : await startEmbedded();
   const results: QuestionResult[] = [];
+  const sources = new Map<string, Set<string>>();
   try {
     const ingestBar = progressBar(bars, 'ingest  ', dataset.turns.length);
     for (const request of toRequests(dataset.turns, config.ENGRAM_MAX_TURNS_PER_REQUEST)) {
@@ -378,10 +584,12 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
     ingestBar.stop();
     await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
 
+    for (const userId of new Set(dataset.questions.map((q) => q.userId))) sources.set(userId, new Set(await engine.memorySourceTurnIds(userId)));
+
     const askBar = progressBar(bars, 'recall  ', dataset.questions.length);
-    for (const question of dataset.questions) {
+    for (const [index, question] of dataset.questions.entries()) {
       const started = performance.now();
-      const response = await engine.recall({ userId: question.userId, query: question.question, k: options.k, now: question.askedAt });
+      const response = await engine.recall({ userId: question.userId, query: question.question, k: depth, now: question.askedAt });
       const latencyMs = performance.now() - started;
       results.push({
         questionId: question.questionId,
@@ -389,8 +597,11 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
         category: question.category,
         question: question.question,
         evidence: question.evidenceTurnIds,
-        recalled: recalledTurnIds(response, options.k),
-        baseline: baseline(question).slice(0, options.k),
+        recalled: rankedTurnIds(response, depth),
+        pinned: pinnedTurnIds(response),
+        baseline: baselines.bm25(question).slice(0, depth),
+        dense: baselines.dense(question, index).slice(0, depth),
+        returned: response.memories.slice(0, RETURNED_SHOWN).map((m) => m.content),
         facts: response.facts.length,
         memories: response.memories.length,
         tokens: response.tokens,
@@ -403,27 +614,76 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
     await engine.close();
   }
 
-  const report = summarise(results, options.k, config.ENGRAM_TOKEN_BUDGET);
+  const report = summarise(results, { k: options.k, tokenBudget: config.ENGRAM_TOKEN_BUDGET, sources, denseModel: embedder.modelId });
   print(formatReport(report));
+  if (options.misses) {
+    const texts = new Map(dataset.turns.map((t) => [`${t.userId}\u0000${t.turnId}`, t.text]));
+    const lines = formatMisses(results, options.k, (userId, turnId) => texts.get(`${userId}\u0000${turnId}`));
+    print('');
+    print(`misses at k = ${options.k} (${lines.length}): question, evidence, where BM25 and dense ranked it, what engram returned instead`);
+    for (const line of lines) print(line);
+  }
   if (options.json) print(JSON.stringify(report));
   return { report, results };
 }
 
-/** Per-user BM25 over the raw turns said before the question. */
-function baselineIndexes(turns: readonly TurnLineDto[]): (question: QuestionLineDto) => string[] {
-  const byUser = new Map<string, TurnLineDto[]>();
-  for (const turn of turns) byUser.set(turn.userId, [...(byUser.get(turn.userId) ?? []), turn]);
-  const cache = new Map<string, Bm25Index>();
-  return (question) => {
-    const asked = Date.parse(question.askedAt);
-    const visible = (byUser.get(question.userId) ?? []).filter((t) => Date.parse(t.occurredAt) <= asked);
-    const key = `${question.userId}\u0000${visible.length}`;
-    let index = cache.get(key);
-    if (!index) {
-      index = new Bm25Index(visible.map((t) => ({ id: t.turnId, text: t.text })));
-      cache.set(key, index);
+/*
+ * The only two places the eval embeds: turns as passages, questions as queries. The embedder port
+ * is growing an input type; when it lands, each of these passes its own.
+ */
+const embedPassages = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts);
+const embedQueries = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts);
+
+interface BaselineRankers {
+  /** BM25 over the user's turns said before the question. */
+  bm25(question: QuestionLineDto): string[];
+  /** Cosine over the same turns' vectors; `index` is the question's position in the dataset. */
+  dense(question: QuestionLineDto, index: number): string[];
+}
+
+/**
+ * Both baselines over the raw turns (speaker + text), per user, turns said before the question
+ * only. Every turn and question is embedded once, in batches, before the run.
+ */
+async function baselineRankers(dataset: EvalDataset, embedder: Embedder, batchSize: number, bars: boolean): Promise<BaselineRankers> {
+  const bar = progressBar(bars, 'embed   ', dataset.turns.length + dataset.questions.length);
+  const inBatches = async (texts: readonly string[], embed: (batch: readonly string[]) => Promise<number[][]>) => {
+    const vectors: number[][] = [];
+    for (let i = 0; i < texts.length; i += batchSize) {
+      const batch = texts.slice(i, i + batchSize);
+      vectors.push(...(await embed(batch)));
+      bar.increment(batch.length);
     }
-    return index.search(question.question).map((hit) => hit.id);
+    return vectors;
+  };
+  const turnVectors = await inBatches(dataset.turns.map(turnDocument), (batch) => embedPassages(embedder, batch));
+  const questionVectors = await inBatches(dataset.questions.map((q) => q.question), (batch) => embedQueries(embedder, batch));
+  bar.stop();
+
+  const byUser = new Map<string, { turn: TurnLineDto; vector: number[] }[]>();
+  dataset.turns.forEach((turn, i) => {
+    const turns = byUser.get(turn.userId) ?? [];
+    turns.push({ turn, vector: turnVectors[i] });
+    byUser.set(turn.userId, turns);
+  });
+  const visible = (question: QuestionLineDto) => {
+    const asked = Date.parse(question.askedAt);
+    return (byUser.get(question.userId) ?? []).filter(({ turn }) => Date.parse(turn.occurredAt) <= asked);
+  };
+  const indexes = new Map<string, Bm25Index>();
+  return {
+    bm25: (question) => {
+      const turns = visible(question);
+      const key = `${question.userId}\u0000${turns.length}`;
+      let index = indexes.get(key);
+      if (!index) {
+        index = new Bm25Index(turns.map(({ turn }) => ({ id: turn.turnId, text: turnDocument(turn) })));
+        indexes.set(key, index);
+      }
+      return index.search(question.question).map((hit) => hit.id);
+    },
+    dense: (question, index) =>
+      denseRanking(questionVectors[index], visible(question).map(({ turn, vector }) => ({ id: turn.turnId, vector }))).map((hit) => hit.id),
   };
 }
 
@@ -472,6 +732,10 @@ export function remoteEngine(url: string, apiKey?: string): EvalEngine {
     },
     pending: async () => (await call<{ pending: number }>('GET', '/v1/pipeline/status')).pending,
     recall: (body) => call<RecallResponse>('POST', '/v1/recall', body),
+    memorySourceTurnIds: async (userId) => {
+      const { memories } = await call<{ memories: { sourceTurnIds: string[] }[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`);
+      return memories.flatMap((memory) => memory.sourceTurnIds);
+    },
     close: async () => undefined,
   };
 }
@@ -491,12 +755,14 @@ export function embeddedEngine(modules: CliModules, env: Record<string, string |
     const ingest = app.get(IngestService);
     const recall = app.get(RecallService);
     const progress = app.get(PipelineProgress);
+    const facts = app.get<FactStore>(FactStore);
     return {
       ingest: async (request) => {
         await ingest.ingest(DEFAULT_TENANT, request);
       },
       pending: () => progress.pending(),
       recall: (body) => recall.recall(DEFAULT_TENANT, body),
+      memorySourceTurnIds: async (userId) => (await facts.list({ tenantId: DEFAULT_TENANT, userId })).flatMap((memory) => memory.sourceTurnIds),
       close: async () => {
         try {
           await app.close();
@@ -514,17 +780,21 @@ function kOption(value: string): number {
   return n;
 }
 
-/** Adds `engram eval --dataset <file> [--k 10] [--json] [--url <url>] [--api-key <key>]`. */
+/** Adds `engram eval --dataset <file> [--k 10] [--json] [--misses] [--url <url>] [--api-key <key>]`. */
 export function registerEvalCommand(program: Command, modules: CliModules): Command {
   return program
     .command('eval')
-    .description('measure recall on a dataset of turns and questions with known evidence, against a BM25 baseline')
+    .description('measure recall on a dataset of turns and questions with known evidence, against BM25 and dense baselines')
     .requiredOption('--dataset <file>', 'JSON lines: turn lines (as for ingest) and question lines')
-    .option('--k <k>', 'evidence cut-off, and memories asked of recall (1-50)', kOption, 10)
+    .option('--k <k>', 'headline evidence cut-off (recall@5 and @10 are always reported; recall is asked for max(k, 10) memories) (1-50)', kOption, 10)
     .option('--json', 'print the report as one JSON object on the last line of stdout')
+    .option('--misses', 'list the questions engram misses in its top k that a baseline finds in its top k')
     .option('--url <url>', 'evaluate a running engram (its data is added to) instead of a fresh embedded one')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
-    .action(async (options: { dataset: string; k: number; json?: boolean; url?: string; apiKey?: string }) => {
-      await runEval({ dataset: options.dataset, k: options.k, json: options.json === true, url: options.url, apiKey: options.apiKey }, embeddedEngine(modules));
+    .action(async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; url?: string; apiKey?: string }) => {
+      await runEval(
+        { dataset: options.dataset, k: options.k, json: options.json === true, misses: options.misses === true, url: options.url, apiKey: options.apiKey },
+        embeddedEngine(modules),
+      );
     });
 }

@@ -1,4 +1,21 @@
-import { Bm25Index, parseEvalDataset, percentile, QuestionResult, recalledTurnIds, scoreRanking, summarise } from './eval';
+import { HashingEmbedder } from '@engram/embedding';
+import {
+  Bm25Index,
+  denseRanking,
+  evidenceCoverage,
+  formatMisses,
+  parseEvalDataset,
+  percentile,
+  pinnedTurnIds,
+  QuestionResult,
+  questionLanguage,
+  rankedTurnIds,
+  rankingDepth,
+  scoreRanking,
+  selectMisses,
+  summarise,
+  turnDocument,
+} from './eval';
 import { LineError } from './turn-lines';
 
 const turn = (turnId: string, text: string, extra: Record<string, unknown> = {}) =>
@@ -86,14 +103,103 @@ describe('parseEvalDataset', () => {
   });
 });
 
-describe('recalledTurnIds', () => {
+describe('rankedTurnIds and pinnedTurnIds', () => {
   const item = (...sourceTurnIds: string[]) => ({ sourceTurnIds }) as never;
 
-  it('walks facts then memories in rank order, drops repeats and keeps the first k', () => {
-    const response = { facts: [item('t1'), item('t2', 't1')], memories: [item('t3', 't2'), item('t4'), item('t5')] };
-    expect(recalledTurnIds(response, 10)).toEqual(['t1', 't2', 't3', 't4', 't5']);
-    expect(recalledTurnIds(response, 3)).toEqual(['t1', 't2', 't3']);
-    expect(recalledTurnIds({ facts: [], memories: [] }, 5)).toEqual([]);
+  it('walks the ranked memories only, in rank order, drops repeats and keeps the first k', () => {
+    const response = { facts: [item('t1'), item('t2', 't1')], memories: [item('t3', 't2'), item('t4'), item('t3', 't5')] };
+    expect(rankedTurnIds(response, 10)).toEqual(['t3', 't2', 't4', 't5']);
+    expect(rankedTurnIds(response, 2)).toEqual(['t3', 't2']);
+    expect(rankedTurnIds({ memories: [] }, 5)).toEqual([]);
+  });
+
+  it('collects the pinned facts apart, without repeats', () => {
+    expect(pinnedTurnIds({ facts: [item('t1'), item('t2', 't1')] })).toEqual(['t1', 't2']);
+    expect(pinnedTurnIds({ facts: [] })).toEqual([]);
+  });
+
+  it('keeps rankings deep enough for recall@10 whatever the headline k', () => {
+    expect(rankingDepth(5)).toBe(10);
+    expect(rankingDepth(10)).toBe(10);
+    expect(rankingDepth(20)).toBe(20);
+  });
+});
+
+describe('questionLanguage and turnDocument', () => {
+  it('calls a question zh when it holds a Han character, en otherwise', () => {
+    expect(questionLanguage('数据库用什么？')).toBe('zh');
+    expect(questionLanguage('What does Amy call the 单页结账 project?')).toBe('zh');
+    expect(questionLanguage('When is Max’s swim class?')).toBe('en');
+    expect(questionLanguage('これはテストです')).toBe('en'); // kana only: not Han
+  });
+
+  it('puts the speaker before the text when the turn has one', () => {
+    expect(turnDocument({ speaker: 'Caroline', text: 'I went to a support group.' })).toBe('Caroline: I went to a support group.');
+    expect(turnDocument({ text: 'no speaker here' })).toBe('no speaker here');
+  });
+
+  it('lets BM25 find a turn by its speaker', () => {
+    const turns = [
+      { turnId: 'd1', speaker: 'Caroline', text: 'I went to a support group yesterday' },
+      { turnId: 'd2', speaker: 'Melanie', text: 'I painted a lake sunrise' },
+    ];
+    const index = new Bm25Index(turns.map((t) => ({ id: t.turnId, text: turnDocument(t) })));
+    expect(index.search('What did Melanie do?').map((h) => h.id)).toEqual(['d2']);
+  });
+});
+
+describe('evidenceCoverage', () => {
+  const sources = new Map([
+    ['u1', new Set(['t1', 't2'])],
+    ['u2', new Set(['t9'])],
+  ]);
+
+  it('is the share of distinct evidence turns, per user, that a stored memory points at', () => {
+    const coverage = evidenceCoverage(
+      [
+        { userId: 'u1', evidence: ['t1', 't3'] },
+        { userId: 'u1', evidence: ['t1'] }, // t1 again: counted once
+        { userId: 'u2', evidence: ['t1', 't9'] }, // u2's t1 is another turn, and no memory of u2 points at it
+        { userId: 'u3', evidence: ['t1'] }, // a user without memories
+      ],
+      sources,
+    );
+    expect(coverage).toEqual({ evidenceTurns: 5, covered: 2, share: 0.4 });
+  });
+
+  it('is null without evidence', () => {
+    expect(evidenceCoverage([{ userId: 'u1', evidence: [] }], sources)).toEqual({ evidenceTurns: 0, covered: 0, share: null });
+  });
+});
+
+describe('denseRanking', () => {
+  it('ranks every passage by cosine, best first, ties in passage order', () => {
+    const passages = [
+      { id: 'a', vector: [1, 0] },
+      { id: 'b', vector: [0, 2] }, // not unit length: cosine, not the dot product
+      { id: 'c', vector: [1, 1] },
+      { id: 'd', vector: [0, 1] },
+      { id: 'z', vector: [0, 0] },
+    ];
+    const ranked = denseRanking([0, 1], passages);
+    expect(ranked.map((h) => h.id)).toEqual(['b', 'd', 'c', 'a', 'z']);
+    expect(ranked[0].score).toBeCloseTo(1, 10);
+    expect(ranked[2].score).toBeCloseTo(Math.SQRT1_2, 10);
+    expect(ranked[3].score).toBe(0);
+    expect(ranked[4].score).toBe(0); // a zero vector scores 0, not NaN
+  });
+
+  it('with the hashing embedder, puts the turn sharing the query’s words and trigrams first', async () => {
+    const embedder = new HashingEmbedder(256);
+    const texts = ['周末去爬山了，风景很好', 'Our main database is PostgreSQL 15 on RDS', 'I prefer VS Code for TypeScript work'];
+    const vectors = await embedder.embed(texts);
+    const passages = vectors.map((vector, i) => ({ id: `t${i + 1}`, vector }));
+    const [postgres] = await embedder.embed(['which Postgres database do we use?']);
+    expect(denseRanking(postgres, passages)[0].id).toBe('t2');
+    const [editor] = await embedder.embed(['what editor for TypeScript?']);
+    expect(denseRanking(editor, passages)[0].id).toBe('t3');
+    const [hiking] = await embedder.embed(['周末爬山']);
+    expect(denseRanking(hiking, passages)[0].id).toBe('t1');
   });
 });
 
@@ -167,7 +273,10 @@ describe('summarise', () => {
     question: '?',
     evidence: ['e1'],
     recalled: [],
+    pinned: [],
     baseline: [],
+    dense: [],
+    returned: [],
     facts: 0,
     memories: 0,
     tokens: 0,
@@ -175,47 +284,157 @@ describe('summarise', () => {
     ...overrides,
   });
 
-  it('averages recall, MRR and hit rate over questions with evidence, per category and overall', () => {
-    const results = [
-      // recall 1, rr 1/2; baseline recall 0
-      result({ questionId: 'q1', category: 'profile', evidence: ['e1'], recalled: ['x', 'e1'], baseline: ['y'], memories: 2, tokens: 300, latencyMs: 10 }),
-      // recall 1/2, rr 1; baseline recall 1, rr 1/2
-      result({ questionId: 'q2', category: 'profile', evidence: ['e1', 'e2'], recalled: ['e2', 'x'], baseline: ['z', 'e1', 'e2'], memories: 2, tokens: 600, latencyMs: 20 }),
-      // recall 0, rr 0; baseline recall 1, rr 1
-      result({ questionId: 'q3', category: 'temporal', evidence: ['e3'], recalled: ['x'], baseline: ['e3'], memories: 1, tokens: 150, latencyMs: 30 }),
-      // none questions: right when no memory comes back; pinned facts alone still count as right
-      result({ questionId: 'q4', category: 'none', evidence: [], recalled: ['f1'], facts: 1, memories: 0, tokens: 75, latencyMs: 40 }),
-      result({ questionId: 'q5', category: 'none', evidence: [], recalled: ['x'], memories: 1, tokens: 75, latencyMs: 1000 }),
-    ];
-    const report = summarise(results, 5, 1500);
-    expect(report).toEqual(
+  // k = 5. Engram's lists are its ranked memories only (pinned facts apart); every list is kept 10 deep.
+  const results = [
+    // engram: evidence only at rank 6 (R@5 0, R@10 1); a pinned fact holds it; BM25 rank 1; dense rank 2
+    result({
+      questionId: 'q1', category: 'profile', question: '我叫什么？', evidence: ['e1'],
+      recalled: ['x1', 'x2', 'x3', 'x4', 'x5', 'e1'], pinned: ['e1'], baseline: ['e1'], dense: ['y', 'e1'], facts: 1, memories: 6, tokens: 300, latencyMs: 10,
+    }),
+    // engram: R 1/2, rr 1; BM25: R 1, rr 1/2; dense: nothing
+    result({
+      questionId: 'q2', category: 'profile', question: 'Where do I work?', evidence: ['e1', 'e2'],
+      recalled: ['e2', 'x'], baseline: ['z', 'e1', 'e2'], memories: 2, tokens: 600, latencyMs: 20,
+    }),
+    // nobody at 5; dense at rank 7 (R@10 1): not a miss at k = 5
+    result({
+      questionId: 'q3', category: 'temporal', question: 'When?', evidence: ['e3'],
+      recalled: ['x'], dense: ['a', 'b', 'c', 'd', 'e', 'f', 'e3'], memories: 1, tokens: 150, latencyMs: 30,
+    }),
+    // engram returns nothing, BM25 rank 1: a miss
+    result({ questionId: 'q4', userId: 'u2', category: 'temporal', question: 'Since when?', evidence: ['e4'], baseline: ['e4'], tokens: 150, latencyMs: 40 }),
+    // none questions: right when no memory comes back; pinned facts alone still count as right
+    result({ questionId: 'q5', category: 'none', question: '我的血型是什么？', evidence: [], pinned: ['e1'], facts: 1, memories: 0, tokens: 75, latencyMs: 50 }),
+    result({ questionId: 'q6', category: 'none', question: 'What car do I drive?', evidence: [], recalled: ['x'], memories: 1, tokens: 75, latencyMs: 1000 }),
+  ];
+  const sources = new Map([['u1', new Set(['e1', 'e3', 'x'])]]); // u2 has no memory
+  const summary = () => summarise(results, { k: 5, tokenBudget: 1500, sources, denseModel: 'hashing-v1-256' });
+
+  it('scores engram and both baselines at 5, 10 and k over questions with evidence, pinned facts apart', () => {
+    expect(summary()).toEqual(
       expect.objectContaining({
-        questions: 5,
+        questions: 6,
         k: 5,
-        recallAtK: 0.5, // (1 + 0.5 + 0) / 3
-        mrr: 0.5, // (0.5 + 1 + 0) / 3
-        hitRateAtK: 0.6667, // 2 / 3
+        recallAtK: 0.125, // (0 + 1/2 + 0 + 0) / 4
+        recallAt5: 0.125,
+        recallAt10: 0.375, // (1 + 1/2 + 0 + 0) / 4
+        mrr: 0.25, // at k: (0 + 1 + 0 + 0) / 4
+        hitRateAtK: 0.25,
+        baseline: { recallAtK: 0.75, recallAt5: 0.75, recallAt10: 0.75, mrr: 0.625, hitRateAtK: 0.75 }, // mrr (1 + 1/2 + 0 + 1) / 4
+        dense: { recallAtK: 0.25, recallAt5: 0.25, recallAt10: 0.5, mrr: 0.125, hitRateAtK: 0.25, model: 'hashing-v1-256' },
+        pinnedEvidence: 0.25, // q1
+        pinnedEvidenceOnly: 0.25, // q1: not in the top 5 memories
         noneQuestions: 2,
         noneCorrect: 0.5,
         noneCorrectStrict: 0,
         tokenBudget: 1500,
-        budgetUsed: { mean: 0.16, max: 0.4 }, // (300+600+150+75+75)/5/1500; 600/1500
+        budgetUsed: { mean: 0.15, max: 0.4 }, // 1350 / 6 / 1500; 600 / 1500
         latencyMs: { p50: 30, p95: 1000, p99: 1000 },
-        baseline: { recallAtK: 0.6667, mrr: 0.5, hitRateAtK: 0.6667 }, // (0+1+1)/3, (0+0.5+1)/3
+        misses: ['q1', 'q4'],
       }),
     );
-    expect(report.byCategory).toEqual({
-      none: { questions: 2, recallAtK: null, mrr: null, hitRateAtK: null, baselineRecallAtK: null, noneCorrect: 0.5 },
-      profile: { questions: 2, recallAtK: 0.75, mrr: 0.75, hitRateAtK: 1, baselineRecallAtK: 0.5, noneCorrect: null },
-      temporal: { questions: 1, recallAtK: 0, mrr: 0, hitRateAtK: 0, baselineRecallAtK: 1, noneCorrect: null },
+  });
+
+  it('reports evidence coverage over distinct evidence turns, overall, per category and per language', () => {
+    const report = summary();
+    // u1:e1, u1:e2, u1:e3, u2:e4 — e1 and e3 are a memory's source
+    expect(report).toEqual(expect.objectContaining({ coverage: 0.5, evidenceTurns: 4, coveredEvidenceTurns: 2 }));
+    expect(report.byCategory.profile.coverage).toBe(0.5);
+    expect(report.byCategory.temporal.coverage).toBe(0.5);
+    expect(report.byCategory.none.coverage).toBeNull();
+    expect(report.byLanguage.zh!.coverage).toBe(1);
+    expect(report.byLanguage.en!.coverage).toBe(0.5);
+  });
+
+  it('breaks every figure down per category and per language', () => {
+    const report = summary();
+    const nulls = { recallAtK: null, recallAt5: null, recallAt10: null, mrr: null, hitRateAtK: null };
+    expect(Object.keys(report.byCategory)).toEqual(['none', 'profile', 'temporal']);
+    expect(report.byCategory.none).toEqual({
+      questions: 2, ...nulls, baselineRecallAtK: null, baseline: nulls, dense: nulls, coverage: null, pinnedEvidence: null, noneCorrect: 0.5,
     });
+    expect(report.byCategory.profile).toEqual({
+      questions: 2,
+      recallAtK: 0.25, recallAt5: 0.25, recallAt10: 0.75, mrr: 0.5, hitRateAtK: 0.5,
+      baselineRecallAtK: 1,
+      baseline: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 0.75, hitRateAtK: 1 },
+      dense: { recallAtK: 0.5, recallAt5: 0.5, recallAt10: 0.5, mrr: 0.25, hitRateAtK: 0.5 },
+      coverage: 0.5,
+      pinnedEvidence: 0.5,
+      noneCorrect: null,
+    });
+    expect(Object.keys(report.byLanguage)).toEqual(['en', 'zh']);
+    expect(report.byLanguage.zh).toEqual({
+      questions: 2, // q1, q5
+      recallAtK: 0, recallAt5: 0, recallAt10: 1, mrr: 0, hitRateAtK: 0,
+      baselineRecallAtK: 1,
+      baseline: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 1, hitRateAtK: 1 },
+      dense: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 0.5, hitRateAtK: 1 },
+      coverage: 1,
+      pinnedEvidence: 1,
+      noneCorrect: 1,
+    });
+    expect(report.byLanguage.en).toEqual(
+      expect.objectContaining({ questions: 4, recallAt5: 0.1667, recallAt10: 0.1667, mrr: 0.3333, pinnedEvidence: 0, noneCorrect: 0 }),
+    );
   });
 
   it('reports zeros, not NaN, for an empty run', () => {
-    const report = summarise([], 10, 1500);
+    const report = summarise([], { k: 10, tokenBudget: 1500, sources: new Map(), denseModel: 'm' });
     expect(report.recallAtK).toBe(0);
+    expect(report.recallAt10).toBe(0);
     expect(report.noneCorrect).toBeNull();
+    expect(report.coverage).toBeNull();
+    expect(report.byLanguage).toEqual({});
+    expect(report.misses).toEqual([]);
     expect(report.latencyMs).toEqual({ p50: 0, p95: 0, p99: 0 });
     expect(JSON.stringify(report)).not.toContain('NaN');
+  });
+});
+
+describe('selectMisses and formatMisses', () => {
+  const result = (overrides: Partial<QuestionResult>): QuestionResult => ({
+    questionId: 'q', userId: 'u1', category: 'single-hop', question: '?', evidence: ['e1'],
+    recalled: [], pinned: [], baseline: [], dense: [], returned: [], facts: 0, memories: 0, tokens: 0, latencyMs: 1,
+    ...overrides,
+  });
+
+  it('keeps questions with no evidence in engram’s top k and some in a baseline’s top k', () => {
+    const results = [
+      result({ questionId: 'found-by-bm25', recalled: ['x'], baseline: ['e1'] }),
+      result({ questionId: 'found-by-dense', dense: ['a', 'e1'] }),
+      result({ questionId: 'engram-too', recalled: ['e1'], baseline: ['e1'] }),
+      result({ questionId: 'engram-at-3', recalled: ['x', 'y', 'e1'], baseline: ['e1'] }),
+      result({ questionId: 'nobody', recalled: ['x'], baseline: ['y'], dense: ['z'] }),
+      result({ questionId: 'baseline-too-deep', baseline: ['a', 'b', 'e1'] }),
+      result({ questionId: 'pinned-only', pinned: ['e1'], baseline: ['e1'] }), // a pinned fact is no ranked answer
+      result({ questionId: 'none', evidence: [], baseline: ['x'] }),
+    ];
+    expect(selectMisses(results, 2).map((r) => r.questionId)).toEqual(['found-by-bm25', 'found-by-dense', 'engram-at-3', 'pinned-only']);
+    expect(selectMisses(results, 3).map((r) => r.questionId)).toEqual(['found-by-bm25', 'found-by-dense', 'baseline-too-deep', 'pinned-only']);
+  });
+
+  it('prints one line per miss: question, category, evidence text, baseline ranks and what engram returned', () => {
+    const long = 'Caroline said she went to the LGBTQ support group on the 7th of May and found it very moving';
+    const lines = formatMisses(
+      [
+        result({
+          questionId: 'q7', question: 'When did Caroline go to the support group?', evidence: ['d1', 'd2'], baseline: ['d2'], dense: ['x', 'y', 'd1'],
+          returned: ['Caroline likes hiking', 'Melanie paints\nlakes', 'Caroline has a dog', 'a fourth memory'],
+        }),
+        result({ questionId: 'q8', baseline: ['e1'] }),
+        result({ questionId: 'hit', recalled: ['e1'], baseline: ['e1'] }),
+      ],
+      5,
+      (userId, turnId) => ({ d1: long, d2: 'short one', e1: 'the answer' })[turnId],
+    );
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      'q7 [single-hop] When did Caroline go to the support group?' +
+        `  evidence: d1 "${long.slice(0, 59)}…" + d2 "short one"` +
+        '  BM25 #1 dense #3' +
+        '  engram: "Caroline likes hiking" | "Melanie paints lakes" | "Caroline has a dog"',
+    );
+    expect(lines[1]).toBe('q8 [single-hop] ?  evidence: e1 "the answer"  BM25 #1 dense —  engram: (no memory)');
   });
 });
