@@ -33,10 +33,15 @@ export class EngramConfig {
 
   // Recall
   @Transform(toNumber) @IsInt() @Min(1) @Max(100) ENGRAM_RECALL_K = 5;
-  @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_RECALL_CANDIDATES = 30;
+  /** BM25 and kNN candidates each (the fusion needs a wide pool: an answer ranked 40th by one leg may lead the other). */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_RECALL_CANDIDATES = 60;
   @Transform(toNumber) @IsInt() @Min(50) ENGRAM_TOKEN_BUDGET = 1500;
   @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_RECENT_TURNS = 20;
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
+  /** Which retrieval legs run: both (hybrid), or one alone to measure it (`engram eval`) or to skip the embedder. */
+  @IsIn(['both', 'bm25', 'knn']) ENGRAM_RECALL_LEGS: 'both' | 'bm25' | 'knn' = 'both';
+  /** Share of a memory's score its priors (decay, importance, confidence, use) can move: tie-breakers, not multipliers. */
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
   /**
    * Cosine at or below which the embedder says nothing, and the cosine that lets a memory with no
    * query terms be a candidate. The defaults fit the hashing embedder; semantic models score
@@ -48,8 +53,8 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_PREFERENCE_DAYS = 30;
-  /** Most a memory recall keeps returning gains (+10%), and how fast that fades once unused. */
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ACCESS_WEIGHT = 0.1;
+  /** Weight of recent use by recall in the priors' mean (decay, importance and confidence weigh 1 each), and how fast use fades. */
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_ACCESS_WEIGHT = 1;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ACCESS_HALF_LIFE_DAYS = 30;
   /** How long `after` may wait for the read side before answering anyway. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_AFTER_TIMEOUT_MS = 5000;

@@ -52,6 +52,7 @@ class TurnRecordedSchema {
   @IsIn(TURN_ROLES) role!: string;
   @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
   @IsString() @MaxLength(TEXT_MAX) text!: string;
+  @IsOptional() @IsString() @MaxLength(TEXT_MAX) previousText?: string;
   @IsOptional() @IsString() @MaxLength(64) channel?: string;
 }
 

@@ -8,6 +8,12 @@ export interface TurnRecordedPayload {
   readonly turnId: string;
   readonly role: TurnRole;
   readonly speaker?: string;
+  /**
+   * The text of the turn before this one in the session, when it came in the same request: the
+   * words a short turn needs ("Luna and Oliver!" answers "What are their names?"). Masked like
+   * `text`; a search key of the turn's episode, never shown.
+   */
+  readonly previousText?: string;
   /** Already masked by the gateway: raw PII never reaches the log. */
   readonly text: string;
   /** Schema v2: where the turn came from (`web`, `app`, `wechat`…). Absent in v1 turns. */

@@ -9,7 +9,7 @@ const fact = memory({ memoryId: 'f1', kind: 'profile', content: '我叫老周', 
 const ranked = (id: string, content: string, score: number, validFrom = '2026-11-30T08:00:00.000Z'): RankedMemory => ({
   memory: memory({ memoryId: id, content, validFrom }),
   score,
-  components: { relevance: score, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0 },
+  components: { relevance: score, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 1, steering: 1 },
 });
 const turns: RecentTurn[] = [
   { role: 'user', text: '预算大概多少合适？', occurredAt: '2026-11-30T10:00:00.000Z' },

@@ -21,7 +21,7 @@ export const EPISODE_IMPORTANCE = 0.4;
  */
 export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemDraft[] = []): ExtractedItemDraft | null {
   if (input.role === 'system' || input.role === 'tool') return null;
-  const keys = [...new Set(facts.flatMap(factKeys))];
+  const keys = [...new Set([...facts.flatMap(factKeys), ...contextKeys(input)])];
   return {
     kind: 'episode',
     subject: input.role === 'assistant' ? 'assistant' : 'user',
@@ -44,4 +44,14 @@ export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemD
 function factKeys(fact: ExtractedItemDraft): string[] {
   const about = fact.attribute.startsWith('@') ? '' : fact.attribute.replace(/[:_/-]+/g, ' ');
   return [[about, fact.value].filter(Boolean).join(' ').trim()].filter(Boolean);
+}
+
+/**
+ * The turn it answers: "Luna and Oliver!" is found by "What are their names?". Measured for every
+ * turn, not only short ones: LoCoMo dev recall@10 0.635 → 0.726, shipped set recall@5 0.837 → 0.843
+ * (assistant recommendations found by the user's request; a correction's neighbours cost one
+ * question of that category). Limiting it to turns of at most 15 words kept almost none of the gain.
+ */
+function contextKeys(input: ExtractionInput): string[] {
+  return input.previousText ? [input.previousText] : [];
 }

@@ -16,7 +16,7 @@ export const ExtractionDecider = {
     recordedAt: string,
   ): Promise<MemoriesExtracted | null> {
     if (event.payload.verdict !== 'accepted') return null;
-    const { sessionId, turnId, role, speaker, text, ephemeral, signals } = event.payload;
+    const { sessionId, turnId, role, speaker, text, previousText, ephemeral, signals } = event.payload;
     const input: ExtractionInput = {
       tenantId: event.tenantId,
       userId: event.userId,
@@ -25,6 +25,7 @@ export const ExtractionDecider = {
       role,
       ...(speaker === undefined ? {} : { speaker }),
       text,
+      ...(previousText === undefined ? {} : { previousText }),
       occurredAt: event.occurredAt,
       ephemeral,
       signals,

@@ -9,6 +9,8 @@ export interface ExtractionInput {
   readonly role: TurnRole;
   readonly speaker?: string;
   readonly text: string;
+  /** The turn before it in the session, when known (TurnRecorded.previousText). */
+  readonly previousText?: string;
   readonly occurredAt: string;
   readonly ephemeral: boolean;
   readonly signals: readonly string[];

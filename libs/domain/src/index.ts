@@ -13,6 +13,8 @@ export { ResolutionDecider, DEFAULT_PINNED_ATTRIBUTES, memoryIdOf, normaliseValu
 export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
 export * from './ranking';
 export * from './search-keys';
+export * from './query-understanding.config';
+export * from './query-understanding';
 export * from './context-assembly';
 export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';

@@ -3,20 +3,23 @@ import type { SearchHit } from '@engram/ports';
 import { tokenize } from './tokenizer';
 
 /**
- * Recall's ranking. Relevance is a normalised linear fusion: BM25 over the best BM25 score of the
- * query (the shape of the lexical ranking, which is what a good baseline gets right), the cosine
- * above a floor (the hashing embedder's cosine of unrelated texts is not 0: on the shipped eval set
- * half of all unrelated pairs score 0, 10% above 0.11, a few near 0.3), and the share of the
- * query's terms the memory holds, its attribute included ("which editor" finds "I prefer VS Code").
+ * Recall's ranking, in three parts that never mix:
  *
- * Two choices make the ranking answer the query instead of listing the newest memories:
- * - An absolute gate. Normalised BM25 always gives the best hit 1.0, even for a question the user
- *   never talked about; so a memory must share a real part of the query's terms (coverage) or be
- *   close in embedding space, or it is not a candidate at all. "Should recall nothing" questions
- *   then come back empty.
- * - Time is a gentle multiplier, not a filter: score = relevance × (floor + (1 − floor)·decay) ×
- *   importance factor × confidence factor. An old fact that answers the question beats a fresh one
- *   that does not; between equally relevant memories the fresher one wins (corrections).
+ * 1. Relevance — a normalised linear fusion of the two legs: BM25 over the best BM25 of the
+ *    query's candidates (the shape of the lexical ranking, which is what a good baseline gets
+ *    right), the cosine above a floor (what an embedder gives unrelated texts is not 0; the floor
+ *    is fitted per embedder), and the share of the query's terms the memory holds, its attribute
+ *    and search keys included ("which editor" finds "I prefer VS Code"). An absolute gate keeps
+ *    "nothing relevant" possible: normalised BM25 always gives the best hit 1.0, even for a question
+ *    the user never talked about, so a memory must share a real part of the query's terms or be
+ *    close in embedding space to be a candidate at all.
+ * 2. Steering — what the question asks for (`RankingQuery`, from `understandQuery`): a named
+ *    speaker, the assistant's own words, a time window. A memory that is not what was asked for
+ *    keeps `steering.mismatch` of its relevance; nothing is filtered out.
+ * 3. Priors — decay by kind, importance, confidence and recent use — as a bounded tie-breaker:
+ *    score = relevance × steering × (1 − w + w·prior), prior in [0, 1], w = `priors.weight`
+ *    (default 0.1). Between equally relevant memories the fresher, more important one wins (a
+ *    correction beats the old value); no prior can bury a memory that answers.
  *
  * Rankers that only know ranks (no raw scores) fall back to reciprocal rank fusion.
  */
@@ -26,21 +29,25 @@ export interface RankingConfig {
   readonly rrfK: number;
   /** Memories scoring below this are not worth a prompt's tokens. */
   readonly threshold: number;
-  /**
-   * How much importance and confidence move the score: factor = (1 - w) + w·x. At the default
-   * 0.5 an unimportant memory keeps half its weight, so relevance still leads.
-   */
-  readonly weights?: { readonly importance?: number; readonly confidence?: number };
-  /** Share of the score that decay can take away: 0.3 means even a very old memory keeps 70%. */
-  readonly decayWeight?: number;
   readonly relevance?: Partial<RelevanceConfig>;
+  readonly priors?: Partial<PriorConfig>;
+  /** Share of its relevance a memory keeps when it is not what the question asks for (speaker, assistant, time). */
+  readonly steering?: { readonly mismatch: number };
   /**
-   * Use: how much a memory that recall keeps returning, recently, gains — factor 1 + w·usage with
-   * usage = (1 − e^(−hits/5)) · 2^(−days since last access / half-life), in [0, 1). Bounded and
-   * small (default +10% at most) so it breaks ties toward memories that proved useful without a
-   * rich-get-richer loop overriding relevance; the use fades when recall stops returning it.
+   * Use: usage = (1 − e^(−hits/5)) · 2^(−days since last access / half-life), in [0, 1): a
+   * memory recall keeps returning, recently; one prior among the others, so bounded like them.
    */
-  readonly access?: { readonly weight: number; readonly halfLifeDays: number };
+  readonly access?: { readonly halfLifeDays: number };
+}
+
+export interface PriorConfig {
+  /** Share of the score the priors together can move: 0.1 means at most 10%. */
+  readonly weight: number;
+  /** How the prior is mixed (weights of a weighted mean of values in [0, 1]). */
+  readonly decay: number;
+  readonly importance: number;
+  readonly confidence: number;
+  readonly use: number;
 }
 
 export interface RelevanceConfig {
@@ -48,7 +55,7 @@ export interface RelevanceConfig {
   readonly bm25Weight: number;
   readonly cosineWeight: number;
   readonly coverageWeight: number;
-  /** Cosine at or below this says nothing (hashing-embedder noise level). */
+  /** Cosine at or below this says nothing (the embedder's level for unrelated texts). */
   readonly cosineFloor: number;
   /** A memory passes the gate with at least this share of the query's terms… */
   readonly minCoverage: number;
@@ -56,24 +63,44 @@ export interface RelevanceConfig {
   readonly cosineGate: number;
 }
 
+/**
+ * Weights measured with the hashing embedder, whose cosine is a fuzzy copy of the lexical leg:
+ * a cosine weight of 0.25 put hybrid below BM25 alone on LoCoMo (0.726 vs 0.733 @10), 0.1 keeps it
+ * at or above both legs on both sets. A semantic embedder gets its own weight (see config).
+ */
 export const defaultRelevanceConfig: RelevanceConfig = {
-  bm25Weight: 0.75,
-  cosineWeight: 0.25,
-  coverageWeight: 0.35,
+  bm25Weight: 1,
+  cosineWeight: 0.1,
+  coverageWeight: 0.2,
   cosineFloor: 0.1,
   minCoverage: 0.1,
   cosineGate: 0.35,
 };
 
+export const defaultPriorConfig: PriorConfig = { weight: 0.1, decay: 1, importance: 1, confidence: 1, use: 1 };
+
 export const defaultRankingConfig: RankingConfig = {
   halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60 },
   rrfK: 60,
   threshold: 0.05,
-  weights: { importance: 0.5, confidence: 0.5 },
-  decayWeight: 0.3,
   relevance: defaultRelevanceConfig,
-  access: { weight: 0.1, halfLifeDays: 30 },
+  priors: defaultPriorConfig,
+  // LoCoMo dev @10: 1 → 0.725, 0.8 → 0.739, 0.7 → 0.733, 0.6 → lower (adversarial questions name the wrong speaker).
+  steering: { mismatch: 0.8 },
+  access: { halfLifeDays: 30 },
 };
+
+/** What the question asks for besides its words (see `understandQuery`). */
+export interface RankingQuery {
+  /** tokenize(query): enables coverage and its gate; without them every candidate passes. */
+  readonly terms?: readonly string[];
+  /** Speakers the question names ("What is Joanna a fan of?"): their turns and facts rank first. */
+  readonly speakers?: readonly string[];
+  /** The question asks what the assistant said ("你推荐的…", "what did you suggest"). */
+  readonly assistant?: boolean;
+  /** The question names a time ("last week", "去年五月"): memories said within it rank first. */
+  readonly window?: { readonly from: string; readonly to: string };
+}
 
 export interface FusionScore {
   readonly rrf: number;
@@ -97,6 +124,10 @@ export interface RankedMemory {
     readonly ageDays: number;
     /** Recent use by recall (0 when never recalled), see RankingConfig.access. */
     readonly usage: number;
+    /** The priors mixed into one value in [0, 1]. */
+    readonly prior: number;
+    /** 1, or `steering.mismatch` per way the memory is not what the question asks for. */
+    readonly steering: number;
   };
 }
 
@@ -130,27 +161,25 @@ function sortHits(hits: readonly SearchHit[]): SearchHit[] {
 }
 
 /**
- * score = relevance × (1 − w + w·decay) × importance factor × confidence factor (see the top of
- * this file), after the relevance gate (recall then applies `dropCovered`).
- * Age counts from when the fact was last said (lastSeenAt, or validFrom if later): world time, so
- * a rebuild months later ranks exactly as before. Inactive memories are dropped.
- *
- * `queryTerms` (tokenize(query)) enable the coverage gate; without them every candidate passes it.
+ * score = relevance × steering × (1 − w + w·prior) (see the top of this file), after the
+ * relevance gate (recall then applies `dropCovered`). Age counts from when the fact was last said
+ * (lastSeenAt, or validFrom if later): world time, so a rebuild months later ranks exactly as
+ * before. Inactive memories are dropped.
  */
 export function rankMemories(
   candidates: readonly RankingCandidate[],
   now: Date,
   config: RankingConfig = defaultRankingConfig,
-  queryTerms?: readonly string[],
+  query: RankingQuery = {},
 ): RankedMemory[] {
   const relevanceConfig = { ...defaultRelevanceConfig, ...config.relevance };
-  const importanceWeight = config.weights?.importance ?? 0.5;
-  const confidenceWeight = config.weights?.confidence ?? 0.5;
-  const decayWeight = config.decayWeight ?? defaultRankingConfig.decayWeight ?? 0.3;
-  const accessConfig = config.access ?? { weight: 0, halfLifeDays: 30 };
+  const priors = { ...defaultPriorConfig, ...config.priors };
+  const priorTotal = priors.decay + priors.importance + priors.confidence + priors.use || 1;
+  const accessHalfLife = config.access?.halfLifeDays ?? 30;
   const active = candidates.filter((c) => c.memory.status === 'active');
   const bestBm25 = Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0));
-  const terms = queryTerms ? [...new Set(queryTerms)] : [];
+  const terms = query.terms ? [...new Set(query.terms)] : [];
+  const steer = steeringFor(query, config.steering?.mismatch ?? 1);
   const ranked = active
     .map(({ memory, fusion, access }): RankedMemory | null => {
       const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
@@ -159,20 +188,33 @@ export function rankMemories(
       const relevance = relevanceOf(fusion, bestBm25, coverage, terms.length > 0, config, relevanceConfig);
       const ageDays = ageInDays(memory, now);
       const decay = decayFor(memory.kind, ageDays, config);
-      const importance = memory.importance;
-      const confidence = memory.confidence;
-      const usage = usageOf(access, now, accessConfig.halfLifeDays);
-      const score =
-        relevance *
-        (1 - decayWeight + decayWeight * decay) *
-        (1 - importanceWeight + importanceWeight * importance) *
-        (1 - confidenceWeight + confidenceWeight * confidence) *
-        (1 + accessConfig.weight * usage);
-      return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage } };
+      const { importance, confidence } = memory;
+      const usage = usageOf(access, now, accessHalfLife);
+      const prior = (priors.decay * decay + priors.importance * importance + priors.confidence * confidence + priors.use * usage) / priorTotal;
+      const steering = steer(memory);
+      const score = relevance * steering * (1 - priors.weight + priors.weight * prior);
+      return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage, prior, steering } };
     })
     .filter((r): r is RankedMemory => r !== null && r.score >= config.threshold)
     .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
   return ranked;
+}
+
+/** The steering factor of a memory for this question: `mismatch` once per way it is not what was asked for. */
+function steeringFor(query: RankingQuery, mismatch: number): (memory: MemoryRecord) => number {
+  const speakers = new Set((query.speakers ?? []).map((s) => s.toLowerCase()));
+  const from = query.window ? Date.parse(query.window.from) : NaN;
+  const to = query.window ? Date.parse(query.window.to) : NaN;
+  return (memory) => {
+    let factor = 1;
+    if (speakers.size > 0 && !(memory.speaker && speakers.has(memory.speaker.toLowerCase()))) factor *= mismatch;
+    if (query.assistant && memory.subject !== 'assistant') factor *= mismatch;
+    if (!Number.isNaN(from) && !Number.isNaN(to)) {
+      const said = Date.parse(memory.validFrom);
+      if (!(said >= from && said < to)) factor *= mismatch;
+    }
+    return factor;
+  };
 }
 
 /**
@@ -207,7 +249,8 @@ export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord):
   if (queryTerms.length === 0) return 1;
   // The attribute says what the memory is about ("editor" for "I prefer VS Code"): a query may name it.
   const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
-  const text = [memory.content, memory.value, ...memory.entities, about].join(' ');
+  // The facts read from its turn count; the speaker and the date do not (steering weighs those).
+  const text = [memory.content, memory.value, ...memory.entities, about, ...(memory.keys ?? [])].join(' ');
   const held = new Set(tokenize(text));
   const folded = text.normalize('NFKC').toLowerCase();
   const found = queryTerms.filter((t) => held.has(t) || (HAN.test(t) && folded.includes(t)));

@@ -38,8 +38,9 @@ describe('fuse', () => {
 describe('rankMemories', () => {
   it('given the best possible fusion, fresh, important and certain, then relevance and score are 1', () => {
     const [ranked] = rankMemories([candidate('preference', 0, 'a')], NOW, config);
-    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0 });
-    expect(ranked.score).toBe(1);
+    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 0.75, steering: 1 });
+    // Never recalled: the use prior is 0, so the priors' mean is 3/4 and takes 1/4 of their 10% share.
+    expect(ranked.score).toBeCloseTo(1 - 0.1 * 0.25, 10);
   });
 
   it('given a profile fact a year old, then it does not decay', () => {
@@ -66,9 +67,17 @@ describe('rankMemories', () => {
     expect(rankMemories([candidate('task', -3, 'a')], NOW, config)[0].components.ageDays).toBe(0);
   });
 
-  it('given importance and confidence, then each scales the score between one half and one', () => {
+  it('given importance and confidence, then they move the score within the priors\' bounded share only', () => {
     const [ranked] = rankMemories([candidate('profile', 0, 'a', { importance: 0, confidence: 0.5 })], NOW, config);
-    expect(ranked.score).toBeCloseTo(0.5 * 0.75, 10);
+    // prior = mean(decay 1, importance 0, confidence 0.5, use 0) = 0.375; score = 1 × (0.9 + 0.1 × 0.375)
+    expect(ranked.components.prior).toBeCloseTo(0.375, 10);
+    expect(ranked.score).toBeCloseTo(0.9 + 0.1 * 0.375, 10);
+  });
+
+  it('given the least important, least certain, oldest memory that answers, then it still outranks one that answers less', () => {
+    const buried = { ...candidate('task', 400, 'answers', { importance: 0, confidence: 0 }), fusion: { rrf: 0, bm25: 10, cosine: 0.5 } };
+    const favoured = { ...candidate('profile', 0, 'less', { importance: 1, confidence: 1 }), fusion: { rrf: 0, bm25: 8.5, cosine: 0.5 } };
+    expect(rankMemories([favoured, buried], NOW, config).map((r) => r.memory.memoryId)).toEqual(['answers', 'less']);
   });
 
   it('given a score below the threshold, then the memory is dropped however fresh it is', () => {
@@ -82,7 +91,7 @@ describe('rankMemories', () => {
     const ranked = rankMemories([fresh, old], NOW, config);
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['old', 'fresh']);
     expect(ranked[0].components.decay).toBeLessThan(0.01);
-    expect(ranked[0].score).toBeGreaterThan(0.5);
+    expect(ranked[0].score).toBeGreaterThan(0.85);
   });
 
   it('given two equally relevant memories, then the fresher one ranks first (a correction beats the old value)', () => {
@@ -96,18 +105,19 @@ describe('rankMemories', () => {
     const half = { ...candidate('profile', 0, 'half'), fusion: { rrf: 0, bm25: 5 } };
     const noise = { ...candidate('profile', 0, 'noise'), fusion: { rrf: 0, cosine: 0.1 } };
     const ranked = rankMemories([best, half, noise], NOW, config);
+    // Without query terms there is no coverage to weigh: (1 × 0.5 + 0.1 × 0) / (1 + 0.1)
     expect(ranked.map((r) => [r.memory.memoryId, r.components.relevance])).toEqual([
       ['best', 1],
-      ['half', 0.375],
+      ['half', 0.5 / 1.1],
     ]); // noise: cosine at the floor is worth nothing, so it falls under the threshold
   });
 
   it('given query terms, then a memory sharing none of them and not close in embedding space is not a candidate', () => {
     const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, bm25: 3, cosine: 0.2 } };
     const related = { ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }), fusion: { rrf: 0, bm25: 1, cosine: 0.2 } };
-    const ranked = rankMemories([unrelated, related], NOW, config, tokenize('我的血型是什么？'));
+    const ranked = rankMemories([unrelated, related], NOW, config, { terms: tokenize('我的血型是什么？') });
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
-    expect(rankMemories([unrelated], NOW, config, tokenize('What car do I drive?'))).toEqual([]);
+    expect(rankMemories([unrelated], NOW, config, { terms: tokenize('What car do I drive?') })).toEqual([]);
   });
 
   it('given a query naming the attribute ("which editor" / "用什么编辑器"), then the memory covers it through its attribute', () => {
@@ -135,7 +145,11 @@ describe('rankMemories', () => {
 
 describe('dropCovered', () => {
   it('given a fact and the episode of the same turn, then only the better ranked one stays', () => {
-    const fact = { memory: memory({ memoryId: 'fact', sourceTurnIds: ['t1'] }), score: 0.9, components: { relevance: 0.9, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0 } };
+    const fact = {
+      memory: memory({ memoryId: 'fact', sourceTurnIds: ['t1'] }),
+      score: 0.9,
+      components: { relevance: 0.9, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 1, steering: 1 },
+    };
     const episode = { ...fact, memory: memory({ memoryId: 'episode', kind: 'episode', sourceTurnIds: ['t1'] }), score: 0.8 };
     const other = { ...fact, memory: memory({ memoryId: 'other', sourceTurnIds: ['t1', 't2'] }), score: 0.7 };
     expect(dropCovered([fact, episode, other]).map((r) => r.memory.memoryId)).toEqual(['fact', 'other']);
@@ -152,12 +166,12 @@ describe('use by recall (access stats) in ranking', () => {
     expect(ranked[1].components.usage).toBe(0);
   });
 
-  it('given heavy use, then the gain is bounded by the weight: a more relevant memory still wins', () => {
+  it('given heavy use, then the gain is bounded by the priors\' share: a more relevant memory still wins', () => {
     const relevant = { memory: candidate('fact', 0, 'relevant').memory, fusion: { rrf: 0, bm25: 10, cosine: 0.9 } };
     const popular = { memory: candidate('fact', 0, 'popular').memory, fusion: { rrf: 0, bm25: 8, cosine: 0.7 }, access: used(1000, 0) };
     const ranked = rankMemories([popular, relevant], NOW, config);
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['relevant', 'popular']);
-    expect(ranked[1].score / ranked[1].components.relevance).toBeLessThanOrEqual(1 + config.access!.weight);
+    expect(ranked[1].score / ranked[1].components.relevance).toBeLessThanOrEqual(1);
   });
 
   it('saturates in hits and fades with the time since the last access', () => {
@@ -169,10 +183,38 @@ describe('use by recall (access stats) in ranking', () => {
     expect(usageOf(used(5, 300), NOW, 30)).toBeLessThan(0.001);
   });
 
-  it('given access weight 0, then use changes nothing', () => {
-    const off = { ...config, access: { weight: 0, halfLifeDays: 30 } };
+  it('given use weight 0, then use changes nothing', () => {
+    const off = { ...config, priors: { ...config.priors, use: 0 } };
     const [plain] = rankMemories([candidate('fact', 3, 'a')], NOW, off);
     const [popular] = rankMemories([{ ...candidate('fact', 3, 'a'), access: used(100, 0) }], NOW, off);
     expect(popular.score).toBe(plain.score);
+  });
+});
+
+describe('steering by what the question asks for', () => {
+  const said = (id: string, extra: object) => ({ ...candidate('episode', 10, id, extra), fusion: { rrf: 0, bm25: 5, cosine: 0.3 } });
+
+  it('given a question naming a speaker, then that speaker\'s turns keep their score and the others\' keep `mismatch` of it', () => {
+    const joanna = said('joanna', { speaker: 'Joanna', content: 'I love Spider-Man' });
+    const nate = said('nate', { speaker: 'Nate', content: 'Hey Joanna, I love Spider-Man too' });
+    const ranked = rankMemories([nate, joanna], NOW, config, { speakers: ['Joanna'] });
+    expect(ranked.map((r) => [r.memory.memoryId, r.components.steering])).toEqual([
+      ['joanna', 1],
+      ['nate', config.steering!.mismatch],
+    ]);
+  });
+
+  it('given a question about what the assistant said, then the assistant\'s turns rank first', () => {
+    const user = said('user', { subject: 'user', content: '我想找清淡的川菜' });
+    const assistant = said('assistant', { subject: 'assistant', content: '可以去松云泽，清淡的川菜' });
+    expect(rankMemories([user, assistant], NOW, config, { assistant: true }).map((r) => r.memory.memoryId)).toEqual(['assistant', 'user']);
+  });
+
+  it('given a time window, then what was said within it ranks first; nothing outside is dropped', () => {
+    const inside = said('inside', { validFrom: daysAgo(10), lastSeenAt: daysAgo(10) });
+    const outside = { ...said('outside', { validFrom: daysAgo(100), lastSeenAt: daysAgo(100) }), fusion: { rrf: 0, bm25: 5.2, cosine: 0.3 } };
+    const window = { from: daysAgo(14), to: daysAgo(7) };
+    expect(rankMemories([outside, inside], NOW, config, { window }).map((r) => r.memory.memoryId)).toEqual(['inside', 'outside']);
+    expect(rankMemories([outside, inside], NOW, config).map((r) => r.memory.memoryId)).toEqual(['outside', 'inside']);
   });
 });

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
+import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize, understandQuery } from '@engram/domain';
 import type { Embedder, SearchHit } from '@engram/ports';
 import { searchableText } from '../pipeline/search.projection';
 
@@ -34,7 +34,8 @@ export async function recallAsOf(
   const vectorHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: dot(queryVector, vectors[i]) })), options.limit);
   const fused = fuse(textHits, vectorHits, options.ranking.rrfK);
   const candidates = searchable.filter((m) => fused.has(m.memoryId)).map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
-  return { pinned, ranked: rankMemories(candidates, now, options.ranking, terms) };
+  const speakers = [...new Set(candidates.flatMap((c) => (c.memory.speaker ? [c.memory.speaker] : [])))];
+  return { pinned, ranked: rankMemories(candidates, now, options.ranking, understandQuery(query, now, speakers)) };
 }
 
 /** Okapi BM25 (k1 1.2, b 0.75) over pre-tokenised documents, as the FTS5 and Elasticsearch adapters score. */

@@ -24,9 +24,11 @@ export class IngestService {
     const recordedAt = this.clock.now().toISOString();
     const seen = new Set<string>();
     const events: TurnRecorded[] = [];
+    let previousText: string | undefined;
     for (const turn of request.turns) {
       if (seen.has(turn.turnId)) continue;
       seen.add(turn.turnId);
+      const text = maskPii(turn.text).text;
       const eventId = deterministicId('turn', tenantId, request.userId, turn.turnId);
       events.push({
         eventId,
@@ -44,10 +46,12 @@ export class IngestService {
           role: turn.role,
           ...(turn.speaker !== undefined ? { speaker: maskPii(turn.speaker).text } : {}),
           // Masked here, before the log: raw PII never reaches a topic, store or log line.
-          text: maskPii(turn.text).text,
+          text,
+          ...(previousText ? { previousText } : {}),
           ...(turn.channel !== undefined ? { channel: turn.channel } : {}),
         },
       });
+      previousText = text;
     }
     const position = await this.publisher.publish(Topics.turns, events);
     // Ids only (see EventLogTransport.traceBatch): follows each turn into the stages.

@@ -1,7 +1,8 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
-import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
+import { tokenize } from '@engram/domain';
+import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, understandQuery } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
@@ -90,14 +91,14 @@ export class RecallService {
     };
   }
 
-  /** BM25 and kNN candidates for this user only, fused and reranked. */
+  /** BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked. */
   private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
     const limit = this.config.ENGRAM_RECALL_CANDIDATES;
-    const [vector] = await this.embedder.embed([query]);
+    const legs = this.config.ENGRAM_RECALL_LEGS;
     const terms = tokenize(query);
     const [textHits, vectorHits] = await Promise.all([
-      this.search.searchText({ tenantId, userId, terms, limit }),
-      this.search.searchVector({ tenantId, userId, vector, limit }),
+      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit }),
+      legs === 'bm25' ? [] : this.embedder.embed([query]).then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit })),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
@@ -108,8 +109,9 @@ export class RecallService {
       // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
       .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
       .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
+    const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
     // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
-    return dropCovered(rankMemories(candidates, now, this.ranking, terms));
+    return dropCovered(rankMemories(candidates, now, this.ranking, asked));
   }
 
   private recordAccess(tenantId: string, userId: string, memoryIds: string[], at: Date): void {
@@ -147,11 +149,29 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
-    weights: defaultRankingConfig.weights,
-    decayWeight: defaultRankingConfig.decayWeight,
     relevance: { ...defaultRankingConfig.relevance, cosineFloor: config.ENGRAM_COSINE_FLOOR, cosineGate: config.ENGRAM_COSINE_GATE },
-    access: { weight: config.ENGRAM_ACCESS_WEIGHT, halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
+    priors: { ...defaultRankingConfig.priors, weight: config.ENGRAM_PRIOR_WEIGHT, use: config.ENGRAM_ACCESS_WEIGHT },
+    steering: defaultRankingConfig.steering,
+    access: { halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
+    ...experiment(),
   };
+}
+
+/** TEMPORARY: ranking experiments from ENGRAM_EXPERIMENT (JSON merged into the ranking config). */
+function experiment(): Partial<RankingConfig> {
+  const raw = process.env.ENGRAM_EXPERIMENT;
+  if (!raw) return {};
+  const x = JSON.parse(raw) as Partial<RankingConfig>;
+  return {
+    ...x,
+    ...(x.relevance ? { relevance: { ...defaultRankingConfig.relevance, ...x.relevance } } : {}),
+    ...(x.priors ? { priors: { ...defaultRankingConfig.priors, ...x.priors } } : {}),
+  };
+}
+
+/** The speakers the candidates were said by: the names a question may steer to. */
+export function speakersOf(memories: readonly MemoryRecord[]): string[] {
+  return [...new Set(memories.flatMap((m) => (m.speaker ? [m.speaker] : [])))];
 }
 
 function toFactView(memory: MemoryRecord): FactView {
