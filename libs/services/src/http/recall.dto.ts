@@ -46,6 +46,10 @@ export class ScoreComponentsView {
   @ApiProperty() confidence!: number;
   @ApiProperty() ageDays!: number;
   @ApiProperty({ description: 'Recent use by recall, 0..1: saturating in hits, fading since the last access.' }) usage!: number;
+  @ApiPropertyOptional({ description: "Share of the query's terms the memory holds, 0..1." }) coverage?: number;
+  @ApiProperty({ description: 'Decay, importance, confidence and use mixed into one tie-breaker, 0..1.' }) prior!: number;
+  @ApiProperty({ description: '1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named).' })
+  steering!: number;
   @ApiPropertyOptional() bm25Rank?: number;
   @ApiPropertyOptional() knnRank?: number;
 }
