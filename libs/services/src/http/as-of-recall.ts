@@ -27,7 +27,8 @@ export async function recallAsOf(
   const searchable = known.filter((m) => !m.pinned);
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
-  const [queryVector, ...vectors] = await options.embedder.embed([query, ...texts]);
+  // Two calls: the query and the memories are embedded as what they are (asymmetric models).
+  const [[queryVector], vectors] = await Promise.all([options.embedder.embed([query], 'query'), options.embedder.embed(texts, 'passage')]);
   const terms = tokenize(query);
   const bm25 = bm25Scores(terms, texts.map(tokenize));
   const textHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0), options.limit);

@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { cosineThresholds, EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, tokenize } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
@@ -93,7 +93,7 @@ export class RecallService {
   /** BM25 and kNN candidates for this user only, fused and reranked. */
   private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
     const limit = this.config.ENGRAM_RECALL_CANDIDATES;
-    const [vector] = await this.embedder.embed([query]);
+    const [vector] = await this.embedder.embed([query], 'query');
     const terms = tokenize(query);
     const [textHits, vectorHits] = await Promise.all([
       this.search.searchText({ tenantId, userId, terms, limit }),
@@ -135,6 +135,7 @@ export class RecallService {
 }
 
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
+  const cosine = cosineThresholds(config);
   return {
     halfLifeDays: {
       task: config.ENGRAM_HALF_LIFE_TASK_DAYS,
@@ -149,7 +150,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     threshold: config.ENGRAM_RECALL_THRESHOLD,
     weights: defaultRankingConfig.weights,
     decayWeight: defaultRankingConfig.decayWeight,
-    relevance: { ...defaultRankingConfig.relevance, cosineFloor: config.ENGRAM_COSINE_FLOOR, cosineGate: config.ENGRAM_COSINE_GATE },
+    relevance: { ...defaultRankingConfig.relevance, cosineFloor: cosine.floor, cosineGate: cosine.gate },
     access: { weight: config.ENGRAM_ACCESS_WEIGHT, halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
   };
 }
