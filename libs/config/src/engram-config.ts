@@ -186,6 +186,7 @@ export function cosineThresholds(config: Pick<EngramConfig, 'ENGRAM_COSINE_FLOOR
 }
 
 const HASHING_COSINES = { floor: 0.1, gate: 0.35 };
+/** Unrelated pairs on the bilingual eval set: p50 0.82, p90 0.86, p99 0.90; evidence p50 0.88. */
 const E5_SMALL_COSINES = { floor: 0.83, gate: 0.88 };
 
 export class ConfigError extends Error {
