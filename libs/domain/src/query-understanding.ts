@@ -1,3 +1,4 @@
+import type { MemoryRecord } from '@engram/contracts';
 import { hasCue } from './cue-matching';
 import { defaultQueryLanguagePacks, type QueryLanguagePack, type TimeRule, type TimeUnit } from './query-understanding.config';
 import type { RankingQuery } from './ranking';
@@ -21,6 +22,11 @@ export function understandQuery(
   const assistant = all.some((pack) => hasCue(query, pack.assistantCues));
   const window = timeWindowOf(query, now, all.flatMap((pack) => pack.time));
   return { terms, ...(speakers.length > 0 ? { speakers } : {}), ...(assistant ? { assistant } : {}), ...(window ? { window } : {}) };
+}
+
+/** The speakers memories were said by: the names a question may steer to. */
+export function speakersOf(memories: readonly Pick<MemoryRecord, 'speaker'>[]): string[] {
+  return [...new Set(memories.flatMap((m) => (m.speaker ? [m.speaker] : [])))];
 }
 
 /**

@@ -14,6 +14,8 @@ export type EmbedderConfig = Pick<
   | 'ENGRAM_EMBEDDINGS_TIMEOUT_MS'
   | 'ENGRAM_EMBEDDINGS_RETRIES'
   | 'ENGRAM_EMBEDDINGS_API_KEY'
+  | 'ENGRAM_EMBEDDINGS_INPUT_TYPE'
+  | 'ENGRAM_EMBEDDINGS_KEEP_ALIVE'
 >;
 
 /**
@@ -31,6 +33,8 @@ export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> 
     timeoutMs: config.ENGRAM_EMBEDDINGS_TIMEOUT_MS,
     retries: config.ENGRAM_EMBEDDINGS_RETRIES,
     apiKey: config.ENGRAM_EMBEDDINGS_API_KEY || undefined,
+    inputTypeAs: config.ENGRAM_EMBEDDINGS_INPUT_TYPE,
+    keepAlive: config.ENGRAM_EMBEDDINGS_KEEP_ALIVE,
   };
   const dimensions = config.ENGRAM_EMBEDDINGS_DIMENSIONS;
   if (dimensions !== undefined && config.ENGRAM_EMBEDDINGS_MODEL) {

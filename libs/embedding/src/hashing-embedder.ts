@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { tokenize } from '@engram/domain';
-import type { Embedder } from '@engram/ports';
+import type { Embedder, EmbeddingInputType } from '@engram/ports';
 
 /**
  * A deterministic embedder that needs no model weights: the feature-hashing
@@ -17,7 +17,8 @@ export class HashingEmbedder implements Embedder {
     this.modelId = `hashing-v1-${dimensions}`;
   }
 
-  async embed(texts: readonly string[]): Promise<number[][]> {
+  /** Symmetric: a query and a passage of the same text get the same vector. */
+  async embed(texts: readonly string[], _inputType?: EmbeddingInputType): Promise<number[][]> {
     return texts.map((text) => this.embedOne(text));
   }
 

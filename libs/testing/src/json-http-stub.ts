@@ -11,6 +11,8 @@ export interface StubRequest<TBody> {
   readonly path: string;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: TBody;
+  /** The client's port: requests on one kept-alive connection share it. */
+  readonly remotePort: number;
 }
 
 export interface StubAnswer {
@@ -32,7 +34,12 @@ export class JsonHttpStub<TBody> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: StubRequest<TBody> = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as TBody };
+      const request: StubRequest<TBody> = {
+        path: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as TBody,
+        remotePort: req.socket.remotePort ?? 0,
+      };
       this.requests.push(request);
       const answer = this.handler(request, this.requests.length);
       const send = () => {

@@ -38,7 +38,7 @@ async function snapshot(engram: EngramHarness) {
       sessions: await sessions.recent(DEFAULT_TENANT, userId, 's1', 1000),
       searchRevisions: [...(await search.revisions(DEFAULT_TENANT, userId, ids)).entries()].sort(),
       text: await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 50 }),
-      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query]))[0], limit: 50 }),
+      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 50 }),
       access: [...(await access.get(DEFAULT_TENANT, userId, ids)).entries()].sort(),
     };
   }

@@ -104,7 +104,7 @@ export function reprocessSuite(mode?: EngramMode): void {
       const facts = app.get<FactStore>(FactStore);
       const search = app.get<SearchIndex>(SearchIndex);
       const query = 'VS Code TypeScript Stripe PostgreSQL Vim Rust backend engineer 预算 用户';
-      const vector = (await app.get<Embedder>(Embedder).embed([query]))[0];
+      const vector = (await app.get<Embedder>(Embedder).embed([query], 'query'))[0];
       const ids = (hits: { memoryId: string }[]) => hits.map((h) => h.memoryId).sort();
       const state: Record<string, unknown> = {};
       for (const userId of users) {

@@ -627,12 +627,9 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
   return { report, results };
 }
 
-/*
- * The only two places the eval embeds: turns as passages, questions as queries. The embedder port
- * is growing an input type; when it lands, each of these passes its own.
- */
-const embedPassages = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts);
-const embedQueries = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts);
+/** The only two places the eval embeds: turns as passages, questions as queries (asymmetric models). */
+const embedPassages = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts, 'passage');
+const embedQueries = (embedder: Embedder, texts: readonly string[]): Promise<number[][]> => embedder.embed(texts, 'query');
 
 interface BaselineRankers {
   /** BM25 over the user's turns said before the question. */

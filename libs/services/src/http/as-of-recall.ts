@@ -1,7 +1,7 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize, understandQuery } from '@engram/domain';
+import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize, speakersOf, understandQuery } from '@engram/domain';
 import type { Embedder, SearchHit } from '@engram/ports';
-import { searchableText } from '../pipeline/search.projection';
+import { embeddedText, searchableText } from '../pipeline/search.projection';
 
 /**
  * Recall "as engram knew it" at an instant. The search index holds today's values and only active
@@ -27,15 +27,16 @@ export async function recallAsOf(
   const searchable = known.filter((m) => !m.pinned);
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
-  const [queryVector, ...vectors] = await options.embedder.embed([query, ...texts]);
+  // Two calls: the query and the memories are embedded as what they are (asymmetric models).
+  const [[queryVector], vectors] = await Promise.all([options.embedder.embed([query], 'query'), options.embedder.embed(searchable.map((m) => embeddedText(m, options.aliases)), 'passage')]);
   const terms = tokenize(query);
   const bm25 = bm25Scores(terms, texts.map(tokenize));
   const textHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0), options.limit);
   const vectorHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: dot(queryVector, vectors[i]) })), options.limit);
   const fused = fuse(textHits, vectorHits, options.ranking.rrfK);
   const candidates = searchable.filter((m) => fused.has(m.memoryId)).map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
-  const speakers = [...new Set(candidates.flatMap((c) => (c.memory.speaker ? [c.memory.speaker] : [])))];
-  return { pinned, ranked: rankMemories(candidates, now, options.ranking, understandQuery(query, now, speakers)) };
+  const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
+  return { pinned, ranked: rankMemories(candidates, now, options.ranking, asked) };
 }
 
 /** Okapi BM25 (k1 1.2, b 0.75) over pre-tokenised documents, as the FTS5 and Elasticsearch adapters score. */

@@ -1,8 +1,8 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { cosineThresholds, EngramConfig } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import { tokenize } from '@engram/domain';
-import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, understandQuery } from '@engram/domain';
+import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, speakersOf, understandQuery } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
@@ -98,7 +98,7 @@ export class RecallService {
     const terms = tokenize(query);
     const [textHits, vectorHits] = await Promise.all([
       legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit }),
-      legs === 'bm25' ? [] : this.embedder.embed([query]).then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit })),
+      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit })),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
@@ -137,6 +137,7 @@ export class RecallService {
 }
 
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
+  const cosine = cosineThresholds(config);
   return {
     halfLifeDays: {
       task: config.ENGRAM_HALF_LIFE_TASK_DAYS,
@@ -149,7 +150,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
-    relevance: { ...defaultRankingConfig.relevance, cosineFloor: config.ENGRAM_COSINE_FLOOR, cosineGate: config.ENGRAM_COSINE_GATE },
+    relevance: { ...defaultRankingConfig.relevance, cosineFloor: cosine.floor, cosineGate: cosine.gate },
     priors: { ...defaultRankingConfig.priors, weight: config.ENGRAM_PRIOR_WEIGHT, use: config.ENGRAM_ACCESS_WEIGHT },
     steering: defaultRankingConfig.steering,
     access: { halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
@@ -169,10 +170,6 @@ function experiment(): Partial<RankingConfig> {
   };
 }
 
-/** The speakers the candidates were said by: the names a question may steer to. */
-export function speakersOf(memories: readonly MemoryRecord[]): string[] {
-  return [...new Set(memories.flatMap((m) => (m.speaker ? [m.speaker] : [])))];
-}
 
 function toFactView(memory: MemoryRecord): FactView {
   return {
