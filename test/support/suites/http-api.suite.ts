@@ -69,6 +69,25 @@ export function httpApiSuite(mode?: EngramMode): void {
       expect(editor.context).toContain('VS Code');
     });
 
+    it('keeps every turn that says anything, with its speaker, and finds a short answer by the question it answers', async () => {
+      const { position } = await ingest('pair', 's1', [
+        { turnId: 'q', speaker: 'Caroline', text: 'Your cats are adorable! What are their names?' },
+        { turnId: 'a', speaker: 'Melanie', text: 'Luna and Oliver! They are so sweet and playful.' },
+        { turnId: 'w', speaker: 'Caroline', text: 'Wow! Did you see that band?' },
+        { turnId: 'ok', speaker: 'Melanie', text: 'ok thanks!' },
+      ]);
+      // "Luna and Oliver!" shares no word with the question: its key, the turn it answers, does.
+      const names = await recall({ userId: 'pair', query: "What are the names of Melanie's cats?", after: position, debug: true });
+      expect(names.memories[0].sourceTurnIds).toEqual(['a']);
+      expect(names.memories[0].components).toMatchObject({ steering: 1 });
+      // A turn with no cue and no detail is still an episode; a content-free one is not.
+      const band = await recall({ userId: 'pair', query: 'did Caroline see the band' });
+      expect(band.memories.map((m) => m.sourceTurnIds[0])).toContain('w');
+      const { body } = await engram.http().get('/v1/users/pair/memories').expect(200);
+      const sources = body.memories.flatMap((m: { sourceTurnIds: string[] }) => m.sourceTurnIds);
+      expect(new Set(sources)).toEqual(new Set(['q', 'a', 'w']));
+    });
+
     it('returns score components only when debug is asked for', async () => {
       const { position } = await ingest('u1', 's1', [{ turnId: 't1', text: 'I prefer VS Code for TypeScript work' }]);
       const plain = await recall({ userId: 'u1', query: 'editor VS Code', after: position });
