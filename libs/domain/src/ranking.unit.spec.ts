@@ -117,12 +117,22 @@ describe('rankMemories', () => {
     expect(rankMemories([mango], NOW, config, { terms: tokenize('What car do I drive?') })).toEqual([]);
   });
 
-  it('given one memory that answers, then the others are ranked too, below it: the gate is per question, not per memory', () => {
-    // A kNN-only candidate sharing no term: a per-memory gate would have dropped it.
+  it('given one memory that answers and one that shares no term and is not close, then only the one that answers', () => {
     const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, cosine: 0.3 } };
     const related = { ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }), fusion: { rrf: 0, bm25: 1, cosine: 0.2 } };
     const ranked = rankMemories([unrelated, related], NOW, { ...config, threshold: 0 }, { terms: tokenize('我的血型是什么？') });
-    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b', 'a']);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
+  });
+
+  it('given an insight and the memories it stands on, then it is as relevant as the best of them and its importance breaks the tie', () => {
+    const source = { ...candidate('episode', 10, 'source', { importance: 0.4, confidence: 0.7 }), fusion: { rrf: 0, bm25: 9, cosine: 0.5 } };
+    const insight = {
+      ...candidate('insight', 10, 'insight', { importance: 0.9, confidence: 0.8, sources: ['source'] }),
+      fusion: { rrf: 0, bm25: 3, cosine: 0.4 },
+    };
+    const ranked = rankMemories([source, insight], NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['insight', 'source']);
+    expect(ranked[0].components.relevance).toBe(ranked[1].components.relevance);
   });
 
   it("given kNN candidates, then the cosine counts above their median: the farther half gains nothing from the semantic leg", () => {

@@ -58,6 +58,9 @@ export class ExportedMemoryDto {
   @ApiProperty() @IsInt() @Min(1) revision!: number;
   @ApiProperty() @IsInt() @Min(1) mentionCount!: number;
   @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ description: 'Who said the source turn, when named.' }) @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
+  @ApiPropertyOptional({ type: [String], description: 'What else the memory is found by, never shown (the facts read from its turn, the turn before it).' })
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(TEXT_MAX, { each: true }) keys?: string[];
   @ApiPropertyOptional({ type: [String], description: 'Insights: ids (in this bundle) of the memories the insight is derived from.' })
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sources?: string[];
   @ApiProperty() @IsISO8601({ strict: true }) validFrom!: string;

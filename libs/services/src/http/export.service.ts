@@ -74,10 +74,11 @@ export class ExportService {
 function toExported(memory: MemoryRecord): ExportedMemoryDto {
   // Tenant, user and the resolver's bookkeeping stay behind: the bundle is the user's data only.
   const { tenantId: _tenant, userId: _user, appliedItemIds: _bookkeeping, ...data } = memory;
-  const { sources, ...rest } = data;
+  const { sources, keys, ...rest } = data;
   return {
     ...rest,
     entities: [...data.entities],
+    ...(keys ? { keys: [...keys] } : {}),
     sourceTurnIds: [...data.sourceTurnIds],
     ...(sources ? { sources: [...sources] } : {}), // insights: the memories they are derived from
     history: data.history.map(({ sources: from, ...v }) => ({ ...v, sourceTurnIds: [...v.sourceTurnIds], ...(from ? { sources: [...from] } : {}) })),
@@ -95,6 +96,8 @@ function masked(memory: ExportedMemoryDto): ExportedMemoryDto {
     value: mask(memory.value),
     content: mask(memory.content),
     entities: memory.entities.map(mask),
+    ...(memory.speaker !== undefined ? { speaker: mask(memory.speaker) } : {}),
+    ...(memory.keys !== undefined ? { keys: memory.keys.map(mask) } : {}),
     history: memory.history.map((v) => ({ ...v, value: mask(v.value), content: mask(v.content) })),
   };
 }

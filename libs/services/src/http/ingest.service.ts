@@ -24,11 +24,15 @@ export class IngestService {
     const recordedAt = this.clock.now().toISOString();
     const seen = new Set<string>();
     const events: TurnRecorded[] = [];
-    let previousText: string | undefined;
+    // The turn a reply answers: the other party's turn just before it. A turn after one of the same
+    // speaker continues it and gets none, so two unrelated statements in a row do not find each other.
+    let previous: { text: string; by: string } | undefined;
     for (const turn of request.turns) {
       if (seen.has(turn.turnId)) continue;
       seen.add(turn.turnId);
       const text = maskPii(turn.text).text;
+      const by = `${turn.role}\u0000${turn.speaker ?? ''}`;
+      const previousText = previous && previous.by !== by ? previous.text : undefined;
       const eventId = deterministicId('turn', tenantId, request.userId, turn.turnId);
       events.push({
         eventId,
@@ -51,7 +55,7 @@ export class IngestService {
           ...(turn.channel !== undefined ? { channel: turn.channel } : {}),
         },
       });
-      previousText = text;
+      previous = { text, by };
     }
     const position = await this.publisher.publish(Topics.turns, events);
     // Ids only (see EventLogTransport.traceBatch): follows each turn into the stages.
