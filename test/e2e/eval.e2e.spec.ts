@@ -15,7 +15,7 @@ import { embeddedEngine, EvalReport, registerEvalCommand, runEval } from '../../
  * recall@5 reached on test/eval/engram-bilingual.jsonl, rounded down to 0.01: a regression guard.
  * Measured 0.334 with `rules-1`, 0.819 with `rules-2` + episodes + normalised linear fusion (BM25
  * baseline 0.846); still 0.819 since pinned facts no longer take a slot of the top k (ranked
- * memories only; BM25 over speaker + text 0.843, dense 0.774); 0.849 with every turn an episode,
+ * memories only; BM25 over speaker + text 0.843, dense 0.774); 0.843 with every turn an episode,
  * turn context as a search key and fusion over both legs' best (docs/benchmarks.md). Raise it as
  * recall improves. (.ci/run holds floors on the LoCoMo dev split, which a user's clone lacks.)
  */

