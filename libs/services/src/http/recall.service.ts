@@ -1,8 +1,19 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig, relevanceFor } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
-import { tokenize } from '@engram/domain';
-import { assembleContext, defaultRankingConfig, dropCovered, expandQuery, fuse, RankedMemory, rankMemories, RankingConfig, speakersOf, understandQuery } from '@engram/domain';
+import {
+  assembleContext,
+  defaultRankingConfig,
+  dropCovered,
+  expandQuery,
+  fuse,
+  RankedMemory,
+  rankMemories,
+  RankingConfig,
+  speakersOf,
+  tokenize,
+  understandQuery,
+} from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
