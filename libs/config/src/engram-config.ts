@@ -44,11 +44,13 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
   /**
    * Cosine at or below which the embedder says nothing, the cosine that says a question has a
-   * relevant memory even with no query terms in common, and the weights of the cosine and of
-   * query-term coverage beside BM25's 1. Unset: fitted to the embedder in use, see `relevanceFor`.
+   * relevant memory even with no query terms in common, the cosine that then makes a memory with
+   * no query terms a candidate, and the weights of the cosine and of query-term coverage beside
+   * BM25's 1. Unset: fitted to the embedder in use, see `relevanceFor`.
    */
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE?: number;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_ADMIT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COSINE_WEIGHT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COVERAGE_WEIGHT?: number;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
@@ -191,13 +193,14 @@ export class EngramConfig {
 export function relevanceFor(
   config: Pick<
     EngramConfig,
-    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
+    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_ADMIT' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
   >,
 ): EmbedderRelevance {
   const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL : HASHING;
   return {
     floor: config.ENGRAM_COSINE_FLOOR ?? fitted.floor,
     gate: config.ENGRAM_COSINE_GATE ?? fitted.gate,
+    admit: config.ENGRAM_COSINE_ADMIT ?? fitted.admit,
     cosineWeight: config.ENGRAM_COSINE_WEIGHT ?? fitted.cosineWeight,
     coverageWeight: config.ENGRAM_COVERAGE_WEIGHT ?? fitted.coverageWeight,
   };
@@ -206,16 +209,17 @@ export function relevanceFor(
 export interface EmbedderRelevance {
   readonly floor: number;
   readonly gate: number;
+  readonly admit: number;
   readonly cosineWeight: number;
   readonly coverageWeight: number;
 }
 
-const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
+const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, admit: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
 /**
  * Unrelated pairs: p50 0.82 (bilingual set), 0.785 (LoCoMo); evidence p50 0.88 / 0.83. The floor
  * sits at LoCoMo's unrelated median; weights from the grid in docs/benchmarks.md.
  */
-const E5_SMALL: EmbedderRelevance = { floor: 0.78, gate: 0.88, cosineWeight: 0.5, coverageWeight: 0 };
+const E5_SMALL: EmbedderRelevance = { floor: 0.78, gate: 0.88, admit: 0.78, cosineWeight: 0.35, coverageWeight: 0 };
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {

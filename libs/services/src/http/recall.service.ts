@@ -165,6 +165,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       ...defaultRankingConfig.relevance,
       cosineFloor: embedder.floor,
       cosineGate: embedder.gate,
+      cosineAdmit: embedder.admit,
       cosineWeight: embedder.cosineWeight,
       coverageWeight: embedder.coverageWeight,
     },
