@@ -23,3 +23,5 @@ export * from './entity-aliases';
 export * from './insights.config';
 export { InsightDecider, compileInsightRules, insightMergeKey, isInsight, withoutInsights, INSIGHT_BASE_IMPORTANCE, INSIGHT_MAX_CONFIDENCE } from './insights';
 export type { CompiledInsightRules, InsightOptions, InsightReview } from './insights';
+export { MemoryControlDecider, profileExtraction, revertTarget, PROFILE_SOURCE } from './memory-control.decider';
+export type { MemoryControlCommand } from './memory-control.decider';

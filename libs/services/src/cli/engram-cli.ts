@@ -18,6 +18,7 @@ import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
 import { registerExportImportCommands } from './export-import';
+import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 
@@ -181,6 +182,7 @@ export function buildCli(modules: CliModules): Command {
 
   registerEvalCommand(program, modules);
   registerExportImportCommands(program, modules);
+  registerMemoryControlCommands(program, modules);
   registerBenchCommand(program, modules);
   registerDlqCommands(program, modules);
   registerReprocessCommands(program, modules);
