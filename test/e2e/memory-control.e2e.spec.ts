@@ -250,5 +250,13 @@ describe('per-memory control (HTTP, CLI)', () => {
 
     expect((await recalled('mei', '预算是多少')).some((c) => c.includes('三万'))).toBe(true);
     expect((await recalled('mei', 'which seat')).some((c) => c.includes('window'))).toBe(false);
+
+    // engram recall steers like POST /v1/recall, and validates the same.
+    const episodes = await cli('recall', 'mei', '预算是多少', '--kinds', 'episode', '--valid-at', '2026-11-30T12:00:00Z');
+    expect(episodes.memories.length).toBeGreaterThan(0);
+    expect(episodes.memories.every((m: { kind: string }) => m.kind === 'episode')).toBe(true);
+    expect(JSON.stringify(episodes)).toContain('三万');
+    expect(JSON.stringify(episodes)).not.toContain('五万');
+    await expect(cli('recall', 'mei', '预算是多少', '--kinds', 'nonsense')).rejects.toThrow(/kinds must each be one of/);
   });
 });
