@@ -52,14 +52,14 @@ export class RecallService {
   }
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
+    if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
+      throw new BadRequestException({ message: ['to must be after from'], fields: ['to'] });
+    }
     let consistent = true;
     if (request.after !== undefined) {
       const position = decodePosition(request.after);
       if (!position) throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
       consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
-    }
-    if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
-      throw new BadRequestException({ message: ['to must be after from'], fields: ['to'] });
     }
     const asOf = request.asOf ? new Date(request.asOf) : null;
     const validAt = request.validAt ? new Date(request.validAt) : null;
