@@ -124,6 +124,13 @@ export class MongoSessionStore implements SessionStore {
     return newestFirst.reverse().map(toTurn);
   }
 
+  async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    // Served by the (tenantId, userId, sessionId, …) index; whole documents, as recent() reads them.
+    const docs = await this.turns.find({ tenantId, userId, sessionId: { $in: [...sessionIds] } }).toArray();
+    return docs.map((doc) => doc.turnId).sort();
+  }
+
   async countUser(tenantId: string, userId: string): Promise<number> {
     return this.turns.countDocuments({ tenantId, userId });
   }

@@ -24,6 +24,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly statements: {
     insert: BetterSqlite3.Statement<[string, string, string, string, string, string | null, string, string, number]>;
     recent: BetterSqlite3.Statement<[string, string, string, number], TurnRow>;
+    turnIds: BetterSqlite3.Statement<[string, string, string], { turn_id: string }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
     deleteUser: BetterSqlite3.Statement<[string, string]>;
     truncate: BetterSqlite3.Statement<[]>;
@@ -58,6 +59,10 @@ export class SqliteSessionStore implements SessionStore {
          WHERE tenant_id = ? AND user_id = ? AND session_id = ?
          ORDER BY occurred_ms DESC, rowid DESC LIMIT ?`,
       ),
+      turnIds: db.prepare(
+        `SELECT turn_id FROM ${t}
+         WHERE tenant_id = ? AND user_id = ? AND session_id IN (SELECT value FROM json_each(?))`,
+      ),
       countUser: db.prepare(`SELECT COUNT(*) AS n FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
       deleteUser: db.prepare(`DELETE FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
       truncate: db.prepare(`DELETE FROM ${t}`),
@@ -87,6 +92,11 @@ export class SqliteSessionStore implements SessionStore {
   async recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]> {
     if (!(limit > 0)) return [];
     return this.statements.recent.all(tenantId, userId, sessionId, Math.floor(limit)).reverse().map(toTurn);
+  }
+
+  async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    return this.statements.turnIds.all(tenantId, userId, JSON.stringify(sessionIds)).map((row) => row.turn_id).sort();
   }
 
   async countUser(tenantId: string, userId: string): Promise<number> {

@@ -85,6 +85,8 @@ export interface MemoryRecord {
   readonly keys?: readonly string[];
   /** Insights only: ids of the memories the insight is derived from (optional: older records have none). */
   readonly sources?: readonly string[];
+  /** Why the memory is not active, when the application said so (the reason of a retraction request). */
+  readonly statusReason?: string;
   /** Extracted item ids already folded in: a replayed extraction is a no-op. */
   readonly appliedItemIds: readonly string[];
   readonly validFrom: string;

@@ -303,7 +303,8 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
     sourceTurnIds: existing.sourceTurnIds,
   };
   // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
-  const { speaker: _speaker, keys: _keys, ...current } = existing;
+  // ...and a reason it was retracted no longer holds once it is said again.
+  const { speaker: _speaker, keys: _keys, statusReason: _reason, ...current } = existing;
   return {
     ...current,
     kind: item.kind,

@@ -19,6 +19,8 @@ export interface SessionStore {
   append(turns: readonly SessionTurn[]): Promise<void>;
   /** The last `limit` turns of a session, oldest first. */
   recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]>;
+  /** The ids of every turn of these sessions of the user, sorted (recall's session filter: what memories rest on). */
+  turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]>;
   countUser(tenantId: string, userId: string): Promise<number>;
   deleteUser(tenantId: string, userId: string): Promise<void>;
   truncate(): Promise<void>;

@@ -106,6 +106,27 @@ export function testSessionStore(
     );
 
     it(
+      'lists the turn ids of the sessions asked for, sorted, for that user only',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        await append([
+          turn({ turnId: 't3', text: 'three', occurredAt: minutesAfterStart(1) }),
+          turn({ turnId: 't1', text: 'one', occurredAt: minutesAfterStart(2) }),
+          turn({ turnId: 't2', sessionId: 'session-2', text: 'two' }),
+          turn({ turnId: 't9', sessionId: 'session-9', text: 'nine' }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId, turnId: 't7', text: 'other user' }),
+          aSessionTurn({ tenantId: otherTenant, userId, sessionId, turnId: 't8', text: 'other tenant' }),
+        ]);
+        expect(await store.turnIds(tenantId, userId, [sessionId])).toEqual(['t1', 't3']);
+        expect(await store.turnIds(tenantId, userId, [sessionId, 'session-2'])).toEqual(['t1', 't2', 't3']);
+        expect(await store.turnIds(tenantId, userId, ['session-404'])).toEqual([]);
+        expect(await store.turnIds(tenantId, userId, [])).toEqual([]);
+        expect(await store.turnIds(otherTenant, userId, [sessionId])).toEqual(['t8']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'deleteUser removes that user’s turns only',
       async () => {
         await append([turn({ text: 'mine' }), aSessionTurn({ tenantId, userId: 'user-2', sessionId, text: 'theirs' })]);

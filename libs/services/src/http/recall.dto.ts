@@ -1,6 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { MEMORY_KINDS } from '@engram/contracts';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
 import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
 
 export class RecallDto {
@@ -29,6 +44,28 @@ export class RecallDto {
   })
   @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
   asOf?: string;
+
+  @ApiPropertyOptional({
+    description: 'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
+  })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  validAt?: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
+  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
+  kinds?: MemoryKind[];
+
+  @ApiPropertyOptional({ type: [String], description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
+  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
+  sessions?: string[];
+
+  @ApiPropertyOptional({ description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  to?: string;
 
   @ApiPropertyOptional({ description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it.' })
   @IsOptional() @IsString() @MaxLength(2000)

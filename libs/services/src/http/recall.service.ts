@@ -7,17 +7,20 @@ import {
   dropCovered,
   expandQuery,
   fuse,
+  matchesRecallFilter,
+  narrowsBeyondKinds,
   RankedMemory,
   rankMemories,
   RankingConfig,
+  RecallFilter,
   speakersOf,
   tokenize,
   understandQuery,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
-import { recallAsOf } from './as-of-recall';
+import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
@@ -49,6 +52,9 @@ export class RecallService {
   }
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
+    if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
+      throw new BadRequestException({ message: ['to must be after from'], fields: ['to'] });
+    }
     let consistent = true;
     if (request.after !== undefined) {
       const position = decodePosition(request.after);
@@ -56,33 +62,38 @@ export class RecallService {
       consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
     }
     const asOf = request.asOf ? new Date(request.asOf) : null;
-    const now = request.now ? new Date(request.now) : (asOf ?? this.clock.now());
+    const validAt = request.validAt ? new Date(request.validAt) : null;
+    const now = request.now ? new Date(request.now) : (validAt ?? asOf ?? this.clock.now());
     const k = request.k ?? this.config.ENGRAM_RECALL_K;
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
     // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
-    const known = asOf ? await this.facts.list({ tenantId, userId }) : null;
+    const lookBack = asOf !== null || validAt !== null;
+    const known = lookBack ? await this.facts.list({ tenantId, userId }) : null;
     const learned = known ? { table: userAliasTable(this.config, known), memories: known } : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
     const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
+    const filter = await this.filterOf(tenantId, userId, request);
     const options = { embedder: this.embedder, ranking: this.ranking, limit: this.config.ENGRAM_RECALL_CANDIDATES, aliases };
-    const past = known && asOf ? await recallAsOf(known, query, asOf, now, options) : null;
+    const past = known ? await recallOver(pastViews(known, asOf, validAt, filter), query, now, options) : null;
 
     const [pinned, ranked, recentNow] = await Promise.all([
       past
         ? past.pinned
         : // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
-          learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
-          this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      past ? past.ranked : this.retrieve(tenantId, userId, query, now),
+          (learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
+            this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
+      past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
         ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
         : Promise.resolve([]),
     ]);
-    const recent = asOf ? recentNow.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow;
+    // Turns said after the instant looked at were not there yet.
+    const until = Math.min(asOf?.getTime() ?? Infinity, validAt?.getTime() ?? Infinity);
+    const recent = recentNow.filter((turn) => Date.parse(turn.occurredAt) <= until);
 
     const assembled = assembleContext({
-      facts: pinned,
+      facts: filter ? pinned.filter((memory) => matchesRecallFilter(memory, filter)) : pinned,
       memories: ranked.slice(0, k),
       recent,
       tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
@@ -90,7 +101,7 @@ export class RecallService {
     });
     this.audit.record(tenantId, request, assembled);
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
-    if (!asOf) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    if (!lookBack) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
 
     return {
       facts: assembled.facts.map(toFactView),
@@ -102,14 +113,40 @@ export class RecallService {
     };
   }
 
-  /** BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked. */
-  private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
+  /** The request's kinds, sessions (as the turn ids they hold) and time window; null when it narrows nothing. */
+  private async filterOf(tenantId: string, userId: string, request: RecallDto): Promise<RecallFilter | null> {
+    const { kinds, sessions, from, to } = request;
+    if (!kinds && !sessions && !from && !to) return null;
+    return {
+      ...(kinds ? { kinds } : {}),
+      ...(sessions ? { turnIds: new Set(await this.sessions.turnIds(tenantId, userId, sessions)) } : {}),
+      ...(from ? { from: new Date(from) } : {}),
+      ...(to ? { to: new Date(to) } : {}),
+    };
+  }
+
+  /**
+   * BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked.
+   * A filter is applied inside the index, before the candidate limit: kinds as such, sessions and
+   * time as the ids of the user's memories that match them (read from the fact store).
+   */
+  private async retrieve(tenantId: string, userId: string, query: string, now: Date, filter: RecallFilter | null): Promise<RankedMemory[]> {
     const limit = this.config.ENGRAM_RECALL_CANDIDATES;
     const legs = this.config.ENGRAM_RECALL_LEGS;
     const terms = tokenize(query);
+    const within: SearchFilter = {
+      ...(filter?.kinds ? { kinds: filter.kinds } : {}),
+      ...(filter && narrowsBeyondKinds(filter)
+        ? {
+            memoryIds: (await this.facts.list({ tenantId, userId, statuses: ['active'] }))
+              .filter((memory) => !memory.pinned && matchesRecallFilter(memory, filter))
+              .map((memory) => memory.memoryId),
+          }
+        : {}),
+    };
     const [textHits, vectorHits] = await Promise.all([
-      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit }),
-      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit })),
+      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
+      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
@@ -117,8 +154,8 @@ export class RecallService {
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
     const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
     const candidates = memories
-      // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
-      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
+      // Pinned facts are already in the facts section; the index may lag the store, so re-check status (and the filter) here.
+      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned && (!filter || matchesRecallFilter(memory, filter)))
       .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
     const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
     // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.

@@ -63,12 +63,10 @@ export class ResolverStage {
           state = ResolutionDecider.initialState();
           continue;
         }
+        const resolution = { similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD, recordedAt: event.recordedAt };
         const decisions = isMemoryCommand(event)
-          ? decideMemoryCommand(event, state) // forgetting, imports: see memory-commands.ts
-          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), {
-              similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
-              recordedAt: event.recordedAt,
-            });
+          ? decideMemoryCommand(event, state, resolution) // forgetting, imports, per-memory control, profile: see memory-commands.ts
+          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), resolution);
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
         if (decisions.length === 0 || !this.config.ENGRAM_INSIGHTS) continue;
