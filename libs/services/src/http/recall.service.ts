@@ -158,6 +158,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       profile: null,
       episode: 14,
       insight: 60,
+      procedure: null, // never ranked: injected in their own section
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
