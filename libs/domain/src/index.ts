@@ -16,6 +16,7 @@ export * from './search-keys';
 export * from './query-understanding.config';
 export * from './query-understanding';
 export * from './context-assembly';
+export * from './excerpt';
 export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';
 export { memoriesAsOf, memoryAsOf, versionsOf } from './as-of';
