@@ -53,6 +53,20 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
     expect(asked[0].body.response_format?.type).toBe('json_schema');
   });
 
+  it('injects the procedures the model read in their own section, a later rule on the same topic replacing the earlier one', async () => {
+    engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
+    const first = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't1', text: FIXTURE_TURNS.procedureEn.text }])).expect(202);
+    let answer = await engram.http().post('/v1/recall').send({ userId: 'mei', query: 'what is the weather like', after: first.body.position }).expect(200);
+    expect(answer.body.procedures.map((p: { content: string }) => p.content).sort()).toEqual(['The user wants code examples written in TypeScript.', 'The user wants every answer in English.']);
+
+    const second = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't2', text: FIXTURE_TURNS.procedureZh.text, occurredAt: '2026-11-30T10:00:00.000Z' }])).expect(202);
+    answer = await engram.http().post('/v1/recall').send({ userId: 'mei', query: '今天吃什么', after: second.body.position }).expect(200);
+    const rules = answer.body.procedures.map((p: { content: string }) => p.content).sort();
+    expect(rules).toEqual(['The user wants code examples written in TypeScript.', '用户要求回复里不要用表情包。', '用户要求以后都用中文回答。', '用户要求报价时先给价格区间，再给明细。'].sort());
+    expect(answer.body.context).toContain('<procedures>');
+    expect(answer.body.context).not.toContain('every answer in English');
+  });
+
   it('keeps the rule extractor by default and never calls the endpoint', async () => {
     engram = await startEngram({ env: { ENGRAM_LLM_URL: stubUrl } });
     const ingested = await engram.http().post('/v1/turns').send(turnsBody('sam', 's1', [{ turnId: 't1', text: 'I prefer VS Code for TypeScript work' }])).expect(202);

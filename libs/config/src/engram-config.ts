@@ -37,6 +37,18 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_RECALL_CANDIDATES = 60;
   @Transform(toNumber) @IsInt() @Min(50) ENGRAM_TOKEN_BUDGET = 1500;
   @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_RECENT_TURNS = 20;
+  /**
+   * The default zones of the token budget (a recall's `budget` overrides them): each zone fills up to
+   * its share first, in this order, then the shares left unused go to the zones with more to say.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_FACTS = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_PROCEDURES = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_MEMORIES = 600;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_SUMMARY = 250;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_RECENT = 250;
+  /** Longest a memory may be in the context, in characters and tokens: longer ones are cut around the query's terms. */
+  @Transform(toNumber) @IsInt() @Min(50) @Max(100_000) ENGRAM_MEMORY_MAX_CHARS = 400;
+  @Transform(toNumber) @IsInt() @Min(20) @Max(100_000) ENGRAM_MEMORY_MAX_TOKENS = 200;
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
   /** Which retrieval legs run: both (hybrid), or one alone to measure it (`engram eval`) or to skip the embedder. */
   @IsIn(['both', 'bm25', 'knn']) ENGRAM_RECALL_LEGS: 'both' | 'bm25' | 'knn' = 'both';

@@ -2,6 +2,8 @@ import { JsonHttpStub, type StubAnswer, type StubHandler, type StubRequest } fro
 import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
+import procedureEn from '../fixtures/chat-completion-procedure-en.json';
+import procedureZh from '../fixtures/chat-completion-procedure-zh.json';
 import zh from '../fixtures/chat-completion-zh.json';
 
 /*
@@ -15,6 +17,8 @@ export const FIXTURE_TURNS = {
   en: { text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?", response: en },
   malformed: { text: 'Let me tell you about my week.', response: malformed },
   notJson: { text: 'Summarise what you know about me.', response: notJson },
+  procedureEn: { text: 'From now on, always answer in English and use TypeScript for code examples.', response: procedureEn },
+  procedureZh: { text: '以后都用中文回答，报价先给区间再给明细，别用表情包。', response: procedureZh },
 } as const;
 
 interface ChatBody {

@@ -13,6 +13,7 @@ import {
   speakersOf,
   tokenize,
   understandQuery,
+  ZoneBudget,
 } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
@@ -80,25 +81,52 @@ export class RecallService {
         : Promise.resolve([]),
     ]);
     const recent = asOf ? recentNow.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow;
+    // Procedures are pinned like the facts but have a section of their own; the episode of the turn
+    // that said a rule ("always answer in English") would only repeat it among the memories.
+    const procedures = pinned.filter((memory) => memory.kind === 'procedure');
+    const ruleTurns = new Set(procedures.flatMap((p) => p.sourceTurnIds));
+    const memories = ranked.filter((m) => m.memory.kind !== 'episode' || !m.memory.sourceTurnIds.every((turn) => ruleTurns.has(turn)));
 
     const assembled = assembleContext({
-      facts: pinned,
-      memories: ranked.slice(0, k),
+      facts: pinned.filter((memory) => memory.kind !== 'procedure'),
+      procedures,
+      memories: memories.slice(0, k),
       recent,
-      tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
+      ...this.budgetOf(request),
+      query: request.query,
+      cap: { chars: this.config.ENGRAM_MEMORY_MAX_CHARS, tokens: this.config.ENGRAM_MEMORY_MAX_TOKENS },
       now,
     });
     this.audit.record(tenantId, request, assembled);
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
-    if (!asOf) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    if (!asOf) {
+      const used = [...assembled.facts, ...assembled.procedures].map((f) => f.memoryId);
+      this.recordAccess(tenantId, userId, [...used, ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    }
 
     return {
       facts: assembled.facts.map(toFactView),
+      procedures: assembled.procedures.map(toFactView),
       memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
       recent: assembled.recent.map(toRecentView),
       context: assembled.context,
       tokens: assembled.tokensUsed,
       consistent,
+    };
+  }
+
+  /** The request's budget by zone, each zone it leaves out at its configured share. */
+  private budgetOf(request: RecallDto): { tokenBudget: number; zones: ZoneBudget } {
+    const asked = request.budget ?? {};
+    return {
+      tokenBudget: asked.total ?? this.config.ENGRAM_TOKEN_BUDGET,
+      zones: {
+        facts: asked.facts ?? this.config.ENGRAM_BUDGET_FACTS,
+        procedures: asked.procedures ?? this.config.ENGRAM_BUDGET_PROCEDURES,
+        memories: asked.memories ?? this.config.ENGRAM_BUDGET_MEMORIES,
+        summary: asked.summary ?? this.config.ENGRAM_BUDGET_SUMMARY,
+        recent: asked.recent ?? this.config.ENGRAM_BUDGET_RECENT,
+      },
     };
   }
 
@@ -205,9 +233,10 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
   };
 }
 
-function toRecentView(turn: { turnId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
+function toRecentView(turn: { turnId: string; sessionId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
   return {
     turnId: turn.turnId,
+    sessionId: turn.sessionId,
     role: turn.role,
     ...(turn.speaker !== undefined ? { speaker: turn.speaker } : {}),
     text: turn.text,
