@@ -37,7 +37,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
   async function say(userId: string, texts: string[], sessionId = 's1', roles: 'user' | 'alternate' = 'user'): Promise<string> {
     const turns = texts.map((text, i) => {
       turnNo += 1;
-      const role = roles === 'alternate' && i % 2 === 1 ? 'assistant' : 'user';
+      const role: 'user' | 'assistant' = roles === 'alternate' && i % 2 === 1 ? 'assistant' : 'user';
       return { turnId: `t${turnNo}`, role, text, occurredAt: new Date(clock.now().getTime() - 3_600_000 + turnNo * 60_000).toISOString() };
     });
     const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
