@@ -1,4 +1,4 @@
-import { EngramHarness, startEngram, TestClock, turnsBody } from '../support/engram-harness';
+import { EngramHarness, rebuildOffline, startEngram, TestClock, turnsBody } from '../support/engram-harness';
 
 /**
  * Issue 11 §3 (procedural memory) and §4 (budget zones, the per-memory length cap, session
@@ -119,10 +119,13 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const facts = Array.from({ length: 12 }, (_, i) => `Our migration plan step ${i}: back up the database in full, then sync increments, then switch traffic`);
       await say('ana', facts, 'old');
       const after = await say('ana', recentTexts(4, false), 's1');
-      const budget = { total: 400, memories: 200, recent: 150 };
+      // The old session's summary is carried into s1 (a new session) and has a zone of its own too.
+      const budget = { total: 400, memories: 150, summary: 80, recent: 150 };
       const zoned = await recall({ userId: 'ana', query: 'database migration plan', sessionId: 's1', k: 12, budget, after });
       expect(zoned.tokens).toBeLessThanOrEqual(400);
       expect(zoned.recent.length).toBeGreaterThan(0);
+      expect(zoned.summary?.previous).toBe(true);
+      expect(zoned.summary!.lines.length).toBeGreaterThan(0);
       const alone = await recall({ userId: 'ana', query: 'database migration plan', k: 12, budget });
       expect(alone.memories.length).toBeGreaterThan(zoned.memories.length);
     });
@@ -156,6 +159,67 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const line = section(answer.context, 'memories');
       expect(line).toContain('里斯本订的酒店是阿尔法玛酒店');
       expect(line.length).toBeLessThanOrEqual(420);
+    });
+  });
+  describe('§4 session summaries and the carry-over into a new session', () => {
+    // ENGRAM_RECENT_TURNS 4 and the default ENGRAM_SUMMARY_EVERY 4: a summary once 4 turns have left the window.
+    const friday = (zh: boolean) =>
+      zh
+        ? ['我们在做订单服务的数据库迁移', '决定用 PostgreSQL 替换 MySQL', '第一步是全量备份', '然后做增量同步', '迁移脚本用 Python 写', '周五先在测试环境演练', '演练通过以后再切生产流量', '切换窗口定在周日凌晨两点', '回滚方案是保留旧库一周']
+        : ['We are migrating the order service database', 'We decided to replace MySQL with PostgreSQL', 'The first step is a full backup', 'Then we run incremental sync', 'The migration scripts are written in Python', 'We rehearse in staging on Friday', 'After the rehearsal we switch production traffic', 'The cutover window is Sunday at 2am', 'The rollback plan keeps the old database for a week'];
+
+    for (const zh of [true, false]) {
+      const lang = zh ? 'Chinese' : 'English';
+      const user = zh ? 'laozhou' : 'alex';
+
+      it(`summarises the turns that left the recent window, in order, and shows only the turns after it (${lang})`, async () => {
+        const after = await say(user, friday(zh), 'fri');
+        const answer = await recall({ userId: user, query: zh ? '切换窗口' : 'cutover window', sessionId: 'fri', after });
+        expect(answer.summary).toMatchObject({ sessionId: 'fri', previous: false });
+        const lines = answer.summary!.lines.join('\n');
+        expect(lines).toContain(zh ? '订单服务的数据库迁移' : 'migrating the order service database');
+        expect(lines).toContain('PostgreSQL');
+        expect(lines.indexOf(zh ? '数据库迁移' : 'migrating')).toBeLessThan(lines.indexOf(zh ? '全量备份' : 'full backup'));
+        // The summary and the recent turns do not overlap, and together they hold the whole session.
+        const shown = [...answer.summary!.lines, ...answer.recent.map((t) => t.text)].join('\n');
+        for (const text of friday(zh)) expect(shown).toContain(text.slice(0, 8));
+        expect(answer.recent.some((t) => answer.summary!.lines.some((l) => l.includes(t.text)))).toBe(false);
+        expect(answer.context.indexOf('<summary>')).toBeGreaterThan(-1);
+        expect(answer.context.indexOf('<summary>')).toBeLessThan(answer.context.indexOf('<recent>'));
+      });
+
+      it(`starts a new session with the previous session's summary and last turns (${lang})`, async () => {
+        await say(user, friday(zh), 'fri');
+        clock.advanceDays(3);
+        const question = zh ? '我们上次做到哪了？' : 'what were we doing last time?';
+        const after = await say(user, [question], 'mon');
+        const answer = await recall({ userId: user, query: question, sessionId: 'mon', after });
+        expect(answer.summary).toMatchObject({ sessionId: 'fri', previous: true });
+        expect(answer.summary!.lines.join('\n')).toContain('PostgreSQL');
+        expect(answer.recent.map((t) => t.sessionId)).toContain('fri');
+        expect(answer.recent[answer.recent.length - 1]).toMatchObject({ sessionId: 'mon', text: question });
+        expect(answer.recent.some((t) => t.text === friday(zh)[8])).toBe(true); // Friday's last turn
+        expect(answer.context).toContain(friday(zh)[8]);
+      });
+    }
+
+    it('keeps another user\'s sessions out of a new session', async () => {
+      await say('laozhou', friday(true), 'fri');
+      const after = await say('someone-else', ['hello, what were we doing?'], 'mon');
+      const answer = await recall({ userId: 'someone-else', query: 'what were we doing', sessionId: 'mon', after });
+      expect(answer.summary).toBeNull();
+      expect(answer.recent.map((t) => t.sessionId)).toEqual(['mon']);
+    });
+
+    it('rebuilds the summaries by replaying the log: the same summary after an offline rebuild', async () => {
+      const after = await say('alex', friday(false), 'fri');
+      const before = await recall({ userId: 'alex', query: 'cutover window', sessionId: 'fri', after });
+      await engram.stop();
+      expect(await rebuildOffline(engram.dataDir)).toBeGreaterThan(0);
+      engram = await startEngram({ clock, dataDir: engram.dataDir, env: { ENGRAM_RECENT_TURNS: '4' } });
+      const rebuilt = await recall({ userId: 'alex', query: 'cutover window', sessionId: 'fri' });
+      expect(rebuilt.summary).toEqual(before.summary);
+      expect(rebuilt.recent).toEqual(before.recent);
     });
   });
 });

@@ -46,6 +46,11 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_MEMORIES = 600;
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_SUMMARY = 250;
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_RECENT = 250;
+  /** Re-derive a session's summary once this many more turns have left the recent window (0: no summaries), and its longest size in characters. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(1000) ENGRAM_SUMMARY_EVERY = 4;
+  @Transform(toNumber) @IsInt() @Min(200) @Max(100_000) ENGRAM_SUMMARY_MAX_CHARS = 2000;
+  /** Turns of the previous session a new session starts with (with that session's summary). */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_CARRY_OVER_TURNS = 6;
   /** Longest a memory may be in the context, in characters and tokens: longer ones are cut around the query's terms. */
   @Transform(toNumber) @IsInt() @Min(50) @Max(100_000) ENGRAM_MEMORY_MAX_CHARS = 400;
   @Transform(toNumber) @IsInt() @Min(20) @Max(100_000) ENGRAM_MEMORY_MAX_TOKENS = 200;

@@ -17,6 +17,7 @@ export * from './query-understanding.config';
 export * from './query-understanding';
 export * from './context-assembly';
 export * from './excerpt';
+export * from './session-summary';
 export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';
 export { memoriesAsOf, memoryAsOf, versionsOf } from './as-of';

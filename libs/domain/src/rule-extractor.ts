@@ -265,6 +265,7 @@ const IMPORTANCE: Readonly<Record<MemoryKind, number>> = {
   task: 0.7,
   insight: 0.7,
   procedure: 0.85,
+  summary: 0.5,
   fact: 0.6,
   preference: 0.6,
   episode: 0.3,

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize, speakersOf, understandQuery } from '@engram/domain';
+import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, SUMMARY_KIND, tokenize, speakersOf, understandQuery } from '@engram/domain';
 import type { Embedder, SearchHit } from '@engram/ports';
 import { embeddedText, searchableText } from '../pipeline/search.projection';
 
@@ -24,7 +24,7 @@ export async function recallAsOf(
 ): Promise<AsOfRecall> {
   const known = memoriesAsOf(memories, asOf);
   const pinned = known.filter((m) => m.pinned);
-  const searchable = known.filter((m) => !m.pinned);
+  const searchable = known.filter((m) => !m.pinned && m.kind !== SUMMARY_KIND); // summaries are read by session, not ranked
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
   // Two calls: the query and the memories are embedded as what they are (asymmetric models).

@@ -122,11 +122,19 @@ export class RecentTurnView {
   @ApiProperty() occurredAt!: string;
 }
 
+export class SummaryView {
+  @ApiProperty({ description: 'The session it summarises.' }) sessionId!: string;
+  @ApiProperty({ description: "True when carried over from the user's previous session into a new one." }) previous!: boolean;
+  @ApiProperty({ type: [String], description: 'What the session said before its recent window, oldest first: the memories of each turn, or its words; the lines that fit the summary zone.' })
+  lines!: string[];
+}
+
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
   @ApiProperty({ type: [FactView], description: 'Rules for how the assistant should act (kind `procedure`): always injected, never ranked.' }) procedures!: FactView[];
   @ApiProperty({ type: [MemoryView] }) memories!: MemoryView[];
-  @ApiProperty({ type: [RecentTurnView] }) recent!: RecentTurnView[];
+  @ApiProperty({ type: SummaryView, nullable: true, description: "The session's rolling summary (or the previous session's, in a new session)." }) summary!: SummaryView | null;
+  @ApiProperty({ type: [RecentTurnView], description: "The session's turns after its summary (a new session: the previous session's last turns first)." }) recent!: RecentTurnView[];
   @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' }) context!: string;
   @ApiProperty({ description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;

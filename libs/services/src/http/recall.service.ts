@@ -12,10 +12,12 @@ import {
   RankingConfig,
   speakersOf,
   tokenize,
+  summaryLines,
+  summaryMergeKey,
   understandQuery,
   ZoneBudget,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { recallAsOf } from './as-of-recall';
@@ -77,10 +79,13 @@ export class RecallService {
           this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
-        ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
-        : Promise.resolve([]),
+        ? asOf
+          ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS).then((turns) => ({ summary: null, recent: turns }))
+          : this.sessionContext(tenantId, userId, request.sessionId, now)
+        : Promise.resolve({ summary: null, recent: [] }),
     ]);
-    const recent = asOf ? recentNow.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow;
+    const recent = asOf ? recentNow.recent.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow.recent;
+    const summary = recentNow.summary;
     // Procedures are pinned like the facts but have a section of their own; the episode of the turn
     // that said a rule ("always answer in English") would only repeat it among the memories.
     const procedures = pinned.filter((memory) => memory.kind === 'procedure');
@@ -91,6 +96,7 @@ export class RecallService {
       facts: pinned.filter((memory) => memory.kind !== 'procedure'),
       procedures,
       memories: memories.slice(0, k),
+      summary: summary ? summaryLines(summary.memory) : [],
       recent,
       ...this.budgetOf(request),
       query: request.query,
@@ -101,6 +107,7 @@ export class RecallService {
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
     if (!asOf) {
       const used = [...assembled.facts, ...assembled.procedures].map((f) => f.memoryId);
+      if (summary && assembled.summary.length > 0) used.push(summary.memory.memoryId);
       this.recordAccess(tenantId, userId, [...used, ...assembled.memories.map((m) => m.memory.memoryId)], now);
     }
 
@@ -108,11 +115,40 @@ export class RecallService {
       facts: assembled.facts.map(toFactView),
       procedures: assembled.procedures.map(toFactView),
       memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
+      summary: summary && assembled.summary.length > 0 ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary } : null,
       recent: assembled.recent.map(toRecentView),
       context: assembled.context,
       tokens: assembled.tokensUsed,
       consistent,
     };
+  }
+
+  /**
+   * What the session said before its recent window: its summary, and the turns it does not cover
+   * (the window, plus those that left it since the summary was last re-derived). A session that has
+   * no summary yet starts with the previous session's summary and last turns (carried over).
+   */
+  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
+    const every = this.config.ENGRAM_SUMMARY_EVERY;
+    const window = this.config.ENGRAM_RECENT_TURNS + Math.max(0, every - 1);
+    const [turns, own] = await Promise.all([this.sessions.recent(tenantId, userId, sessionId, window), this.summaryOf(tenantId, userId, sessionId)]);
+    if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
+    const carry = this.config.ENGRAM_CARRY_OVER_TURNS;
+    if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
+    const previous = await this.sessions.previousSession(tenantId, userId, sessionId, turns[0]?.occurredAt ?? now.toISOString());
+    if (!previous) return { summary: null, recent: turns };
+    const [earlier, theirs] = await Promise.all([
+      carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
+      this.summaryOf(tenantId, userId, previous),
+    ]);
+    const carried = carry > 0 ? uncovered(earlier, theirs).slice(-carry) : [];
+    return { summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null, recent: [...carried, ...turns] };
+  }
+
+  private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {
+    if (this.config.ENGRAM_SUMMARY_EVERY <= 0) return undefined;
+    const [summary] = await this.facts.findByMergeKeys(tenantId, userId, [summaryMergeKey(sessionId)]);
+    return summary?.status === 'active' ? summary : undefined;
   }
 
   /** The request's budget by zone, each zone it leaves out at its configured share. */
@@ -175,6 +211,18 @@ export class RecallService {
   }
 }
 
+interface SessionContext {
+  readonly summary: { readonly memory: MemoryRecord; readonly sessionId: string; readonly previous: boolean } | null;
+  readonly recent: SessionTurn[];
+}
+
+/** The turns a summary does not cover (all of them without one). */
+function uncovered(turns: readonly SessionTurn[], summary: MemoryRecord | undefined): SessionTurn[] {
+  if (!summary) return [...turns];
+  const covered = new Set(summary.sourceTurnIds);
+  return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
   const embedder = relevanceFor(config);
   return {
@@ -187,6 +235,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       episode: 14,
       insight: 60,
       procedure: null, // never ranked: injected in their own section
+      summary: null, // never ranked: the session's summary section
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,

@@ -10,6 +10,7 @@ import {
   parseInsightRules,
   ResolutionDecider,
   ResolverState,
+  SummaryDecider,
   withoutInsights,
 } from '@engram/domain';
 import { FactStore } from '@engram/ports';
@@ -71,7 +72,23 @@ export class ResolverStage {
             });
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
-        if (decisions.length === 0 || !this.config.ENGRAM_INSIGHTS) continue;
+        if (decisions.length === 0) continue;
+        if (event.type === 'MemoriesExtracted') {
+          // The turns this extraction brought may push older ones out of the session's recent window.
+          const summary = SummaryDecider.decide(
+            { tenantId: event.tenantId, userId: event.userId, sessionId: event.payload.sessionId, triggerId: event.eventId, correlationId: event.correlationId },
+            state,
+            {
+              window: this.config.ENGRAM_RECENT_TURNS,
+              every: this.config.ENGRAM_SUMMARY_EVERY,
+              maxChars: this.config.ENGRAM_SUMMARY_MAX_CHARS,
+              recordedAt: event.recordedAt,
+            },
+          );
+          state = summary.reduce(ResolutionDecider.evolve, state);
+          out.push(...summary);
+        }
+        if (!this.config.ENGRAM_INSIGHTS) continue;
         const insights = InsightDecider.decide(
           {
             tenantId: event.tenantId,
