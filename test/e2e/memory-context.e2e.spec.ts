@@ -64,7 +64,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const rules = section(answer.context, 'procedures');
       expect(rules).toContain('以后报价先给区间再给明细');
       expect(rules).not.toContain('TypeScript');
-      // Not ranked against the query, and not repeated among the memories.
+      // Not ranked against the query: an unrelated question brings every rule, and none among the memories.
       expect(answer.memories.some((m) => /报价|表情包|代码示例/.test(m.content))).toBe(false);
       expect(answer.facts.some((f) => f.kind === 'procedure')).toBe(false);
 

@@ -42,6 +42,8 @@ export interface ProcedureCues {
   readonly oneOff: readonly string[];
   /** A first-person clause is about the user, unless it addresses the assistant ("我希望你…", "I want you to…"). */
   readonly addressing: readonly string[];
+  /** A rule that points back ("keep that in mind when you write snippets", "以后都按这个来"): its content is the whole turn. */
+  readonly anaphora: readonly string[];
 }
 
 export interface RuleExtractorConfig {
@@ -144,6 +146,7 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     ],
     oneOff: ['这个问题', '这次', '这一次', '这一题', '这段', 'this question', 'this time', 'this one', 'just this once', 'right now', 'for now'],
     addressing: ['希望你', '要你', '请你', '你以后', '你今后', '你每次', 'want you to', 'like you to', 'need you to', 'you should', 'you always', 'you never'],
+    anaphora: ['这个', '这些', '这点', '这样', '上面', '以上', 'that', 'this', 'these', 'those', 'the above', 'it in mind'],
   },
   attributes: {
     name: ['名字', '姓名', '称呼', 'name'],

@@ -58,7 +58,16 @@ export function extractWithRules(
     const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
     return findings.map((f) => reader.toDraft(f, clause, input));
   });
-  return dedupe(scopeBudgets(drafts, input.text, config));
+  return dedupe(wholeTurnRules(scopeBudgets(drafts, input.text, config), input.text, config));
+}
+
+/**
+ * "I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind
+ * when you write snippets": the rule points back at what the turn said before it, so its content is
+ * the whole turn, or the procedure would say only "keep that in mind".
+ */
+function wholeTurnRules(drafts: ExtractedItemDraft[], text: string, config: RuleExtractorConfig): ExtractedItemDraft[] {
+  return drafts.map((d) => (d.kind === 'procedure' && d.content !== text.trim() && findCue(d.content, config.procedures.anaphora) ? { ...d, content: text.trim() } : d));
 }
 
 /**

@@ -378,6 +378,13 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
     expect(items.map((i) => [i.kind, i.attribute])).toEqual([['procedure', 'procedure:code_examples']]);
   });
 
+  it('given a rule that points back at what the turn said, then its content is the whole turn', () => {
+    const text = 'I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.';
+    const [rule] = procedures(text);
+    expect(rule).toMatchObject({ attribute: 'procedure:code_examples', content: text });
+    expect(procedures('以后写代码都按这个来：先写测试再写实现')[0]?.content ?? '').toContain('先写测试');
+  });
+
   it('given a rule naming no known topic, then a procedure of its own', () => {
     const [rule] = procedures('以后回答之前先确认我的需求');
     expect(rule.attribute).toMatch(/^procedure:/);

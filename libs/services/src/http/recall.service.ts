@@ -86,16 +86,15 @@ export class RecallService {
     ]);
     const recent = asOf ? recentNow.recent.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow.recent;
     const summary = recentNow.summary;
-    // Procedures are pinned like the facts but have a section of their own; the episode of the turn
-    // that said a rule ("always answer in English") would only repeat it among the memories.
+    // Procedures are pinned like the facts but have a section of their own. The episode of a turn that
+    // said a rule stays searchable: the turn may say more than the rule ("I prefer type hints… so keep
+    // that in mind when you write snippets"), and dropping it cost the shipped eval a question.
     const procedures = pinned.filter((memory) => memory.kind === 'procedure');
-    const ruleTurns = new Set(procedures.flatMap((p) => p.sourceTurnIds));
-    const memories = ranked.filter((m) => m.memory.kind !== 'episode' || !m.memory.sourceTurnIds.every((turn) => ruleTurns.has(turn)));
 
     const assembled = assembleContext({
       facts: pinned.filter((memory) => memory.kind !== 'procedure'),
       procedures,
-      memories: memories.slice(0, k),
+      memories: ranked.slice(0, k),
       summary: summary ? summaryLines(summary.memory) : [],
       recent,
       ...this.budgetOf(request),
