@@ -149,6 +149,8 @@ export class EngramConfig {
   // Extraction (docs/memory-model.md)
   /** `rules`: the embedded bilingual rules; `llm`: an OpenAI-compatible chat-completions model (ENGRAM_LLM_*). */
   @IsIn(['rules', 'llm']) ENGRAM_EXTRACTOR: 'rules' | 'llm' = 'rules';
+  /** Who writes session summaries: `extractive` (no model) or `llm` (the ENGRAM_LLM_* endpoint). Unset: `llm` when ENGRAM_EXTRACTOR=llm. */
+  @IsOptional() @IsIn(['extractive', 'llm']) ENGRAM_SUMMARIZER?: 'extractive' | 'llm';
   /** The chat-completions endpoint (base URL, …/v1 or …/chat/completions); required when ENGRAM_EXTRACTOR=llm. */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_LLM_URL must be an http(s) URL' }) ENGRAM_LLM_URL?: string;
   /** The request's `model`; empty: left out (single-model servers). */
@@ -263,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
+  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);

@@ -36,6 +36,24 @@ export interface SummaryReview {
   readonly correlationId: string;
 }
 
+/** What a summary is written from: the turns that just left the window, told by their memories, and the summary so far. */
+export interface SummaryMaterial {
+  readonly sessionId: string;
+  /** The summary before these turns left the window (empty for the first). */
+  readonly previous: readonly string[];
+  /** The turns that left the window since, in order. */
+  readonly turns: readonly { readonly at: string; readonly who: string; readonly text: string; readonly memories: readonly string[] }[];
+}
+
+/**
+ * Who writes the lines: extractive by default (pure, below); an LLM when one is configured
+ * (`libs/adapters-llm`). The decider decides when and over which turns; the writer only words it.
+ */
+export interface SummaryWriter {
+  readonly version: string;
+  write(material: SummaryMaterial): Promise<string[]>;
+}
+
 export function summaryMergeKey(sessionId: string): string {
   return `${SUMMARY_SUBJECT}/summary:${sessionId}`;
 }
@@ -45,15 +63,43 @@ export function summaryLines(summary: MemoryRecord): string[] {
   return summary.content.split('\n').filter((line) => line.trim() !== '');
 }
 
+/** A summary that is due: the turns it covers, the summary so far, and what a writer needs. */
+export interface DueSummary {
+  readonly review: SummaryReview;
+  readonly covered: readonly MemoryRecord[];
+  readonly existing: MemoryRecord | undefined;
+  readonly material: SummaryMaterial;
+}
+
 export const SummaryDecider = {
+  /** The extractive summary, decided at once (pure). */
   decide(review: SummaryReview, state: ResolverState, options: SummaryOptions): MemoryDecision[] {
-    if (options.every <= 0) return [];
+    const due = SummaryDecider.due(review, state, options);
+    return due ? [SummaryDecider.written(due, linesOf(due.covered, state, options), options)] : [];
+  },
+
+  /** Whether the session's summary is due (`every` more turns out of the window), and over what. */
+  due(review: SummaryReview, state: ResolverState, options: SummaryOptions): DueSummary | null {
+    if (options.every <= 0) return null;
     const episodes = sessionEpisodes(state, review.sessionId);
     const covered = episodes.slice(0, Math.max(0, episodes.length - options.window));
     const existing = [...state.values()].find((m) => m.mergeKey === summaryMergeKey(review.sessionId));
     const before = existing ? existing.sourceTurnIds.length : 0;
-    if (covered.length < before + options.every) return [];
-    const content = linesOf(covered, state, options).join('\n');
+    if (covered.length < before + options.every) return null;
+    const told = memoriesByTurn(covered, state);
+    const turns = covered.slice(before).map((episode) => ({
+      at: episode.validFrom,
+      who: episode.speaker ?? episode.subject,
+      text: episode.content,
+      memories: (told.get(episode.sourceTurnIds[0]) ?? []).map((m) => m.content),
+    }));
+    return { review, covered, existing, material: { sessionId: review.sessionId, previous: existing ? summaryLines(existing) : [], turns } };
+  },
+
+  /** The decision for a due summary with the lines a writer wrote (kept within `maxChars`, newest lines first). */
+  written(due: DueSummary, lines: readonly string[], options: SummaryOptions): MemoryDecision {
+    const { review, covered, existing } = due;
+    const content = newestWithin(lines, options.maxChars).join('\n');
     const last = covered[covered.length - 1];
     const memory = record(review, existing, covered, content, last.validFrom, options);
     const type = existing ? 'MemorySuperseded' : 'MemoryAdded';
@@ -69,9 +115,31 @@ export const SummaryDecider = {
       correlationId: review.correlationId,
       payload: { memory, itemId: null },
     } as MemoryAdded | MemorySuperseded;
-    return [event];
+    return event;
   },
 };
+
+/** The extractive writer as a SummaryWriter: lines from the material alone (used when an LLM writer fails). */
+export const extractiveSummaryWriter: SummaryWriter = {
+  version: 'extractive-1',
+  async write(material: SummaryMaterial): Promise<string[]> {
+    const added = material.turns.map((t) =>
+      t.memories.length > 0 ? `[${stamp(t.at)}] ${t.memories.join('；')}` : `[${stamp(t.at)}] ${t.who}: ${oneLine(t.text, 120)}`,
+    );
+    return [...material.previous, ...added];
+  },
+};
+
+function newestWithin(lines: readonly string[], maxChars: number): string[] {
+  const kept: string[] = [];
+  let size = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    size += lines[i].length + 1;
+    if (size > maxChars) break;
+    kept.unshift(lines[i]);
+  }
+  return kept;
+}
 
 /** A session's episodes (every status: the turns happened), in the order they were said. */
 function sessionEpisodes(state: ResolverState, sessionId: string): MemoryRecord[] {
@@ -92,18 +160,11 @@ interface Line {
  * that said it), or its own words. A turn whose every memory was corrected since says nothing now.
  */
 function linesOf(covered: readonly MemoryRecord[], state: ResolverState, options: SummaryOptions): string[] {
-  const turns = new Set(covered.flatMap((e) => e.sourceTurnIds));
-  const told = new Map<string, MemoryRecord[]>();
-  for (const memory of state.values()) {
-    if (memory.status !== 'active' || memory.kind === 'episode' || memory.kind === SUMMARY_KIND || memory.kind === 'insight') continue;
-    const first = memory.sourceTurnIds.find((t) => turns.has(t));
-    if (first === undefined) continue;
-    told.set(first, [...(told.get(first) ?? []), memory]);
-  }
+  const told = memoriesByTurn(covered, state);
   const lines: Line[] = [];
   for (const episode of covered) {
     const turn = episode.sourceTurnIds[0];
-    const memories = (told.get(turn) ?? []).sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
+    const memories = told.get(turn) ?? [];
     const at = stamp(episode.validFrom);
     if (memories.length > 0) {
       lines.push({ text: `[${at}] ${memories.map((m) => m.content).join('；')}`, memory: true });
@@ -113,6 +174,20 @@ function linesOf(covered: readonly MemoryRecord[], state: ResolverState, options
     }
   }
   return withinChars(lines, options.maxChars).map((l) => l.text);
+}
+
+/** The current memories of the covered turns, each under the first covered turn that said it. */
+function memoriesByTurn(covered: readonly MemoryRecord[], state: ResolverState): Map<string, MemoryRecord[]> {
+  const turns = new Set(covered.flatMap((e) => e.sourceTurnIds));
+  const told = new Map<string, MemoryRecord[]>();
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.kind === 'episode' || memory.kind === SUMMARY_KIND || memory.kind === 'insight') continue;
+    const first = memory.sourceTurnIds.find((t) => turns.has(t));
+    if (first === undefined) continue;
+    told.set(first, [...(told.get(first) ?? []), memory]);
+  }
+  for (const memories of told.values()) memories.sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
+  return told;
 }
 
 /** Drops plain turns oldest first, then the oldest memory lines, until the summary fits. */

@@ -4,6 +4,8 @@ import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
 import procedureEn from '../fixtures/chat-completion-procedure-en.json';
 import procedureZh from '../fixtures/chat-completion-procedure-zh.json';
+import summaryEn from '../fixtures/chat-completion-summary-en.json';
+import summaryZh from '../fixtures/chat-completion-summary-zh.json';
 import zh from '../fixtures/chat-completion-zh.json';
 
 /*
@@ -49,6 +51,13 @@ export const noItems: StubAnswer = {
     choices: [{ index: 0, message: { role: 'assistant', content: '{"items":[]}', refusal: null }, logprobs: null, finish_reason: 'stop' }],
   },
 };
+
+/** Hand-authored session summaries (a summary request is told by its schema name), in the language of its turns. */
+export const SUMMARY_FIXTURES = { zh: summaryZh, en: summaryEn } as const;
+
+export function isSummaryRequest(body: ChatBody): boolean {
+  return body.response_format?.json_schema?.name === 'engram_session_summary';
+}
 
 /** The chat-completions stub: replays the fixtures unless a test sets another handler. */
 export class ChatCompletionsStub extends JsonHttpStub<ChatBody> {
