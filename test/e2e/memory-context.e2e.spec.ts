@@ -1,3 +1,8 @@
+import { loadConfig } from '@engram/config';
+import { summaryLines, summaryMergeKey } from '@engram/domain';
+import { FactStore, FactStoreVersions, ProjectionVersions } from '@engram/ports';
+import { DEFAULT_TENANT, Reprocessor, startApp } from '@engram/services';
+import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, rebuildOffline, startEngram, TestClock, turnsBody } from '../support/engram-harness';
 
 /**
@@ -17,7 +22,7 @@ interface Recalled {
   procedures: Item[];
   memories: Item[];
   recent: { turnId: string; sessionId: string; text: string }[];
-  summary: { sessionId: string; lines: string[] } | null;
+  summary: { sessionId: string; previous: boolean; lines: string[] } | null;
   context: string;
   tokens: number;
 }
@@ -209,6 +214,21 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const answer = await recall({ userId: 'someone-else', query: 'what were we doing', sessionId: 'mon', after });
       expect(answer.summary).toBeNull();
       expect(answer.recent.map((t) => t.sessionId)).toEqual(['mon']);
+    });
+
+    it('re-derives the summaries when the turns are reprocessed: the same summary from the reprocessed version', async () => {
+      const after = await say('laozhou', friday(true), 'fri');
+      const before = await recall({ userId: 'laozhou', query: '切换窗口', sessionId: 'fri', after });
+      const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir, ENGRAM_RECENT_TURNS: '4' }) }), { http: false, stages: false });
+      try {
+        const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-4' });
+        const store = await maintenance.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(built.factsVersion);
+        const [summary] = await store.findByMergeKeys(DEFAULT_TENANT, 'laozhou', [summaryMergeKey('fri')]);
+        expect(summary.kind).toBe('summary');
+        expect(summaryLines(summary)).toEqual(before.summary!.lines);
+      } finally {
+        await maintenance.close();
+      }
     });
 
     it('rebuilds the summaries by replaying the log: the same summary after an offline rebuild', async () => {
