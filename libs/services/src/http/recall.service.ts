@@ -11,9 +11,9 @@ import {
   rankMemories,
   RankingConfig,
   speakersOf,
-  tokenize,
   summaryLines,
   summaryMergeKey,
+  tokenize,
   understandQuery,
   ZoneBudget,
 } from '@engram/domain';
