@@ -21,8 +21,14 @@ export interface CatalogEntry {
  * "always answer in English", "别用表情包", "代码示例用 TypeScript". See `RuleExtractor`'s procedure rule.
  */
 export interface ProcedureCues {
-  /** Words that make a clause a standing instruction ("以后", "别用", "always", "don't"), anywhere in it. */
-  readonly directives: readonly string[];
+  /** Words that make an instruction standing ("以后", "每次", "always", "from now on"), anywhere in the clause. */
+  readonly standing: readonly string[];
+  /**
+   * Prohibitions and polite asks ("别用", "不要", "请用", "don't", "please"): an instruction, but as often
+   * for this answer as for all of them, so one counts only with a topic ("please explain how Kafka
+   * works" is a request, "please never use emojis" a rule).
+   */
+  readonly asks: readonly string[];
   /**
    * What an instruction asks the assistant to do ("用", "给", "use", "write"): with a directive, one of
    * these or a response word must be there ("每次代码评审都很慢" instructs nothing); opening the clause,
@@ -112,13 +118,15 @@ export interface RuleExtractorConfig {
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
   version: 'rules-4',
   procedures: {
-    // Not bare 别 or 请: they are inside 特别, 区别, 请假, 申请.
-    directives: [
+    standing: [
       '以后', '今后', '往后', '从现在起', '从现在开始', '从今以后', '每次', '下次', '一律', '统一用', '都要', '都用',
+      '始终用', '总是用', '务必', 'always', 'never', 'from now on', 'going forward', 'in the future', 'in future',
+      'every time', 'no more',
+    ],
+    // Not bare 别 or 请: they are inside 特别, 区别, 请假, 申请.
+    asks: [
       '别用', '别再', '别给', '别发', '别加', '别写', '别太', '千万别', '不要', '不许', '不准', '禁止', '请用', '请你',
-      '请以后', '请别', '请不要', '请始终', '请一直', '务必', '尽量', '一定要', '始终用', '总是用',
-      'always', 'never', "don't", 'do not', 'please', 'from now on', 'going forward', 'in the future', 'in future',
-      'stop', 'avoid', 'make sure', 'no more',
+      '请别', '请不要', '请始终', '请一直', '尽量', '一定要', "don't", 'do not', 'please', 'stop', 'avoid', 'make sure',
     ],
     actions: [
       '用', '给', '写', '加', '发', '回', '先', '带', '改成', '换成',

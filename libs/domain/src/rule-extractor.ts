@@ -397,12 +397,15 @@ class ClauseReader {
     const topic = this.procedureTopic(text);
     const response = findCue(text, cues.responses);
     if (!topic && !response) return null;
-    const action = findCue(text, cues.actions);
-    const directive = findCue(text, cues.directives) ?? findCue(text, cues.addressing);
-    const imperative = action?.index === 0;
+    const instructs = response !== null || findCue(text, cues.actions) !== null;
+    const standing = findCue(text, cues.standing) !== null;
+    const ask = findCue(text, cues.asks) !== null || findCue(text, cues.addressing) !== null;
+    // "用中文回答", "use TypeScript for code examples": an imperative naming a topic.
+    const imperative = topic !== null && findCue(text, cues.actions)?.index === 0;
+    // "代码示例用 TypeScript", "code examples in TypeScript".
     const topicLed = topic?.index === 0 && findCue(text.slice(topic.end).trimStart(), cues.topicInstructions)?.index === 0;
-    if (imperative || topicLed || (directive && (response || action))) return { topic: topic?.slug ?? null };
-    return null;
+    const rule = imperative || topicLed || (standing && instructs) || (ask && topic !== null && instructs);
+    return rule ? { topic: topic?.slug ?? null } : null;
   }
 
   /** The topic named first (the longest word when two start at the same place). */
