@@ -141,7 +141,8 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
         '中文', '英文', '英语', '汉语', '普通话', '日语', '日文', '繁体', '简体',
         'English', 'Chinese', 'Mandarin', 'Japanese', 'Spanish', 'French', 'German',
       ],
-      code_examples: ['代码示例', '示例代码', '代码', 'code examples', 'code example', 'code samples', 'code sample', 'code snippets', 'snippets', 'code'],
+      // Not bare "code": it is in "VS Code".
+      code_examples: ['代码示例', '示例代码', '代码', 'code examples', 'code example', 'code samples', 'code sample', 'code snippets', 'snippets', 'sample code', 'example code', 'code blocks'],
       emoji: ['表情包', '表情符号', '表情', 'emoji', 'emojis', 'emoticons', 'stickers'],
       quote: ['报价', 'quotes', 'quote', 'quoting', 'pricing'],
       length: ['简短', '简洁', '精简', '啰嗦', '长篇大论', '字数', 'short', 'shorter', 'concise', 'brief', 'verbose', 'long-winded'],

@@ -385,6 +385,10 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
     expect(procedures('以后写代码都按这个来：先写测试再写实现')[0]?.content ?? '').toContain('先写测试');
   });
 
+  it('given "VS Code" in a clause, then it is not a rule about code examples', () => {
+    expect(extract('别再给我推荐 VS Code 的插件了').some((i) => i.attribute === 'procedure:code_examples')).toBe(false);
+  });
+
   it('given a rule naming no known topic, then a procedure of its own', () => {
     const [rule] = procedures('以后回答之前先确认我的需求');
     expect(rule.attribute).toMatch(/^procedure:/);
