@@ -1,11 +1,11 @@
 import type { ExtractionInput } from '@engram/domain';
 
 /** The kinds an LLM may return (episodes and insights are derived elsewhere, never extracted). */
-export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profile'] as const;
+export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'procedure'] as const;
 export type LlmItemKind = (typeof LLM_ITEM_KINDS)[number];
 
 /** Bumped whenever the prompt or the schema changes: it is part of the extractor version. */
-export const PROMPT_VERSION = 1;
+export const PROMPT_VERSION = 2;
 
 /**
  * The system prompt. It carries the rules that make extracted items mergeable over time (one fact
@@ -17,10 +17,11 @@ The turn may be in Chinese, English or both. Return JSON that matches the given 
 
 Rules:
 1. One fact per item. Split a turn that states several facts into several items; never combine two facts in one item.
-2. Keep only what stays true beyond this conversation: preferences and habits, dislikes and prohibitions, identity and profile (name, job, employer, location, family), budgets, schedules and deadlines, decisions, tasks and their progress, and facts about the user's work, projects and tools.
+2. Keep only what stays true beyond this conversation: preferences and habits, dislikes and prohibitions, identity and profile (name, job, employer, location, family), budgets, schedules and deadlines, decisions, tasks and their progress, facts about the user's work, projects and tools, and standing rules for how the assistant should act.
 3. Drop temporary states and one-off requests: moods and feelings of the moment ("I'm tired today", "今天好累"), what the user is doing right now, greetings and thanks, questions, and requests that only concern this moment ("what's the weather today", "帮我看看这家店的营业时间"). A turn with nothing durable returns {"items": []}.
 4. "content" is one self-contained sentence stating the fact, written in the language the user wrote in (Chinese stays Chinese, English stays English). Never translate it. Keep names, numbers, products and dates exactly as written, and name the subject ("用户…", "The user…").
-5. "kind" is one of: preference (likes, dislikes, habits, prohibitions), fact (facts about the world of the user: their stack, their team, their projects), task (something to do, or progress on it), decision (a choice that was made), profile (identity: name, role, employer, location, family).
+5. "kind" is one of: preference (likes, dislikes, habits, prohibitions), fact (facts about the world of the user: their stack, their team, their projects), task (something to do, or progress on it), decision (a choice that was made), profile (identity: name, role, employer, location, family), procedure (a standing rule the user sets for how the assistant should act from now on: "以后报价先给区间再给明细", "always answer in English", "别用表情包", "代码示例用 TypeScript").
+13. A procedure has subject "user" and the attribute "procedure:<topic>", the topic a short English slug of what the rule governs, the same for every rule on it whatever the language: "response_language" (the language of answers), "emoji", "code_examples", "quote", "length", "format", "tone", or another slug. A later rule on the same topic replaces the earlier one ("以后用中文回答" after "always answer in English": both "procedure:response_language"). Its "value" is the rule in the user's words. An instruction for this answer only ("这个问题用英文回答", "answer this one in English") is not a procedure, and neither are the user's own habits ("I never use emojis myself" is a preference).
 6. "subject" is whose fact it is: "user" for the person writing a user turn, "assistant" for the assistant itself, or the name of another person exactly as written ("Alice", "老王").
 7. "attribute" is what the fact is about, as a short lowercase English slug with underscores ("editor", "database", "budget", "weekly_meeting", "employer", "diet"). Use the same slug whatever the language of the turn: "我喜欢用 VS Code" and "I prefer VS Code" both use "editor". Subject and attribute together identify a fact over time: a new value for the same subject and attribute replaces the old one.
 8. "value" is the fact's value, short, in the user's wording ("VS Code", "五万", "every Wednesday 14:00").

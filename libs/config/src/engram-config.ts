@@ -37,6 +37,23 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_RECALL_CANDIDATES = 60;
   @Transform(toNumber) @IsInt() @Min(50) ENGRAM_TOKEN_BUDGET = 1500;
   @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_RECENT_TURNS = 20;
+  /**
+   * The default zones of the token budget (a recall's `budget` overrides them): each zone fills up to
+   * its share first, in this order, then the shares left unused go to the zones with more to say.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_FACTS = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_PROCEDURES = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_MEMORIES = 600;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_SUMMARY = 250;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_RECENT = 250;
+  /** Re-derive a session's summary once this many more turns have left the recent window (0: no summaries), and its longest size in characters. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(1000) ENGRAM_SUMMARY_EVERY = 4;
+  @Transform(toNumber) @IsInt() @Min(200) @Max(100_000) ENGRAM_SUMMARY_MAX_CHARS = 2000;
+  /** Turns of the previous session a new session starts with (with that session's summary). */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_CARRY_OVER_TURNS = 6;
+  /** Longest a memory may be in the context, in characters and tokens: longer ones are cut around the query's terms. */
+  @Transform(toNumber) @IsInt() @Min(50) @Max(100_000) ENGRAM_MEMORY_MAX_CHARS = 400;
+  @Transform(toNumber) @IsInt() @Min(20) @Max(100_000) ENGRAM_MEMORY_MAX_TOKENS = 200;
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
   /** Which retrieval legs run: both (hybrid), or one alone to measure it (`engram eval`) or to skip the embedder. */
   @IsIn(['both', 'bm25', 'knn']) ENGRAM_RECALL_LEGS: 'both' | 'bm25' | 'knn' = 'both';
@@ -134,6 +151,8 @@ export class EngramConfig {
   // Extraction (docs/memory-model.md)
   /** `rules`: the embedded bilingual rules; `llm`: an OpenAI-compatible chat-completions model (ENGRAM_LLM_*). */
   @IsIn(['rules', 'llm']) ENGRAM_EXTRACTOR: 'rules' | 'llm' = 'rules';
+  /** Who writes session summaries: `extractive` (no model) or `llm` (the ENGRAM_LLM_* endpoint). Unset: `llm` when ENGRAM_EXTRACTOR=llm. */
+  @IsOptional() @IsIn(['extractive', 'llm']) ENGRAM_SUMMARIZER?: 'extractive' | 'llm';
   /** The chat-completions endpoint (base URL, …/v1 or …/chat/completions); required when ENGRAM_EXTRACTOR=llm. */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_LLM_URL must be an http(s) URL' }) ENGRAM_LLM_URL?: string;
   /** The request's `model`; empty: left out (single-model servers). */
@@ -250,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
+  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);

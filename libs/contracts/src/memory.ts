@@ -1,5 +1,9 @@
 /** The memory model shared by every stage (see docs/memory-model.md). */
-export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight'] as const;
+/**
+ * `procedure`: a rule for how the assistant should act ("以后报价先给区间再给明细", "always answer in English").
+ * `summary`: a session's rolling summary, derived by the resolver (never extracted, never ranked).
+ */
+export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight', 'procedure', 'summary'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
 export const TURN_ROLES = ['user', 'assistant', 'system', 'tool'] as const;

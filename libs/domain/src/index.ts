@@ -16,6 +16,8 @@ export * from './search-keys';
 export * from './query-understanding.config';
 export * from './query-understanding';
 export * from './context-assembly';
+export * from './excerpt';
+export * from './session-summary';
 export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';
 export { memoriesAsOf, memoryAsOf, memoriesValidAt, memoryValidAt, versionsOf } from './as-of';

@@ -96,7 +96,7 @@ export const defaultRelevanceConfig: RelevanceConfig = {
 export const defaultPriorConfig: PriorConfig = { weight: 0.1, decay: 1, importance: 1, confidence: 1, use: 1 };
 
 export const defaultRankingConfig: RankingConfig = {
-  halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60 },
+  halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60, procedure: null, summary: null },
   rrfK: 60,
   threshold: 0.05,
   relevance: defaultRelevanceConfig,

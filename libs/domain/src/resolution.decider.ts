@@ -330,9 +330,11 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
   };
 }
 
+/** The user's pinned attributes, and every procedure: rules for the assistant hold whatever the question. */
 function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
   const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
-  return item.subject === 'user' && item.operation === 'assert' && pinnedAttributes.includes(item.attribute);
+  if (item.operation !== 'assert') return false;
+  return item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute));
 }
 
 // ---- matching ------------------------------------------------------------------------------

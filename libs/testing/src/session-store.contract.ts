@@ -73,6 +73,26 @@ export function testSessionStore(
     );
 
     it(
+      'finds the previous session: the other session with the latest turn at or before an instant, this user only',
+      async () => {
+        await append([
+          turn({ turnId: 'a1', sessionId: 'mon', text: 'monday', occurredAt: minutesAfterStart(1) }),
+          turn({ turnId: 'b1', sessionId: 'tue', text: 'tuesday', occurredAt: minutesAfterStart(10) }),
+          turn({ turnId: 'a2', sessionId: 'mon', text: 'monday again', occurredAt: minutesAfterStart(5) }),
+          turn({ turnId: 'c1', sessionId: 'now', text: 'today', occurredAt: minutesAfterStart(20) }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId: 'theirs', turnId: 'x', occurredAt: minutesAfterStart(15) }),
+        ]);
+        expect(await store.previousSession(tenantId, userId, 'now', minutesAfterStart(20))).toBe('tue');
+        expect(await store.previousSession(tenantId, userId, 'tue', minutesAfterStart(20))).toBe('now');
+        expect(await store.previousSession(tenantId, userId, 'now', minutesAfterStart(9))).toBe('mon');
+        expect(await store.previousSession(tenantId, userId, 'mon', minutesAfterStart(9))).toBeNull();
+        expect(await store.previousSession(tenantId, 'user-3', 'now', minutesAfterStart(30))).toBeNull();
+        expect(await store.previousSession(uniqueName('tenant'), userId, 'now', minutesAfterStart(30))).toBeNull();
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'stores a turn sent twice once',
       async () => {
         const once = turn({ turnId: 'same', text: 'hello' });

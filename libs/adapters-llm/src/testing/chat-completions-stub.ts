@@ -2,6 +2,10 @@ import { JsonHttpStub, type StubAnswer, type StubHandler, type StubRequest } fro
 import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
+import procedureEn from '../fixtures/chat-completion-procedure-en.json';
+import procedureZh from '../fixtures/chat-completion-procedure-zh.json';
+import summaryEn from '../fixtures/chat-completion-summary-en.json';
+import summaryZh from '../fixtures/chat-completion-summary-zh.json';
 import zh from '../fixtures/chat-completion-zh.json';
 
 /*
@@ -15,6 +19,8 @@ export const FIXTURE_TURNS = {
   en: { text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?", response: en },
   malformed: { text: 'Let me tell you about my week.', response: malformed },
   notJson: { text: 'Summarise what you know about me.', response: notJson },
+  procedureEn: { text: 'From now on, always answer in English and use TypeScript for code examples.', response: procedureEn },
+  procedureZh: { text: '以后都用中文回答，报价先给区间再给明细，别用表情包。', response: procedureZh },
 } as const;
 
 interface ChatBody {
@@ -45,6 +51,13 @@ export const noItems: StubAnswer = {
     choices: [{ index: 0, message: { role: 'assistant', content: '{"items":[]}', refusal: null }, logprobs: null, finish_reason: 'stop' }],
   },
 };
+
+/** Hand-authored session summaries (a summary request is told by its schema name), in the language of its turns. */
+export const SUMMARY_FIXTURES = { zh: summaryZh, en: summaryEn } as const;
+
+export function isSummaryRequest(body: ChatBody): boolean {
+  return body.response_format?.json_schema?.name === 'engram_session_summary';
+}
 
 /** The chat-completions stub: replays the fixtures unless a test sets another handler. */
 export class ChatCompletionsStub extends JsonHttpStub<ChatBody> {

@@ -9,6 +9,7 @@ import {
   rankMemories,
   RankingConfig,
   RecallFilter,
+  SUMMARY_KIND,
   speakersOf,
   tokenize,
   understandQuery,
@@ -46,7 +47,7 @@ export async function recallOver(
   options: { readonly embedder: Embedder; readonly ranking: RankingConfig; readonly limit: number; readonly aliases: EntityAliasTable },
 ): Promise<AsOfRecall> {
   const pinned = known.filter((m) => m.pinned);
-  const searchable = known.filter((m) => !m.pinned);
+  const searchable = known.filter((m) => !m.pinned && m.kind !== SUMMARY_KIND); // summaries are read by session, not ranked
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
   // Two calls: the query and the memories are embedded as what they are (asymmetric models).

@@ -14,10 +14,13 @@ import {
   RankingConfig,
   RecallFilter,
   speakersOf,
+  summaryLines,
+  summaryMergeKey,
   tokenize,
   understandQuery,
+  ZoneBudget,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { pastViews, recallOver } from './as-of-recall';
@@ -85,27 +88,45 @@ export class RecallService {
             this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
-        ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
-        : Promise.resolve([]),
+        ? lookBack
+          ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS).then((turns) => ({ summary: null, recent: turns }))
+          : this.sessionContext(tenantId, userId, request.sessionId, now)
+        : Promise.resolve({ summary: null, recent: [] }),
     ]);
     // Turns said after the instant looked at were not there yet.
     const until = Math.min(asOf?.getTime() ?? Infinity, validAt?.getTime() ?? Infinity);
-    const recent = recentNow.filter((turn) => Date.parse(turn.occurredAt) <= until);
+    const recent = recentNow.recent.filter((turn) => Date.parse(turn.occurredAt) <= until);
+    const summary = recentNow.summary;
+    const shown = filter ? pinned.filter((memory) => matchesRecallFilter(memory, filter)) : pinned;
+    // Procedures are pinned like the facts but have a section of their own. The episode of a turn that
+    // said a rule stays searchable: the turn may say more than the rule ("I prefer type hints… so keep
+    // that in mind when you write snippets"), and dropping it cost the shipped eval a question.
+    const procedures = shown.filter((memory) => memory.kind === 'procedure');
 
     const assembled = assembleContext({
-      facts: filter ? pinned.filter((memory) => matchesRecallFilter(memory, filter)) : pinned,
+      facts: shown.filter((memory) => memory.kind !== 'procedure'),
+      procedures,
       memories: ranked.slice(0, k),
+      summary: summary ? summaryLines(summary.memory) : [],
       recent,
-      tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
+      ...this.budgetOf(request),
+      query: request.query,
+      cap: { chars: this.config.ENGRAM_MEMORY_MAX_CHARS, tokens: this.config.ENGRAM_MEMORY_MAX_TOKENS },
       now,
     });
     this.audit.record(tenantId, request, assembled);
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
-    if (!lookBack) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    if (!lookBack) {
+      const used = [...assembled.facts, ...assembled.procedures].map((f) => f.memoryId);
+      if (summary && assembled.summary.length > 0) used.push(summary.memory.memoryId);
+      this.recordAccess(tenantId, userId, [...used, ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    }
 
     return {
       facts: assembled.facts.map(toFactView),
+      procedures: assembled.procedures.map(toFactView),
       memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
+      summary: summary && assembled.summary.length > 0 ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary } : null,
       recent: assembled.recent.map(toRecentView),
       context: assembled.context,
       tokens: assembled.tokensUsed,
@@ -122,6 +143,49 @@ export class RecallService {
       ...(sessions ? { turnIds: new Set(await this.sessions.turnIds(tenantId, userId, sessions)) } : {}),
       ...(from ? { from: new Date(from) } : {}),
       ...(to ? { to: new Date(to) } : {}),
+    };
+  }
+
+  /**
+   * What the session said before its recent window: its summary, and the turns it does not cover
+   * (the window, plus those that left it since the summary was last re-derived). A session that has
+   * no summary yet starts with the previous session's summary and last turns (carried over).
+   */
+  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
+    const every = this.config.ENGRAM_SUMMARY_EVERY;
+    const window = this.config.ENGRAM_RECENT_TURNS + Math.max(0, every - 1);
+    const [turns, own] = await Promise.all([this.sessions.recent(tenantId, userId, sessionId, window), this.summaryOf(tenantId, userId, sessionId)]);
+    if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
+    const carry = this.config.ENGRAM_CARRY_OVER_TURNS;
+    if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
+    const previous = await this.sessions.previousSession(tenantId, userId, sessionId, turns[0]?.occurredAt ?? now.toISOString());
+    if (!previous) return { summary: null, recent: turns };
+    const [earlier, theirs] = await Promise.all([
+      carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
+      this.summaryOf(tenantId, userId, previous),
+    ]);
+    const carried = carry > 0 ? uncovered(earlier, theirs).slice(-carry) : [];
+    return { summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null, recent: [...carried, ...turns] };
+  }
+
+  private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {
+    if (this.config.ENGRAM_SUMMARY_EVERY <= 0) return undefined;
+    const [summary] = await this.facts.findByMergeKeys(tenantId, userId, [summaryMergeKey(sessionId)]);
+    return summary?.status === 'active' ? summary : undefined;
+  }
+
+  /** The request's budget by zone, each zone it leaves out at its configured share. */
+  private budgetOf(request: RecallDto): { tokenBudget: number; zones: ZoneBudget } {
+    const asked = request.budget ?? {};
+    return {
+      tokenBudget: asked.total ?? this.config.ENGRAM_TOKEN_BUDGET,
+      zones: {
+        facts: asked.facts ?? this.config.ENGRAM_BUDGET_FACTS,
+        procedures: asked.procedures ?? this.config.ENGRAM_BUDGET_PROCEDURES,
+        memories: asked.memories ?? this.config.ENGRAM_BUDGET_MEMORIES,
+        summary: asked.summary ?? this.config.ENGRAM_BUDGET_SUMMARY,
+        recent: asked.recent ?? this.config.ENGRAM_BUDGET_RECENT,
+      },
     };
   }
 
@@ -184,6 +248,18 @@ export class RecallService {
   }
 }
 
+interface SessionContext {
+  readonly summary: { readonly memory: MemoryRecord; readonly sessionId: string; readonly previous: boolean } | null;
+  readonly recent: SessionTurn[];
+}
+
+/** The turns a summary does not cover (all of them without one). */
+function uncovered(turns: readonly SessionTurn[], summary: MemoryRecord | undefined): SessionTurn[] {
+  if (!summary) return [...turns];
+  const covered = new Set(summary.sourceTurnIds);
+  return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
   const embedder = relevanceFor(config);
   return {
@@ -195,6 +271,8 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       profile: null,
       episode: 14,
       insight: 60,
+      procedure: null, // never ranked: injected in their own section
+      summary: null, // never ranked: the session's summary section
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
@@ -242,9 +320,10 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
   };
 }
 
-function toRecentView(turn: { turnId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
+function toRecentView(turn: { turnId: string; sessionId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
   return {
     turnId: turn.turnId,
+    sessionId: turn.sessionId,
     role: turn.role,
     ...(turn.speaker !== undefined ? { speaker: turn.speaker } : {}),
     text: turn.text,
