@@ -9,7 +9,7 @@ const MAX_LINES = 20;
 const MAX_LINE = 300;
 
 /**
- * The session summary written by an OpenAI-compatible chat model (docs/memory-model.md §12): the
+ * The session summary written by an OpenAI-compatible chat model (docs/memory-model.md §14): the
  * summary so far plus the turns that just left the recent window in, the updated summary out, as
  * lines. Rolling, so each call reads a few turns, not the whole session.
  */

@@ -3,7 +3,7 @@ import { excerptAround } from './excerpt';
 import type { ResolverState } from './resolution.decider';
 
 /**
- * The rolling session summary (docs/memory-model.md §12): what a session said before its recent
+ * The rolling session summary (docs/memory-model.md §14): what a session said before its recent
  * window, so the context keeps it once the turns themselves have left. Extractive: the session's
  * turns that left the window, in order, each told by the memories extracted from it ("决定用
  * PostgreSQL") or, when it gave none, by its own words cut to a line. Re-derived every `every`
