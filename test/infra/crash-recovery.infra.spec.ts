@@ -9,6 +9,7 @@ import { MEMORY_STATUSES, MemoryRecord, Topics } from '@engram/contracts';
 import { EventLog, FactStore, lag, LogPosition, SessionStore } from '@engram/ports';
 import { DEFAULT_TENANT, EventPublisher, PipelineProgress, startApp } from '@engram/services';
 import { eventually } from '@engram/testing';
+import { SUMMARY_KIND } from '@engram/domain';
 import { GatewayAppModule } from '../../apps/gateway/gateway.module';
 import { RecallAppModule } from '../../apps/recall/recall.module';
 import { destroyDeployment, distributedEnv, infra, newDeployment, readTopic } from '../support/distributed-deployment';
@@ -321,7 +322,8 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
         expect({ userId, turns: await sessionTurnIds(recall, userId) }).toEqual({ userId, turns: turnIds });
         expect(await sessionTurnIds(reference.app, userId)).toEqual(turnIds);
 
-        // The search index: exactly the active memories, each at its current revision.
+        // The search index: exactly the active memories, each at its current revision (summaries are
+        // read by session, never indexed: docs/memory-model.md §14).
         const hits = await es.search<{ memoryId: string; status: string }>({
           index: deployment.indexPrefix,
           size: 1_000,
@@ -329,7 +331,7 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
           query: { bool: { filter: [{ term: { tenantId: DEFAULT_TENANT } }, { term: { userId } }, { term: { status: 'active' } }] } },
         });
         const indexed = hits.hits.hits.map((h) => ({ memoryId: h._source!.memoryId, revision: h._version })).sort((a, b) => a.memoryId.localeCompare(b.memoryId));
-        const active = actual.filter((m) => m.status === 'active').map((m) => ({ memoryId: m.memoryId, revision: m.revision }));
+        const active = actual.filter((m) => m.status === 'active' && m.kind !== SUMMARY_KIND).map((m) => ({ memoryId: m.memoryId, revision: m.revision }));
         expect({ userId, indexed }).toEqual({ userId, indexed: active });
       }
       // The input really exercised reinforcement and supersession.
