@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-3 and resolves the same items as the pure function', async () => {
+  it('has the version rules-4 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-3');
+    expect(extractor.version).toBe('rules-4');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
