@@ -5,7 +5,7 @@ export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profil
 export type LlmItemKind = (typeof LLM_ITEM_KINDS)[number];
 
 /** Bumped whenever the prompt or the schema changes: it is part of the extractor version. */
-export const PROMPT_VERSION = 1;
+export const PROMPT_VERSION = 2;
 
 /**
  * The system prompt. It carries the rules that make extracted items mergeable over time (one fact
@@ -25,9 +25,10 @@ Rules:
 7. "attribute" is what the fact is about, as a short lowercase English slug with underscores ("editor", "database", "budget", "weekly_meeting", "employer", "diet"). Use the same slug whatever the language of the turn: "我喜欢用 VS Code" and "I prefer VS Code" both use "editor". Subject and attribute together identify a fact over time: a new value for the same subject and attribute replaces the old one.
 8. "value" is the fact's value, short, in the user's wording ("VS Code", "五万", "every Wednesday 14:00").
 9. "entities" lists the named things the item mentions (products, companies, people, places), as written.
-10. "confidence" (0 to 1): how certain it is that the user stated this fact (1 explicit, 0.5 implied). "importance" (0 to 1): how useful it is for future conversations (identity and hard constraints high, passing preferences lower).
-11. "operation" is "assert" for a new or changed fact, "retract" when the user says a fact is no longer true ("忘掉我之前说的…", "that's no longer true"). A correction ("不是三万，是五万", "I meant Friday") is an "assert" of the corrected value under the same attribute. When a retraction does not say what it refers to, use the attribute "@last".
-12. Text such as [PHONE], [EMAIL] or [CARD] is a masked secret: never guess what it hides, and do not make a memory out of it alone.`;
+10. "confidence" (0 to 1): how certain it is that the user stated this fact (1 explicit, 0.5 implied). "importance" (0 to 1): how useful it is for future conversations (identity and hard constraints high, passing preferences lower; said with "记住", "永远", "绝对", "以后都", "always", "never forget": higher). Words that only stress a statement never change its subject: "这条必须永远记住：我女儿对花生过敏" is the daughter's allergy.
+11. "operation" is "assert" for a new or changed fact, "retract" when the user says a fact is no longer true or asks to forget it ("忘掉我之前说的喜欢吃榴莲", "forget that I like durian", "that's no longer true"). A correction ("不是三万，是五万", "I meant Friday") is an "assert" of the corrected value under the same attribute. When a retraction does not say what it refers to, use the attribute "@last".
+12. "corrects" is true when the item corrects or replaces something said before: "不对，改成9点", "no, make it 10", "我改主意了，我要低卡方案", "…改成…", "不是MySQL，是PostgreSQL", "actually, …", and forget requests; false otherwise. A correction that does not name what it corrects ("不对，改成9点") uses the attribute "@last" and only the new value ("9点"): the memory service finds what it answers. An amount is a budget only when the sentence is about money ("我的收货地址改成世纪大道100号" is an address).
+13. Text such as [PHONE], [EMAIL] or [CARD] is a masked secret: never guess what it hides, and do not make a memory out of it alone.`;
 
 /** The JSON schema of the answer (OpenAI structured outputs, strict: every field required, nothing else). */
 export const EXTRACTION_SCHEMA = {
@@ -41,7 +42,7 @@ export const EXTRACTION_SCHEMA = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['kind', 'subject', 'attribute', 'value', 'content', 'entities', 'confidence', 'importance', 'operation'],
+        required: ['kind', 'subject', 'attribute', 'value', 'content', 'entities', 'confidence', 'importance', 'operation', 'corrects'],
         properties: {
           kind: { type: 'string', enum: [...LLM_ITEM_KINDS] },
           subject: { type: 'string', description: '"user", "assistant", or a named person as written.' },
@@ -52,6 +53,7 @@ export const EXTRACTION_SCHEMA = {
           confidence: { type: 'number', description: '0 to 1.' },
           importance: { type: 'number', description: '0 to 1.' },
           operation: { type: 'string', enum: ['assert', 'retract'] },
+          corrects: { type: 'boolean', description: 'True when it corrects or replaces something said before (see rule 12).' },
         },
       },
     },

@@ -158,7 +158,12 @@ function resolveCorrection(command: MemoriesExtracted, item: ExtractedItem, stat
   }
   const target = correctedBy(command, item, state);
   if (target && item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
-  if (target) return assertOn(target, { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) }, options);
+  if (target) {
+    // Landing on another key, it says something new even when the values agree ("like" → "like").
+    const landed = { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) };
+    const restated = normaliseValue(target.content) === normaliseValue(item.content);
+    return restated || item.attribute === LAST_MENTIONED ? assertOn(target, landed, options) : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
+  }
   if (item.attribute !== LAST_MENTIONED) return resolveKeyed(command, item, state, options);
   return item.operation === 'retract' ? null : resolveAnaphora(item, state, options);
 }
@@ -181,6 +186,8 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
   for (const memory of state.values()) {
     if (memory.status !== 'active' || memory.subject !== item.subject || memory.kind === 'episode' || memory.kind === 'insight') continue;
     if (Date.parse(memory.lastSeenAt) > at || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
+    // One speaker corrects what they said, not what another participant said.
+    if ((memory.speaker ?? null) !== (item.speaker ?? null)) continue;
     const memoryTerms = termsOf(memory.content);
     const shared = sharedTerms(itemTerms, memoryTerms);
     if (memory.sourceTurnIds.some((turn) => session.has(turn)) && compatible(item, memory, shared) && (!answered || later(memory, answered))) {

@@ -40,6 +40,11 @@ export interface RuleExtractorConfig {
     /** "actually …", "其实 …": what follows is a corrected statement. */
     readonly correctionLead: readonly string[];
     /**
+     * Correction leads that are as often conversation ("sorry to hear that", "wait, really?", "I mean
+     * …"): they make the clause more certain but do not let it land on another memory.
+     */
+    readonly weakCorrectionLead: readonly string[];
+    /**
      * Leads that make a correction only as a piece of their own ("no, make it 10", "不对，改成9点"):
      * "no sugar please" is not one.
      */
@@ -275,6 +280,7 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
       "i've changed my mind", 'i have changed my mind', 'i changed my mind', 'changed my mind', 'on second thought',
       'make it', 'make that', 'change of plan', 'change of plans',
     ],
+    weakCorrectionLead: ['sorry', 'wait', 'i mean', 'to be precise', '准确地说', '应该是'],
     correctionAlone: ['no', 'nope', 'no no', 'not quite', 'wrong', '不对', '不对不对', '不是的', '错了', '不不'],
     changeVerbs: [
       '改成', '改为', '改到', '换成', '换到', '提到', '提高到', '涨到', '加到', '增加到', '降到', '降低到', '减到',

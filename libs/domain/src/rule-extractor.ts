@@ -15,8 +15,10 @@ import {
   extractProperNouns,
   extractQuoted,
   extractRecurrence,
+  amountToNumber,
   findCatalog,
   isMoneyShaped,
+  isTimeOfDay,
   slugify,
   stripEdges,
   trimPunctuation,
@@ -120,6 +122,12 @@ interface Clause {
   readonly remembered: boolean;
   /** "其实…", "actually…", "不对，…": the clause corrects an earlier statement. */
   readonly corrected: boolean;
+  /**
+   * A correction lead that says what follows replaces something ("actually", "其实", "我改主意了"),
+   * not one that is as often conversation ("sorry", "no," answering a question): only then may the
+   * clause's findings land on another memory (`correction`).
+   */
+  readonly retargets: boolean;
   /** "永远", "always", "never forget": said with emphasis, as important as "记住". */
   readonly emphasised: boolean;
 }
@@ -303,8 +311,9 @@ class ClauseReader {
       body: third?.body ?? body,
       subject: third?.subject ?? (role === 'assistant' ? 'assistant' : 'user'),
       remembered: remember.matched,
+      corrected: correction.matched,
       // "其实我也喜欢 Python" adds to what was said; it corrects nothing.
-      corrected: correction.matched && findCue(body, this.cues.additive) === null,
+      retargets: correction.strong && findCue(body, this.cues.additive) === null,
       emphasised: findCue(content, this.cues.emphasis) !== null,
     };
   }
@@ -325,18 +334,22 @@ class ClauseReader {
   }
 
   /** "actually …", and "no, …" / "不对，…" where the lead stands on its own before a comma. */
-  private stripCorrectionLead(body: string): { rest: string; matched: boolean } {
+  private stripCorrectionLead(body: string): { rest: string; matched: boolean; strong: boolean } {
     let rest = body;
     let matched = false;
+    let strong = false;
     for (let round = 0; round < 2; round++) {
-      const lead = stripLead(rest, this.cues.correctionLead);
+      const lead = findCue(rest, this.cues.correctionLead);
       const alone = findCue(rest, this.cues.correctionAlone);
-      if (lead.matched) rest = this.stripConnectors(lead.rest);
-      else if (alone && alone.index === 0 && /^\s*[,，。.!！;；:：]/u.test(rest.slice(alone.end))) rest = this.stripConnectors(rest.slice(alone.end));
-      else break;
+      if (lead && lead.index === 0) {
+        strong ||= findCue(lead.cue, this.cues.weakCorrectionLead)?.end !== lead.cue.length;
+        rest = this.stripConnectors(rest.slice(lead.end));
+      } else if (alone && alone.index === 0 && /^\s*[,，。.!！;；:：]/u.test(rest.slice(alone.end))) {
+        rest = this.stripConnectors(rest.slice(alone.end));
+      } else break;
       matched = true;
     }
-    return { rest, matched };
+    return { rest, matched, strong };
   }
 
   /** Rules for what the user says about themselves (or about someone they name). */
@@ -373,7 +386,7 @@ class ClauseReader {
 
   toDraft(finding: Finding, clause: Clause, input: ExtractionInput): ExtractedItemDraft {
     const boost = clause.remembered || clause.emphasised ? 0.15 : 0;
-    const correction = finding.correction ?? (clause.corrected ? 'named' : undefined);
+    const correction = finding.correction ?? (clause.retargets ? 'named' : undefined);
     const keys = this.attributeWords(finding.attribute);
     const confidence = clause.remembered
       ? Math.max(finding.confidence, 0.9)
@@ -526,7 +539,11 @@ class ClauseReader {
   private anaphoricCorrection(c: Clause): Finding | null {
     if (!c.corrected) return null;
     const raw = c.body.replace(/^(?:it's|it is|that's|that is|make that|it should be|should be|应该是|是)\s*/iu, '');
-    return this.correctTo('', raw, true, c.body);
+    const found = this.correctTo('', raw, true, c.body);
+    // "no, I haven't": words after a lead that is as often an answer correct nothing; "no, 10" does.
+    if (!found || c.retargets || found.attribute !== LAST_MENTIONED || valueShapeOf(found.value) !== 'text') return found;
+    const { correction: _open, ...plain } = found;
+    return plain;
   }
 
   // -- who the user is --
@@ -1003,6 +1020,13 @@ class ClauseReader {
 /** Only separators come off a clause's edges: closing quotes and brackets belong to the content. */
 function trimClause(raw: string): string {
   return raw.replace(/^[\s,，。.;；:：!！、]+|[\s,，。.;；:：!！、]+$/gu, '');
+}
+
+/** Whether a bare value has a shape a resolver can match (amount, schedule, date, time) or is words. */
+function valueShapeOf(value: string): 'text' | 'shaped' {
+  const bare = value.trim();
+  if (amountToNumber(bare) !== null || extractRecurrence(bare)?.value === bare || extractDate(bare) === bare || isTimeOfDay(bare)) return 'shaped';
+  return 'text';
 }
 
 function round(n: number): number {

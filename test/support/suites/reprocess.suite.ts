@@ -30,7 +30,7 @@ import { EngramHarness, EngramMode, rebuildOffline, startEngram, turnsBody, useE
  * online rebuild (the run's topic, then memory.facts.v1 from the switch) while turns arrive.
  */
 
-const LLM = 'llm-1:gpt-4o-mini';
+const LLM = 'llm-2:gpt-4o-mini';
 const fixturesOrNothing: Handler = (request, attempt) => {
   const answer = replayFixtures(request, attempt);
   return answer.status === 500 ? noItems : answer;

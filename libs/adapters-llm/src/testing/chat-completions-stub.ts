@@ -3,6 +3,10 @@ import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
 import zh from '../fixtures/chat-completion-zh.json';
+import correctionEnBefore from '../fixtures/chat-completion-correction-en-before.json';
+import correctionEn from '../fixtures/chat-completion-correction-en.json';
+import correctionZhBefore from '../fixtures/chat-completion-correction-zh-before.json';
+import correctionZh from '../fixtures/chat-completion-correction-zh.json';
 
 /*
  * A local OpenAI-compatible chat-completions server for tests: it answers each turn with a
@@ -15,6 +19,10 @@ export const FIXTURE_TURNS = {
   en: { text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?", response: en },
   malformed: { text: 'Let me tell you about my week.', response: malformed },
   notJson: { text: 'Summarise what you know about me.', response: notJson },
+  correctionZhBefore: { text: '把服务器时间改成8点', response: correctionZhBefore },
+  correctionZh: { text: '不对，改成9点', response: correctionZh },
+  correctionEnBefore: { text: 'set the standup to 9am', response: correctionEnBefore },
+  correctionEn: { text: 'no, make it 10', response: correctionEn },
 } as const;
 
 interface ChatBody {
