@@ -174,9 +174,15 @@ function resolveCorrection(command: MemoriesExtracted, item: ExtractedItem, stat
  */
 const CORRECTION_OVERLAP = 0.5;
 
-/** The memory a correction answers (see resolveCorrection); ties go to the later memory, then the higher id. */
+/**
+ * The memory a correction answers (see resolveCorrection); ties go to the later memory, then the
+ * higher id. A value of a shape ("9点", "10", "五万") answers the latest memory of that shape said
+ * earlier in the session; words ("我要低卡方案") answer only what the speaker said last in it.
+ */
 function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState): MemoryRecord | null {
   const session = turnsOfSession(state, command.payload.sessionId);
+  const words = item.operation === 'assert' && valueShape(item.value) === 'text';
+  const lastTurn = words ? lastTurnOf(item, state, session) : null;
   const own = new Set(item.sourceTurnIds);
   const at = Date.parse(item.validFrom);
   const itemTerms = termsOf(item.content);
@@ -190,7 +196,8 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
     if ((memory.speaker ?? null) !== (item.speaker ?? null)) continue;
     const memoryTerms = termsOf(memory.content);
     const shared = sharedTerms(itemTerms, memoryTerms);
-    if (memory.sourceTurnIds.some((turn) => session.has(turn)) && compatible(item, memory, shared) && (!answered || later(memory, answered))) {
+    const inSession = words ? lastTurn !== null && memory.sourceTurnIds.includes(lastTurn) : memory.sourceTurnIds.some((turn) => session.has(turn));
+    if (inSession && compatible(item, memory, shared) && (!answered || later(memory, answered))) {
       answered = memory;
     }
     const overlap = shared / Math.max(1, Math.min(itemTerms.length, memoryTerms.length) - 1);
@@ -212,6 +219,19 @@ function compatible(item: ExtractedItem, memory: MemoryRecord, shared: number): 
   if (shape === 'text') return shared > 0;
   const other = valueShape(memory.value);
   return shape === other || (/^\d+(?:\.\d+)?$/u.test(item.value.trim()) && other !== 'text' && other !== 'schedule');
+}
+
+/** The speaker's latest turn in the session before the item's (from its episodes), or null. */
+function lastTurnOf(item: ExtractedItem, state: ResolverState, session: ReadonlySet<string>): string | null {
+  const own = new Set(item.sourceTurnIds);
+  let last: MemoryRecord | null = null;
+  for (const memory of state.values()) {
+    if (memory.kind !== 'episode' || memory.subject !== item.subject || (memory.speaker ?? null) !== (item.speaker ?? null)) continue;
+    if (!memory.sourceTurnIds.some((turn) => session.has(turn)) || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
+    if (memory.validFrom > item.validFrom) continue;
+    if (!last || memory.validFrom > last.validFrom || (memory.validFrom === last.validFrom && memory.memoryId > last.memoryId)) last = memory;
+  }
+  return last?.sourceTurnIds[last.sourceTurnIds.length - 1] ?? null;
 }
 
 /** The turns of a session, from its episodes (`episode:<session>:<turn>`): memories store no session. */

@@ -343,6 +343,15 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ]);
   });
 
+  it('given a correction in words, then it answers only what was said last in the session', async () => {
+    const state = await say(['我喜欢高热量的饮食方案', '我在字节跳动工作', '我改主意了，我要低卡方案']);
+    expect(facts(state).map((m) => [m.attribute, m.version])).toEqual([
+      ['preference:高热量的饮食方案', 1],
+      ['employer', 1],
+      ['task:低卡方案', 1],
+    ]);
+  });
+
   it('given a preference in another session, then a correction that shares a word only is a new memory; a near restatement lands on it', async () => {
     const apart = await say(['s1|我喜欢高热量的饮食方案', 's2|我改主意了，我要低卡方案']);
     expect(facts(apart).map((m) => m.kind).sort()).toEqual(['preference', 'task']);

@@ -51,6 +51,13 @@ export interface RuleExtractorConfig {
     readonly correctionAlone: readonly string[];
     /** "<attribute> 改成 <value>": verbs that put a new value on an attribute. */
     readonly changeVerbs: readonly string[];
+    /**
+     * Change verbs that may open a clause as a correction of what was just said ("改成9点", "make it
+     * 10"); "now I have a drive for backups" is no correction, though "is now" after an attribute is.
+     */
+    readonly openChangeVerbs: readonly string[];
+    /** Words a phrase naming an attribute never holds ("the tank is big enough now…" names none). */
+    readonly notInAttribute: readonly string[];
     /** "set <attribute> to <value>": verbs that open an assignment closed by "to". */
     readonly assignLeads: readonly string[];
     /**
@@ -60,6 +67,8 @@ export interface RuleExtractorConfig {
     readonly money: readonly string[];
     /** Forget requests whose object the other rules can read ("忘掉我之前说的喜欢吃榴莲" → the preference). */
     readonly forget: readonly string[];
+    /** What may come before a forget request's verb ("请忘掉…", "please forget…"); anything else ("I'll never forget…") is not one. */
+    readonly forgetAsk: readonly string[];
     /** Words around a forget request's object ("我之前说的", "这件事", "what I said about"). */
     readonly forgetFillers: readonly string[];
     /** What may come before a "remember" cue ("这条必须永远记住：…", "always remember that …"). */
@@ -289,11 +298,20 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
       'bumped to', 'went up to', 'dropped to', 'reduced to', 'lowered to', 'switched to', 'switching to',
       'pushed to', 'postponed to', 'now',
     ],
+    openChangeVerbs: [
+      '改成', '改为', '改到', '换成', '换到', '提到', '提高到', '涨到', '降到', '降低到', '调整为', '调整到', '调到', '推迟到',
+      '提前到', '挪到', 'change it to', 'changed it to', 'make it', 'make that',
+    ],
+    notInAttribute: [
+      'is', 'are', 'was', 'were', 'am', 'be', 'been', 'has', 'have', 'had', 'will', 'would', 'can', 'could', 'should',
+      '我', '你', '他', '她', '是', '有', '了', '在',
+    ],
     assignLeads: ['set', 'move', 'change', 'reschedule', 'update', 'switch', 'push', 'put'],
     money: [
       '预算', '经费', '钱', '元', '块', '花费', '开销', '工资', '薪资', '月薪', '年薪', '费用', '美元', '人民币',
       'budget', 'spend', 'spending', 'cost', 'costs', 'price', 'salary', 'pay', 'afford', 'dollars', 'bucks', '$', '¥', '￥', '€', '£',
     ],
+    forgetAsk: ['请', '帮我', '麻烦你', '麻烦', '你', '就', 'please', 'can you', 'could you', 'just'],
     forget: ['忘掉', '忘记', '忘了', '别记', '不用记', '不要记', '删掉', 'forget about', 'forget', 'disregard', 'ignore what i said about'],
     forgetFillers: [
       '我之前说过的', '我之前说的', '之前说过的', '之前说的', '我刚才说的', '刚才说的', '我说过的', '我说的', '关于',

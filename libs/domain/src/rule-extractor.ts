@@ -444,7 +444,8 @@ class ClauseReader {
     if (product) return retract(product.entry.category, product.entry.name);
     if (anaphoric) return retract(LAST_MENTIONED, '');
     const forget = findCue(c.body, this.cues.forget);
-    if (!forget || nested) return null; // "我不再吃肉了" names nothing we hold: a new preference, not a retraction.
+    const asked = forget !== null && (forget.index === 0 || stripLead(c.body.slice(0, forget.index), this.cues.forgetAsk).rest === '');
+    if (!forget || !asked || nested) return null; // "我不再吃肉了" names nothing we hold: a new preference, not a retraction.
     // "忘掉我之前说的喜欢吃榴莲": what to forget is itself a statement; read it with the other rules.
     const object = this.forgetObject(c.body.slice(forget.end));
     if (!object) return null;
@@ -478,8 +479,11 @@ class ClauseReader {
     const assign = this.assignment(c.body);
     if (assign) return this.correctTo(assign.pre, assign.raw, false, c.body);
     const change = findCue(c.body, this.cues.changeVerbs);
-    if (change) return this.correctTo(c.body.slice(0, change.index), c.body.slice(change.end), false, c.body);
-    return null;
+    if (!change) return null;
+    const pre = c.body.slice(0, change.index);
+    // "now I have a drive for backups" opens with a change word but corrects nothing; "改成9点" does.
+    if (trimPunctuation(pre) === '' && findCue(change.cue, this.cues.openChangeVerbs)?.end !== change.cue.length) return null;
+    return this.correctTo(pre, c.body.slice(change.end), false, c.body);
   }
 
   /** "set the standup to 9am", "move my dentist appointment to Friday": the attribute, then the value. */
@@ -519,7 +523,7 @@ class ClauseReader {
       phrase = phrase.slice(lead[0].length);
     }
     phrase = this.clean(phrase.replace(/(?:的|'s)$/u, ''));
-    if (!phrase || FIRST_PERSON.test(phrase) || this.hasNowAdverb(phrase)) return null;
+    if (!phrase || FIRST_PERSON.test(phrase) || this.hasNowAdverb(phrase) || findCue(phrase, this.cues.notInAttribute)) return null;
     const han = /^\p{Script=Han}{2,12}$/u.test(phrase);
     const latin = /^[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}$/iu.test(phrase) && !/^(?:it|this|that|he|she|they|you)$/iu.test(phrase);
     return han || latin ? slugify(phrase) : null;
