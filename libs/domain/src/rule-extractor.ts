@@ -55,12 +55,17 @@ export function extractWithRules(
 ): ExtractedItemDraft[] {
   if (input.role === 'system' || input.role === 'tool') return [];
   const reader = new ClauseReader(config);
-  const drafts = splitClauses(input.text, config).flatMap((raw) => {
-    const clause = reader.prepare(raw, input.role);
-    if (!clause) return [];
-    const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
-    return findings.map((f) => reader.toDraft(f, clause, input));
-  });
+  const drafts = [...input.text.matchAll(SENTENCE)].flatMap(([sentence]) =>
+    splitClauses(sentence, config).flatMap((raw) => {
+      const clause = reader.prepare(raw, input.role);
+      if (!clause) return [];
+      const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
+      // "跑步时间改了，天冷了，改成周一三五晚上…": an open correction's clause says nothing of what it
+      // corrects; its sentence often does, and is what a later question is matched against.
+      const about = (f: Finding) => (f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause);
+      return findings.map((f) => reader.toDraft(f, about(f), input));
+    }),
+  );
   return dedupe(scopeBudgets(drafts, input.text, config));
 }
 
