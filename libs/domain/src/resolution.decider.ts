@@ -137,12 +137,13 @@ function resolveKeyed(
 /**
  * Whether an item may land on a memory of another merge key: a correction that names no attribute
  * ("不对，改成9点", "no, make it 10", "forget what I said about durian") or one whose attribute is
- * its own object (`preference:…`, `task:…`: "我改主意了，我要低卡方案"). A correction of a plain
- * attribute (`database`, `收货地址`, `standup`) is its merge key: it supersedes that memory or is new.
+ * its own object (`preference:…`, `task:…`: "我改主意了，我要低卡方案"), or a family's unscoped name
+ * ("the deadline moved to…", CORRECTED_FAMILIES). A correction of another plain attribute
+ * (`database`, `收货地址`, `standup`) is its merge key: it supersedes that memory or is new.
  */
 function correctsOthers(item: ExtractedItem): boolean {
   if (!item.correction) return false;
-  return item.correction === 'open' || item.attribute === LAST_MENTIONED || item.attribute.includes(':');
+  return item.correction === 'open' || item.attribute === LAST_MENTIONED || item.attribute.includes(':') || CORRECTED_FAMILIES.includes(item.attribute);
 }
 
 /**
@@ -156,6 +157,11 @@ function resolveCorrection(command: MemoriesExtracted, item: ExtractedItem, stat
   if (item.attribute !== LAST_MENTIONED && (findByMergeKey(state, mergeKeyOf(item)) ?? latestScoped(item, state))) {
     return resolveKeyed(command, item, state, options);
   }
+  // "the reconciliation deadline moved to November 13": a correction of "the deadline" names no task,
+  // so it speaks of the scoped deadline mentioned last, as an unscoped budget does (SCOPED_FAMILIES).
+  const scoped = item.correction === 'named' ? latestScoped(item, state, CORRECTED_FAMILIES) : undefined;
+  if (scoped) return item.operation === 'retract' ? retract(scoped, item, options) : assertOn(scoped, { ...item, attribute: scoped.attribute, kind: scoped.kind }, options);
+  if (item.correction === 'named' && item.attribute !== LAST_MENTIONED && !item.attribute.includes(':')) return resolveKeyed(command, item, state, options);
   const target = correctedBy(command, item, state);
   if (target && item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
   if (target) {
@@ -603,8 +609,14 @@ function lastMentioned(item: ExtractedItem, state: ResolverState, shape: ValueSh
  */
 const SCOPED_FAMILIES: readonly string[] = ['budget'];
 
-function latestScoped(item: ExtractedItem, state: ResolverState): MemoryRecord | undefined {
-  if (!SCOPED_FAMILIES.includes(item.attribute)) return undefined;
+/**
+ * Families whose unscoped *correction* speaks of the scoped memory mentioned last: a plain statement
+ * "the deadline is Friday" may be a new deadline, a corrected one ("…deadline moved to…") is not.
+ */
+const CORRECTED_FAMILIES: readonly string[] = ['budget', 'deadline'];
+
+function latestScoped(item: ExtractedItem, state: ResolverState, families: readonly string[] = SCOPED_FAMILIES): MemoryRecord | undefined {
+  if (!families.includes(item.attribute)) return undefined;
   const prefix = `${item.attribute}:`;
   const at = Date.parse(item.validFrom);
   let best: MemoryRecord | undefined;

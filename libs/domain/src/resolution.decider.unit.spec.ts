@@ -343,6 +343,16 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ]);
   });
 
+  it('given a task\'s deadline then "the reconciliation deadline moved to November 13", then that deadline is superseded', async () => {
+    const state = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|Update: the reconciliation deadline moved to November 13']);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
+      ['deadline:ship-the-payouts-reconciliation-service', 'November 13', ['October 30']],
+    ]);
+    // Said plainly, "the deadline is Friday" is a deadline of its own.
+    const plain = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|the deadline is Friday']);
+    expect(facts(plain).map((m) => m.attribute).sort()).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
+  });
+
   it('given a correction in words, then it answers only what was said last in the session', async () => {
     const state = await say(['我喜欢高热量的饮食方案', '我在字节跳动工作', '我改主意了，我要低卡方案']);
     expect(facts(state).map((m) => [m.attribute, m.version])).toEqual([
