@@ -21,6 +21,7 @@ interface Recalled {
   facts: Item[];
   memories: Item[];
   recent: { turnId: string; text: string }[];
+  summary: { lines: string[] } | null;
   context: string;
   tokens: number;
   consistent: boolean;
@@ -250,8 +251,11 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
       expect(recalled.facts.map((f) => f.content)).toEqual([expect.stringContaining('王芳')]);
       expect(recalled.memories.length).toBeLessThanOrEqual(3);
       expect(recalled.memories.length).toBeGreaterThan(0);
-      // The window is the session's last ENGRAM_RECENT_TURNS (3) turns, oldest first.
-      expect(recalled.recent.map((t) => t.text)).toEqual(['我喜欢喝抹茶', '我喜欢喝气泡水', '我喜欢喝红茶']);
+      // The recent turns are those the session summary does not cover, oldest first: the last
+      // ENGRAM_RECENT_TURNS (3), plus the one that left the window since the summary was derived
+      // (every ENGRAM_SUMMARY_EVERY = 4 turns out of the window: it covers the first four).
+      expect(recalled.recent.map((t) => t.text)).toEqual(['我喜欢喝椰子水', '我喜欢喝抹茶', '我喜欢喝气泡水', '我喜欢喝红茶']);
+      expect(recalled.summary?.lines.join('\n')).toContain('我喜欢喝豆浆');
       const { context } = recalled;
       expect(context).toMatch(/overrides/);
       const order = ['<facts>', '<memories>', '<recent>'].map((tag) => context.indexOf(tag));

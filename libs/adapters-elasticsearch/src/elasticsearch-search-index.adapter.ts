@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientOptions, errors } from '@elastic/elasticsearch';
-import type { SearchDocument, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
+import type { SearchDocument, SearchFilter, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
 
 export interface ElasticsearchSearchIndexOptions {
   /** Node URL, e.g. `http://127.0.0.1:9200`. Ignored when `client` is given. */
@@ -181,7 +181,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   async searchText(query: TextQuery): Promise<SearchHit[]> {
     const terms = [...new Set(query.terms.filter(isIndexableTerm))];
     const limit = Math.floor(query.limit);
-    if (terms.length === 0 || !(limit > 0)) return [];
+    if (terms.length === 0 || !(limit > 0) || matchesNothing(query)) return [];
     const response = await this.client.search<Pick<IndexedDocument, 'memoryId'>>({
       index: this.target,
       size: limit,
@@ -189,7 +189,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       track_total_hits: false,
       query: {
         bool: {
-          filter: this.ownerFilter(query.tenantId, query.userId, true),
+          filter: [...this.ownerFilter(query.tenantId, query.userId, true), ...searchFilter(query)],
           should: terms.map((value) => ({ term: { terms: { value } } })),
           minimum_should_match: 1,
         },
@@ -202,7 +202,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   async searchVector(query: VectorQuery): Promise<SearchHit[]> {
     const limit = Math.floor(query.limit);
     // Another length was embedded by another model, a zero vector has no direction: nothing is comparable.
-    if (!(limit > 0) || !isIndexableVector(query.vector, this.dimensions)) return [];
+    if (!(limit > 0) || !isIndexableVector(query.vector, this.dimensions) || matchesNothing(query)) return [];
     const k = Math.min(limit, MAX_NUM_CANDIDATES);
     const response = await this.client.search<Pick<IndexedDocument, 'memoryId'>>({
       index: this.target,
@@ -214,7 +214,8 @@ export class ElasticsearchSearchIndex implements SearchIndex {
         query_vector: [...query.vector],
         k,
         num_candidates: Math.min(MAX_NUM_CANDIDATES, Math.max(100, 2 * k)),
-        filter: this.ownerFilter(query.tenantId, query.userId, true),
+        // A kNN pre-filter: the k nearest among the filtered documents, not a filter of the k nearest.
+        filter: [...this.ownerFilter(query.tenantId, query.userId, true), ...searchFilter(query)],
       },
     });
     const hits = response.hits.hits.map((hit) => ({
@@ -467,3 +468,16 @@ function errorType(error: unknown): string | undefined {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Recall's kinds and memory-id filters as bool filter clauses (terms queries: keyword fields, not scored). */
+function searchFilter(filter: SearchFilter): Array<Record<string, unknown>> {
+  return [
+    ...(filter.kinds ? [{ terms: { kind: [...filter.kinds] } }] : []),
+    ...(filter.memoryIds ? [{ terms: { memoryId: [...filter.memoryIds] } }] : []),
+  ];
+}
+
+/** An empty list matches nothing (an empty terms query would be an error or match all, depending on the version). */
+function matchesNothing(filter: SearchFilter): boolean {
+  return filter.kinds?.length === 0 || filter.memoryIds?.length === 0;
+}

@@ -1,6 +1,7 @@
 import type { EngramConfig } from '@engram/config';
-import { RuleExtractor, type ExtractionStrategy } from '@engram/domain';
+import { extractiveSummaryWriter, RuleExtractor, type ExtractionStrategy, type SummaryWriter } from '@engram/domain';
 import { OpenAiChatExtractor } from './openai-chat-extractor';
+import { OpenAiChatSummarizer } from './openai-chat-summarizer';
 
 /** The part of the configuration that chooses and sets up the extraction strategy. */
 export type ExtractionStrategyConfig = Pick<
@@ -13,6 +14,20 @@ export function createExtractionStrategy(config: ExtractionStrategyConfig): Extr
   if (config.ENGRAM_EXTRACTOR !== 'llm') return new RuleExtractor();
   if (!config.ENGRAM_LLM_URL) throw new Error('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   return new OpenAiChatExtractor({
+    url: config.ENGRAM_LLM_URL,
+    model: config.ENGRAM_LLM_MODEL,
+    apiKey: config.ENGRAM_LLM_API_KEY,
+    timeoutMs: config.ENGRAM_LLM_TIMEOUT_MS,
+    retries: config.ENGRAM_LLM_RETRIES,
+  });
+}
+
+/** Who writes session summaries: an LLM when one is configured (ENGRAM_SUMMARIZER, else with ENGRAM_EXTRACTOR=llm), else extractive. */
+export function createSummaryWriter(config: ExtractionStrategyConfig & Pick<EngramConfig, 'ENGRAM_SUMMARIZER'>): SummaryWriter {
+  const llm = (config.ENGRAM_SUMMARIZER ?? (config.ENGRAM_EXTRACTOR === 'llm' ? 'llm' : 'extractive')) === 'llm';
+  if (!llm) return extractiveSummaryWriter;
+  if (!config.ENGRAM_LLM_URL) throw new Error('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
+  return new OpenAiChatSummarizer({
     url: config.ENGRAM_LLM_URL,
     model: config.ENGRAM_LLM_MODEL,
     apiKey: config.ENGRAM_LLM_API_KEY,

@@ -106,6 +106,32 @@ describe('OpenAiChatExtractor', () => {
     expect(item.additionalProperties).toBe(false);
   });
 
+  it('reads procedures, rules for how the assistant should act, with the topic as their attribute (English)', async () => {
+    const items = await extractor().extract(turn(FIXTURE_TURNS.procedureEn.text));
+    expect(items.map((i) => [i.kind, i.subject, i.attribute, i.value])).toEqual([
+      ['procedure', 'user', 'procedure:response_language', 'always answer in English'],
+      ['procedure', 'user', 'procedure:code_examples', 'use TypeScript for code examples'],
+    ]);
+  });
+
+  it('reads procedures in Chinese, content kept in Chinese, topics as English slugs', async () => {
+    const items = await extractor().extract(turn(FIXTURE_TURNS.procedureZh.text));
+    expect(items.map((i) => [i.kind, i.attribute, i.content])).toEqual([
+      ['procedure', 'procedure:response_language', '用户要求以后都用中文回答。'],
+      ['procedure', 'procedure:quote', '用户要求报价时先给价格区间，再给明细。'],
+      ['procedure', 'procedure:emoji', '用户要求回复里不要用表情包。'],
+    ]);
+  });
+
+  it('keeps a procedure\'s topic as procedure:<slug> whatever spelling the model uses, and drops one without a topic', async () => {
+    const answer = (attribute: string) => ({ kind: 'procedure', subject: 'user', attribute, value: 'v', content: 'c', entities: [], confidence: 0.9, importance: 0.8, operation: 'assert' });
+    const content = JSON.stringify({ items: [answer('procedure:Response Language'), answer('emoji'), answer('procedure_code_examples'), answer('procedure:')] });
+    stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } }));
+    expect((await extractor().extract(turn('x'))).map((i) => i.attribute)).toEqual(['procedure:response_language', 'procedure:emoji', 'procedure:code_examples']);
+    expect(EXTRACTION_SCHEMA.properties.items.items.properties.kind.enum).toContain('procedure');
+    expect(EXTRACTION_SYSTEM_PROMPT).toMatch(/procedure \(a standing rule/);
+  });
+
   it('drops malformed items, keeps the valid one, clamps its numbers and normalises it', async () => {
     const items = await extractor().extract(turn(FIXTURE_TURNS.malformed.text));
     expect(items).toEqual([
@@ -185,9 +211,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-2:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-3:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-2:default');
+    expect(unnamed.version).toBe('llm-3:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -210,7 +236,7 @@ describe('OpenAiChatExtractor', () => {
         config({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: `${url}/v1`, ENGRAM_LLM_MODEL: 'qwen2.5-7b-instruct', ENGRAM_LLM_API_KEY: 'k', ENGRAM_LLM_RETRIES: '0' }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-2:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-3:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');

@@ -164,7 +164,7 @@ export function validItem(raw: unknown): ValidItem | null {
   const operation = r.operation === undefined ? 'assert' : r.operation;
   if (operation !== 'assert' && operation !== 'retract') return null;
   const subject = text(r.subject);
-  const attribute = attributeSlug(r.attribute);
+  const attribute = kind === 'procedure' ? procedureAttribute(r.attribute) : attributeSlug(r.attribute);
   const value = text(r.value) ?? (operation === 'retract' ? '' : null);
   const content = text(r.content);
   if (!subject || !attribute || value === null || !content) return null;
@@ -207,6 +207,13 @@ export function attributeSlug(value: unknown): string | null {
     .slice(0, 40)
     .replace(/_+$/, '');
   return slug === '' ? null : slug;
+}
+
+/** "procedure:Response Language", "response_language" → "procedure:response_language": the rule's topic is its merge key. */
+export function procedureAttribute(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const topic = attributeSlug(value.replace(/^\s*procedure\s*[:_\-\s]\s*/iu, ''));
+  return topic && topic !== LAST_MENTIONED ? `procedure:${topic}` : null;
 }
 
 /** A number (or numeric string) clamped to [0, 1]; null when it is not a finite number. */

@@ -83,6 +83,8 @@ export class MongoSessionStore implements SessionStore {
       { tenantId: 1, userId: 1, sessionId: 1, occurredMs: 1, seq: 1 },
       { name: 'tenant_user_session_occurred_seq' },
     );
+    // Serves previousSession() (the user's turns across sessions, newest first).
+    await this.turns.createIndex({ tenantId: 1, userId: 1, occurredMs: 1, seq: 1 }, { name: 'tenant_user_occurred_seq' });
   }
 
   async append(turns: readonly SessionTurn[]): Promise<void> {
@@ -122,6 +124,22 @@ export class MongoSessionStore implements SessionStore {
       .limit(Number.isFinite(n) ? Math.min(n, 2 ** 31 - 1) : 0) // 0: no limit
       .toArray();
     return newestFirst.reverse().map(toTurn);
+  }
+
+  async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    // Served by the (tenantId, userId, sessionId, …) index; whole documents, as recent() reads them.
+    const docs = await this.turns.find({ tenantId, userId, sessionId: { $in: [...sessionIds] } }).toArray();
+    return docs.map((doc) => doc.turnId).sort();
+  }
+
+  async previousSession(tenantId: string, userId: string, excludingSessionId: string, before: string): Promise<string | null> {
+    const [latest] = await this.turns
+      .find({ tenantId, userId, sessionId: { $ne: excludingSessionId }, occurredMs: { $lte: toMs(before) } })
+      .sort({ occurredMs: -1, seq: -1 })
+      .limit(1)
+      .toArray();
+    return latest?.sessionId ?? null;
   }
 
   async countUser(tenantId: string, userId: string): Promise<number> {

@@ -45,8 +45,8 @@ export class SqliteSearchIndex implements SearchIndex {
     updateDocument: BetterSqlite3.Statement<[...DocumentParams, number]>;
     insertTerms: BetterSqlite3.Statement<[number, string, string]>;
     deleteTerms: BetterSqlite3.Statement<[number]>;
-    searchText: BetterSqlite3.Statement<[string, number], { memory_id: string; rank: number }>;
-    vectors: BetterSqlite3.Statement<[string, string], { memory_id: string; vector: Buffer; norm: number }>;
+    searchText: BetterSqlite3.Statement<[string, string | null, string | null, string | null, string | null, number], { memory_id: string; rank: number }>;
+    vectors: BetterSqlite3.Statement<[string, string], { memory_id: string; kind: string; vector: Buffer; norm: number }>;
     revisions: BetterSqlite3.Statement<[string, string, string], { memory_id: string; revision: number }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
     deleteUserTerms: BetterSqlite3.Statement<[string, string]>;
@@ -102,10 +102,12 @@ export class SqliteSearchIndex implements SearchIndex {
         `SELECT d.memory_id AS memory_id, bm25(${fts}, 0.0, 1.0) AS rank
          FROM ${fts} JOIN ${docs} d ON d.id = ${fts}.rowid
          WHERE ${fts} MATCH ? AND d.status = 'active'
+           AND (? IS NULL OR d.kind IN (SELECT value FROM json_each(?)))
+           AND (? IS NULL OR d.memory_id IN (SELECT value FROM json_each(?)))
          ORDER BY rank, d.memory_id LIMIT ?`,
       ),
       vectors: db.prepare(
-        `SELECT memory_id, vector, norm FROM ${docs}
+        `SELECT memory_id, kind, vector, norm FROM ${docs}
          WHERE tenant_id = ? AND user_id = ? AND status = 'active' AND vector IS NOT NULL`,
       ),
       revisions: db.prepare(
@@ -147,9 +149,12 @@ export class SqliteSearchIndex implements SearchIndex {
   async searchText(query: TextQuery): Promise<SearchHit[]> {
     const terms = [...new Set(query.terms.filter((term) => term.length > 0))];
     if (terms.length === 0 || !(query.limit > 0)) return [];
+    if (query.kinds?.length === 0 || query.memoryIds?.length === 0) return [];
     const match = `owner : "${ownerToken(query.tenantId, query.userId)}" AND terms : (${terms.map((t) => `"${termToken(t)}"`).join(' OR ')})`;
+    const kinds = query.kinds ? JSON.stringify(query.kinds) : null;
+    const memoryIds = query.memoryIds ? JSON.stringify(query.memoryIds) : null;
     return this.statements.searchText
-      .all(match, Math.floor(query.limit))
+      .all(match, kinds, kinds, memoryIds, memoryIds, Math.floor(query.limit))
       .map((row) => ({ memoryId: row.memory_id, score: -row.rank }));
   }
 
@@ -160,8 +165,11 @@ export class SqliteSearchIndex implements SearchIndex {
     const users = this.vectorCache.get(userKey(query.tenantId, query.userId), () =>
       this.loadVectors(query.tenantId, query.userId),
     );
+    const kinds = query.kinds ? new Set<string>(query.kinds) : null;
+    const memoryIds = query.memoryIds ? new Set(query.memoryIds) : null;
     const hits: SearchHit[] = [];
     for (let d = 0; d < users.vectors.length; d++) {
+      if ((kinds && !kinds.has(users.kinds[d])) || (memoryIds && !memoryIds.has(users.memoryIds[d]))) continue;
       const v = users.vectors[d];
       // A vector of another length was embedded by another model: not comparable.
       if (v.length !== q.length || users.norms[d] === 0) continue;
@@ -199,16 +207,18 @@ export class SqliteSearchIndex implements SearchIndex {
 
   private loadVectors(tenantId: string, userId: string): UserVectors {
     const memoryIds: string[] = [];
+    const kinds: string[] = [];
     const vectors: Float32Array[] = [];
     const norms: number[] = [];
     let bytes = 0;
     for (const row of this.statements.vectors.all(tenantId, userId)) {
       memoryIds.push(row.memory_id);
+      kinds.push(row.kind);
       vectors.push(toFloat32(row.vector));
       norms.push(row.norm);
       bytes += row.vector.byteLength + 2 * row.memory_id.length + 64;
     }
-    return { memoryIds, vectors, norms, bytes };
+    return { memoryIds, kinds, vectors, norms, bytes };
   }
 
   private upsertOne(doc: SearchDocument): void {

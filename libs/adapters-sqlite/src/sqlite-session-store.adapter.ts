@@ -24,6 +24,8 @@ export class SqliteSessionStore implements SessionStore {
   private readonly statements: {
     insert: BetterSqlite3.Statement<[string, string, string, string, string, string | null, string, string, number]>;
     recent: BetterSqlite3.Statement<[string, string, string, number], TurnRow>;
+    turnIds: BetterSqlite3.Statement<[string, string, string], { turn_id: string }>;
+    previous: BetterSqlite3.Statement<[string, string, string, number], { session_id: string }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
     deleteUser: BetterSqlite3.Statement<[string, string]>;
     truncate: BetterSqlite3.Statement<[]>;
@@ -47,6 +49,7 @@ export class SqliteSessionStore implements SessionStore {
         UNIQUE (tenant_id, user_id, turn_id)
       );
       CREATE INDEX IF NOT EXISTS ${t}_by_session ON ${t} (tenant_id, user_id, session_id, occurred_ms);
+      CREATE INDEX IF NOT EXISTS ${t}_by_user_time ON ${t} (tenant_id, user_id, occurred_ms);
     `);
     this.statements = {
       insert: db.prepare(
@@ -57,6 +60,15 @@ export class SqliteSessionStore implements SessionStore {
         `SELECT tenant_id, user_id, session_id, turn_id, role, speaker, text, occurred_at FROM ${t}
          WHERE tenant_id = ? AND user_id = ? AND session_id = ?
          ORDER BY occurred_ms DESC, rowid DESC LIMIT ?`,
+      ),
+      turnIds: db.prepare(
+        `SELECT turn_id FROM ${t}
+         WHERE tenant_id = ? AND user_id = ? AND session_id IN (SELECT value FROM json_each(?))`,
+      ),
+      previous: db.prepare(
+        `SELECT session_id FROM ${t}
+         WHERE tenant_id = ? AND user_id = ? AND session_id <> ? AND occurred_ms <= ?
+         ORDER BY occurred_ms DESC, rowid DESC LIMIT 1`,
       ),
       countUser: db.prepare(`SELECT COUNT(*) AS n FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
       deleteUser: db.prepare(`DELETE FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
@@ -87,6 +99,16 @@ export class SqliteSessionStore implements SessionStore {
   async recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]> {
     if (!(limit > 0)) return [];
     return this.statements.recent.all(tenantId, userId, sessionId, Math.floor(limit)).reverse().map(toTurn);
+  }
+
+  async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
+    if (sessionIds.length === 0) return [];
+    return this.statements.turnIds.all(tenantId, userId, JSON.stringify(sessionIds)).map((row) => row.turn_id).sort();
+  }
+
+  async previousSession(tenantId: string, userId: string, excludingSessionId: string, before: string): Promise<string | null> {
+    const ms = Date.parse(before);
+    return this.statements.previous.get(tenantId, userId, excludingSessionId, Number.isFinite(ms) ? ms : 0)?.session_id ?? null;
   }
 
   async countUser(tenantId: string, userId: string): Promise<number> {

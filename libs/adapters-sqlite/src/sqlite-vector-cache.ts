@@ -4,6 +4,8 @@ import type { Database } from './sqlite-database';
 /** One user's active vectors, decoded once. */
 export interface UserVectors {
   readonly memoryIds: readonly string[];
+  /** Each document's kind, for recall's kinds filter. */
+  readonly kinds: readonly string[];
   readonly vectors: readonly Float32Array[];
   readonly norms: readonly number[];
   readonly bytes: number;

@@ -37,6 +37,23 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_RECALL_CANDIDATES = 60;
   @Transform(toNumber) @IsInt() @Min(50) ENGRAM_TOKEN_BUDGET = 1500;
   @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_RECENT_TURNS = 20;
+  /**
+   * The default zones of the token budget (a recall's `budget` overrides them): each zone fills up to
+   * its share first, in this order, then the shares left unused go to the zones with more to say.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_FACTS = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_PROCEDURES = 200;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_MEMORIES = 600;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_SUMMARY = 250;
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_BUDGET_RECENT = 250;
+  /** Re-derive a session's summary once this many more turns have left the recent window (0: no summaries), and its longest size in characters. */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(1000) ENGRAM_SUMMARY_EVERY = 4;
+  @Transform(toNumber) @IsInt() @Min(200) @Max(100_000) ENGRAM_SUMMARY_MAX_CHARS = 2000;
+  /** Turns of the previous session a new session starts with (with that session's summary). */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(500) ENGRAM_CARRY_OVER_TURNS = 6;
+  /** Longest a memory may be in the context, in characters and tokens: longer ones are cut around the query's terms. */
+  @Transform(toNumber) @IsInt() @Min(50) @Max(100_000) ENGRAM_MEMORY_MAX_CHARS = 400;
+  @Transform(toNumber) @IsInt() @Min(20) @Max(100_000) ENGRAM_MEMORY_MAX_TOKENS = 200;
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
   /** Which retrieval legs run: both (hybrid), or one alone to measure it (`engram eval`) or to skip the embedder. */
   @IsIn(['both', 'bm25', 'knn']) ENGRAM_RECALL_LEGS: 'both' | 'bm25' | 'knn' = 'both';
@@ -44,11 +61,13 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
   /**
    * Cosine at or below which the embedder says nothing, the cosine that says a question has a
-   * relevant memory even with no query terms in common, and the weights of the cosine and of
-   * query-term coverage beside BM25's 1. Unset: fitted to the embedder in use, see `relevanceFor`.
+   * relevant memory even with no query terms in common, the cosine that then makes a memory with
+   * no query terms a candidate, and the weights of the cosine and of query-term coverage beside
+   * BM25's 1. Unset: fitted to the embedder in use, see `relevanceFor`.
    */
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_FLOOR?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_GATE?: number;
+  @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_ADMIT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COSINE_WEIGHT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COVERAGE_WEIGHT?: number;
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
@@ -132,6 +151,8 @@ export class EngramConfig {
   // Extraction (docs/memory-model.md)
   /** `rules`: the embedded bilingual rules; `llm`: an OpenAI-compatible chat-completions model (ENGRAM_LLM_*). */
   @IsIn(['rules', 'llm']) ENGRAM_EXTRACTOR: 'rules' | 'llm' = 'rules';
+  /** Who writes session summaries: `extractive` (no model) or `llm` (the ENGRAM_LLM_* endpoint). Unset: `llm` when ENGRAM_EXTRACTOR=llm. */
+  @IsOptional() @IsIn(['extractive', 'llm']) ENGRAM_SUMMARIZER?: 'extractive' | 'llm';
   /** The chat-completions endpoint (base URL, …/v1 or …/chat/completions); required when ENGRAM_EXTRACTOR=llm. */
   @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_LLM_URL must be an http(s) URL' }) ENGRAM_LLM_URL?: string;
   /** The request's `model`; empty: left out (single-model servers). */
@@ -191,13 +212,14 @@ export class EngramConfig {
 export function relevanceFor(
   config: Pick<
     EngramConfig,
-    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
+    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_ADMIT' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
   >,
 ): EmbedderRelevance {
   const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL : HASHING;
   return {
     floor: config.ENGRAM_COSINE_FLOOR ?? fitted.floor,
     gate: config.ENGRAM_COSINE_GATE ?? fitted.gate,
+    admit: config.ENGRAM_COSINE_ADMIT ?? fitted.admit,
     cosineWeight: config.ENGRAM_COSINE_WEIGHT ?? fitted.cosineWeight,
     coverageWeight: config.ENGRAM_COVERAGE_WEIGHT ?? fitted.coverageWeight,
   };
@@ -206,16 +228,17 @@ export function relevanceFor(
 export interface EmbedderRelevance {
   readonly floor: number;
   readonly gate: number;
+  readonly admit: number;
   readonly cosineWeight: number;
   readonly coverageWeight: number;
 }
 
-const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
+const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, admit: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
 /**
  * Unrelated pairs: p50 0.82 (bilingual set), 0.785 (LoCoMo); evidence p50 0.88 / 0.83. The floor
  * sits at LoCoMo's unrelated median; weights from the grid in docs/benchmarks.md.
  */
-const E5_SMALL: EmbedderRelevance = { floor: 0.78, gate: 0.88, cosineWeight: 0.5, coverageWeight: 0 };
+const E5_SMALL: EmbedderRelevance = { floor: 0.78, gate: 0.88, admit: 0.78, cosineWeight: 0.35, coverageWeight: 0 };
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -246,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
+  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);

@@ -32,6 +32,10 @@ import { compiledCheck, NestedType } from './compiled-validation';
 
 const ID_MAX = 256;
 const TEXT_MAX = 32_000;
+/** Limits of the application's profile facts and retraction reasons (the HTTP layer checks the same). */
+export const PROFILE_KEY_MAX = 64;
+export const PROFILE_TEXT_MAX = 1000;
+export const PROFILE_MAX_ATTRIBUTES = 50;
 
 export class EnvelopeSchema {
   @IsString() @IsNotEmpty() @MaxLength(ID_MAX) eventId!: string;
@@ -132,6 +136,7 @@ class MemoryRecordSchema {
   @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
+  @IsOptional() @IsString() @MaxLength(TEXT_MAX) statusReason?: string;
   @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
   @IsISO8601({ strict: true }) validFrom!: string;
   @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
@@ -168,6 +173,29 @@ class MemoriesImportRequestedSchema {
   @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @NestedType(() => MemoryRecordSchema) memories!: MemoryRecordSchema[];
 }
 
+class MemoryRetractionRequestedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
+  @IsString() @MaxLength(PROFILE_TEXT_MAX) reason!: string;
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
+class MemoryRevertRequestedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
+  @IsInt() @Min(1) version!: number;
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
+class ProfileAttributeSchema {
+  @IsString() @IsNotEmpty() @MaxLength(PROFILE_KEY_MAX) attribute!: string;
+  @IsString() @IsNotEmpty() @MaxLength(PROFILE_TEXT_MAX) value!: string;
+}
+
+class ProfileUpdateRequestedSchema {
+  @IsArray() @ArrayMaxSize(PROFILE_MAX_ATTRIBUTES) @ValidateNested({ each: true }) @NestedType(() => ProfileAttributeSchema)
+  attributes!: ProfileAttributeSchema[];
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
 class MemoriesAccessedSchema {
   @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) memoryIds!: string[];
   @IsISO8601({ strict: true }) accessedAt!: string;
@@ -198,6 +226,9 @@ export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
   MemoriesExtracted: { currentVersion: 1, payload: MemoriesExtractedSchema },
   ForgettingRequested: { currentVersion: 1, payload: ForgettingRequestedSchema },
   MemoriesImportRequested: { currentVersion: 1, payload: MemoriesImportRequestedSchema },
+  MemoryRetractionRequested: { currentVersion: 1, payload: MemoryRetractionRequestedSchema },
+  MemoryRevertRequested: { currentVersion: 1, payload: MemoryRevertRequestedSchema },
+  ProfileUpdateRequested: { currentVersion: 1, payload: ProfileUpdateRequestedSchema },
   ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<
     (typeof MEMORY_DECISION_TYPES)[number],
     EventSchema

@@ -76,6 +76,32 @@ export interface MemoriesImportRequestedPayload {
 }
 export type MemoriesImportRequested = EventEnvelope<'MemoriesImportRequested', MemoriesImportRequestedPayload>;
 
+/** The application retracts one memory (`DELETE /v1/users/:userId/memories/:memoryId`). */
+export interface MemoryRetractionRequestedPayload {
+  readonly memoryId: string;
+  /** Why, in the caller's words (masked); kept on the retracted memory as `statusReason`. */
+  readonly reason: string;
+  /** When it stopped being true (world time): the request's instant. */
+  readonly requestedAt: string;
+}
+export type MemoryRetractionRequested = EventEnvelope<'MemoryRetractionRequested', MemoryRetractionRequestedPayload>;
+
+/** Restore an earlier value of one memory as a new version (`POST …/memories/:memoryId/revert`). */
+export interface MemoryRevertRequestedPayload {
+  readonly memoryId: string;
+  /** The version whose value comes back (an earlier one, or the current one of a retracted memory). */
+  readonly version: number;
+  readonly requestedAt: string;
+}
+export type MemoryRevertRequested = EventEnvelope<'MemoryRevertRequested', MemoryRevertRequestedPayload>;
+
+/** Facts the application knows for certain (`PUT /v1/users/:userId/profile`), masked. */
+export interface ProfileUpdateRequestedPayload {
+  readonly attributes: readonly { readonly attribute: string; readonly value: string }[];
+  readonly requestedAt: string;
+}
+export type ProfileUpdateRequested = EventEnvelope<'ProfileUpdateRequested', ProfileUpdateRequestedPayload>;
+
 // ---- memory.facts.v1: the resolver's decisions ------------------------------
 
 /**
@@ -128,6 +154,9 @@ export type EngramEvent =
   | MemoriesExtracted
   | ForgettingRequested
   | MemoriesImportRequested
+  | MemoryRetractionRequested
+  | MemoryRevertRequested
+  | ProfileUpdateRequested
   | MemoryDecision
   | MemoriesAccessed;
 

@@ -1,5 +1,9 @@
 /** The memory model shared by every stage (see docs/memory-model.md). */
-export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight'] as const;
+/**
+ * `procedure`: a rule for how the assistant should act ("以后报价先给区间再给明细", "always answer in English").
+ * `summary`: a session's rolling summary, derived by the resolver (never extracted, never ranked).
+ */
+export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight', 'procedure', 'summary'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
 export const TURN_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
@@ -92,6 +96,8 @@ export interface MemoryRecord {
   readonly keys?: readonly string[];
   /** Insights only: ids of the memories the insight is derived from (optional: older records have none). */
   readonly sources?: readonly string[];
+  /** Why the memory is not active, when the application said so (the reason of a retraction request). */
+  readonly statusReason?: string;
   /** Extracted item ids already folded in: a replayed extraction is a no-op. */
   readonly appliedItemIds: readonly string[];
   readonly validFrom: string;

@@ -68,3 +68,55 @@ export function memoriesAsOf(memories: Iterable<MemoryRecord>, asOf: Date | stri
   }
   return known;
 }
+
+/**
+ * "What was true at instant t according to the conversation" (world time): the version whose
+ * `validFrom ≤ t < validTo`, as engram knows it now (or as it knew it at an `asOf`, when given the
+ * views `memoriesAsOf` returns). So logs backfilled today still answer "what was the budget on
+ * 3 October", which `asOf` cannot (engram learned all of it today).
+ *
+ * - A memory first said after t was not true yet.
+ * - A retraction ends the current version at its instant (`validTo`), so before it the memory
+ *   held; the episodes a correction retired end where the correction begins.
+ * - Archived and expired memories are left out at every instant: forgetting is engram's policy,
+ *   not something the conversation said, and it is never undone by looking back.
+ * - When versions overlap (a backfilled correction said before the value it corrects), the newest
+ *   version that covers t wins.
+ */
+export function memoryValidAt(memory: MemoryRecord, validAt: Date | string): MemoryRecord | null {
+  const t = typeof validAt === 'string' ? Date.parse(validAt) : validAt.getTime();
+  if (!Number.isFinite(t) || (memory.status !== 'active' && memory.status !== 'retracted')) return null;
+  const versions = versionsOf(memory);
+  let index = -1;
+  for (let i = versions.length - 1; i >= 0 && index < 0; i--) {
+    const v = versions[i];
+    if (Date.parse(v.validFrom) <= t && (v.validTo === null || Date.parse(v.validTo) > t)) index = i;
+  }
+  if (index < 0) return null;
+  const valid = versions[index];
+  const isCurrent = index === versions.length - 1;
+  return {
+    ...memory,
+    status: 'active',
+    value: valid.value,
+    content: valid.content,
+    version: valid.version,
+    validFrom: valid.validFrom,
+    validTo: valid.validTo,
+    sourceTurnIds: [...valid.sourceTurnIds],
+    ...(valid.sources ? { sources: [...valid.sources] } : {}),
+    // Mentions after t had not been made yet.
+    lastSeenAt: isCurrent && Date.parse(memory.lastSeenAt) <= t ? memory.lastSeenAt : valid.validFrom,
+    history: versions.slice(0, index),
+  };
+}
+
+/** The memories that held at `validAt` (world time), each with the value it had then. */
+export function memoriesValidAt(memories: Iterable<MemoryRecord>, validAt: Date | string): MemoryRecord[] {
+  const valid: MemoryRecord[] = [];
+  for (const memory of memories) {
+    const view = memoryValidAt(memory, validAt);
+    if (view) valid.push(view);
+  }
+  return valid;
+}

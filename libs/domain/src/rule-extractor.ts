@@ -66,7 +66,16 @@ export function extractWithRules(
       return findings.map((f) => reader.toDraft(f, about(f), input));
     }),
   );
-  return dedupe(scopeBudgets(drafts, input.text, config));
+  return dedupe(wholeTurnRules(scopeBudgets(drafts, input.text, config), input.text, config));
+}
+
+/**
+ * "I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind
+ * when you write snippets": the rule points back at what the turn said before it, so its content is
+ * the whole turn, or the procedure would say only "keep that in mind".
+ */
+function wholeTurnRules(drafts: ExtractedItemDraft[], text: string, config: RuleExtractorConfig): ExtractedItemDraft[] {
+  return drafts.map((d) => (d.kind === 'procedure' && d.content !== text.trim() && findCue(d.content, config.procedures.anaphora) ? { ...d, content: text.trim() } : d));
 }
 
 /**
@@ -286,6 +295,8 @@ const IMPORTANCE: Readonly<Record<MemoryKind, number>> = {
   decision: 0.8,
   task: 0.7,
   insight: 0.7,
+  procedure: 0.85,
+  summary: 0.5,
   fact: 0.6,
   preference: 0.6,
   episode: 0.3,
@@ -309,7 +320,8 @@ class ClauseReader {
     const correction = this.stripCorrectionLead(body);
     body = this.stripConnectors(correction.rest);
     if (!body) return null;
-    if (role === 'user' && !remember.matched && this.isRequest(body)) return null;
+    // "请用中文回答" opens like a request, but a standing one: a rule for the assistant, not this turn's ask.
+    if (role === 'user' && !remember.matched && this.isRequest(body) && !this.procedureOf(body)) return null;
     const third = role === 'user' ? this.thirdParty(body) : null;
     return {
       content,
@@ -360,6 +372,7 @@ class ClauseReader {
   /** Rules for what the user says about themselves (or about someone they name). */
   readUser(clause: Clause, nested = false): Finding[] {
     const rules: ((c: Clause) => Finding[] | Finding | null)[] = [
+      (c) => this.procedure(c),
       (c) => this.retraction(c, nested),
       (c) => this.correction(c),
       (c) => this.allergy(c),
@@ -423,6 +436,58 @@ class ClauseReader {
   private attributeWords(attribute: string): string | null {
     const words = this.config.attributes[attribute.split(':')[0]];
     return words ? words.join(' ') : null;
+  }
+
+  // -- how the assistant should act --
+
+  /**
+   * "以后报价先给区间再给明细", "always answer in English", "别用表情包", "代码示例用 TypeScript": a standing
+   * rule for the assistant, kind `procedure`, attribute `procedure:<topic>` so a later rule on the same
+   * topic ("以后用中文回答") supersedes it. Tried first: "代码示例改成 Python" is a new rule, not a new
+   * programming language of the user's.
+   */
+  private procedure(c: Clause): Finding | null {
+    if (c.subject !== 'user') return null;
+    const found = this.procedureOf(c.body);
+    if (!found) return null;
+    const value = trimPunctuation(c.body);
+    return {
+      kind: 'procedure',
+      attribute: `procedure:${found.topic ?? slugify(value)}`,
+      value,
+      confidence: 0.85,
+    };
+  }
+
+  /** Whether a clause is a rule for the assistant, and the topic it is about (null: none named). */
+  private procedureOf(body: string): { topic: string | null } | null {
+    const cues = this.config.procedures;
+    const text = trimPunctuation(body);
+    if (findCue(text, cues.oneOff)) return null;
+    // "我不用表情包", "I always answer emails at night": the user's own habits, not the assistant's rules.
+    if (/^(?:我|咱们|i\b|we\b|my\b|our\b)/iu.test(text) && !findCue(text, cues.addressing)) return null;
+    const topic = this.procedureTopic(text);
+    const response = findCue(text, cues.responses);
+    if (!topic && !response) return null;
+    const instructs = response !== null || findCue(text, cues.actions) !== null;
+    const standing = findCue(text, cues.standing) !== null;
+    const ask = findCue(text, cues.asks) !== null || findCue(text, cues.addressing) !== null;
+    // "用中文回答", "use TypeScript for code examples": an imperative naming a topic.
+    const imperative = topic !== null && findCue(text, cues.actions)?.index === 0;
+    // "代码示例用 TypeScript", "code examples in TypeScript".
+    const topicLed = topic?.index === 0 && findCue(text.slice(topic.end).trimStart(), cues.topicInstructions)?.index === 0;
+    const rule = imperative || topicLed || (standing && instructs) || (ask && topic !== null && instructs);
+    return rule ? { topic: topic?.slug ?? null } : null;
+  }
+
+  /** The topic named first (the longest word when two start at the same place). */
+  private procedureTopic(text: string): { slug: string; index: number; end: number } | null {
+    let best: { slug: string; index: number; end: number } | null = null;
+    for (const [slug, words] of Object.entries(this.config.procedures.topics)) {
+      const m = findCue(text, words);
+      if (m && (!best || m.index < best.index || (m.index === best.index && m.end > best.end))) best = { slug, index: m.index, end: m.end };
+    }
+    return best;
   }
 
   // -- retractions and corrections --

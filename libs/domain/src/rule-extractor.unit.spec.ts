@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-4 and resolves the same items as the pure function', async () => {
+  it('has the version rules-5 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-4');
+    expect(extractor.version).toBe('rules-5');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -400,5 +400,73 @@ describe('RuleExtractor: budgets scoped by what is being bought (rules-3)', () =
 
   it('given a purchase cue followed by a sentence rather than a name, then no scope', () => {
     expect(purchaseOf('想买一个能放在客厅里又不占地方还能自动清洁的东西')).toBeNull();
+  });
+});
+
+describe('RuleExtractor: procedures, rules for how the assistant should act (rules-5)', () => {
+  const procedures = (text: string) => extract(text).filter((i) => i.kind === 'procedure');
+
+  it.each([
+    ['以后报价先给区间再给明细', 'user/procedure:quote'],
+    ['always answer in English', 'user/procedure:response_language'],
+    ['Please always answer in English.', 'user/procedure:response_language'],
+    ['以后都用中文回答我', 'user/procedure:response_language'],
+    ['别用表情包', 'user/procedure:emoji'],
+    ['Never use emojis.', 'user/procedure:emoji'],
+    ['代码示例用 TypeScript', 'user/procedure:code_examples'],
+    ['Use TypeScript for code examples', 'user/procedure:code_examples'],
+    ['Code examples in TypeScript, please', 'user/procedure:code_examples'],
+    ['记住：以后回复我简短一点', 'user/procedure:length'],
+  ])('given "%s", then one procedure with merge key %s, the rule as its value', (text, key) => {
+    const found = procedures(text);
+    expect(found.map((i) => mergeKeyOf(i))).toEqual([key]);
+    expect(found[0].value.length).toBeGreaterThan(0);
+    expect(text).toContain(found[0].value.replace(/^记住：/u, ''));
+  });
+
+  it('given "代码示例改成 Python", then a new rule on code examples, not a programming language of the user', () => {
+    const items = extract('以后代码示例改成 Python');
+    expect(items.map((i) => [i.kind, i.attribute])).toEqual([['procedure', 'procedure:code_examples']]);
+  });
+
+  it('given a rule that points back at what the turn said, then its content is the whole turn', () => {
+    const text = 'I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.';
+    const [rule] = procedures(text);
+    expect(rule).toMatchObject({ attribute: 'procedure:code_examples', content: text });
+    expect(procedures('以后写代码都按这个来：先写测试再写实现')[0]?.content ?? '').toContain('先写测试');
+  });
+
+  it('given "VS Code" in a clause, then it is not a rule about code examples', () => {
+    expect(extract('别再给我推荐 VS Code 的插件了').some((i) => i.attribute === 'procedure:code_examples')).toBe(false);
+  });
+
+  it('given a rule naming no known topic, then a procedure of its own', () => {
+    const [rule] = procedures('以后回答之前先确认我的需求');
+    expect(rule.attribute).toMatch(/^procedure:/);
+    expect(rule.attribute).not.toBe('procedure:');
+  });
+
+  it.each([
+    ['我不用表情包'],
+    ['I always answer emails in the morning'],
+    ['这个问题用英文回答'],
+    ['Answer this question in English'],
+    ['中文特别难学'],
+    ['每次代码评审都很慢'],
+    ['English is hard'],
+    ['please explain how Kafka works'],
+    ["Please reply to John's email"],
+    ['请你解释一下这个函数'],
+    ["Don't reply yet"],
+    ['帮我回复一下这封邮件'],
+    ['报价太贵了'],
+    ['我喜欢用 VS Code'],
+    ['我们的技术栈是 Spring Boot'],
+  ])('given "%s", then no procedure (the user\'s own habit, a one-off, or no instruction)', (text) => {
+    expect(procedures(text)).toEqual([]);
+  });
+
+  it('given an assistant turn that promises a rule, then it is not the user\'s procedure', () => {
+    expect(extract('好的，以后都用中文回答你', 'assistant').filter((i) => i.kind === 'procedure')).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ export const SIGNALS = [
   'schedule',
   'budget',
   'recommendation',
+  'procedure',
   'detail',
 ] as const;
 export type Signal = (typeof SIGNALS)[number];
@@ -50,7 +51,7 @@ export interface ScreeningConfig {
 export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation', 'detail'];
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-4',
+  version: 'screening-5',
   chitChat: [
     // Chinese
     '嗯', '嗯嗯', '嗯呢', '哦', '哦哦', '噢', '好', '好的', '好滴', '好吧', '好嘞', '行', '行吧', '可以', '没问题',
@@ -111,6 +112,13 @@ export const defaultScreeningConfig: ScreeningConfig = {
       'friday', 'saturday', 'sunday', 'tomorrow',
     ],
     budget: ['预算', '花费', '价位', '报价', '块钱', '万元', 'budget', 'price range', 'afford', 'spend'],
+    // Rules for how the assistant should act ("以后报价先给区间再给明细", "never use emojis"); the extractor
+    // decides which are rules (RuleExtractorConfig.procedures), screening only lets them through.
+    procedure: [
+      '以后', '今后', '从现在起', '从现在开始', '从今以后', '每次', '一律', '别用', '不要用', '表情包', '表情', '代码示例',
+      '示例代码', '用中文', '用英文', '回答', '回复', 'always', 'never', 'from now on', 'going forward', "don't use",
+      'do not use', 'emoji', 'emojis', 'code examples', 'answer in', 'reply in', 'respond in', 'answers',
+    ],
     recommendation: [
       '推荐', '建议你', '建议', '可以试试', '试试', '不妨', '值得一', '我会提醒', '我会帮你', '总结一下', '结论',
       'i recommend', "i'd recommend", 'recommend', 'i suggest', 'you should try', 'you might like', 'check out',

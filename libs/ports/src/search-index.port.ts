@@ -29,14 +29,26 @@ export interface SearchHit {
   readonly score: number;
 }
 
-export interface TextQuery {
+/**
+ * What the application asked recall for, applied inside the index before scoring and before
+ * `limit` (a filter after the top candidates would lose what ranks below them). Absent: no filter;
+ * an empty list matches nothing.
+ */
+export interface SearchFilter {
+  /** Only documents of these kinds. */
+  readonly kinds?: readonly MemoryKind[];
+  /** Only these memories (recall's session and time filters, resolved against the fact store). */
+  readonly memoryIds?: readonly string[];
+}
+
+export interface TextQuery extends SearchFilter {
   readonly tenantId: string;
   readonly userId: string;
   readonly terms: readonly string[];
   readonly limit: number;
 }
 
-export interface VectorQuery {
+export interface VectorQuery extends SearchFilter {
   readonly tenantId: string;
   readonly userId: string;
   readonly vector: readonly number[];
@@ -45,9 +57,9 @@ export interface VectorQuery {
 
 export interface SearchIndex {
   upsert(documents: readonly SearchDocument[]): Promise<void>;
-  /** BM25 over active documents; higher is better. */
+  /** BM25 over active documents (of the filter, when given); higher is better. */
   searchText(query: TextQuery): Promise<SearchHit[]>;
-  /** Cosine similarity over active documents; higher is better. */
+  /** Cosine similarity over active documents (of the filter, when given); higher is better. */
   searchVector(query: VectorQuery): Promise<SearchHit[]>;
   /** The stored revision of each id, for idempotency checks and tests. */
   revisions(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<Map<string, number>>;

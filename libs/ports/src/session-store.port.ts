@@ -19,6 +19,13 @@ export interface SessionStore {
   append(turns: readonly SessionTurn[]): Promise<void>;
   /** The last `limit` turns of a session, oldest first. */
   recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]>;
+  /** The ids of every turn of these sessions of the user, sorted (recall's session filter: what memories rest on). */
+  turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]>;
+  /**
+   * The user's session, other than `excludingSessionId`, with the latest turn at or before `before`
+   * (ISO instant; ties: the turn stored last); null when there is none. A new session starts from it.
+   */
+  previousSession(tenantId: string, userId: string, excludingSessionId: string, before: string): Promise<string | null>;
   countUser(tenantId: string, userId: string): Promise<number>;
   deleteUser(tenantId: string, userId: string): Promise<void>;
   truncate(): Promise<void>;

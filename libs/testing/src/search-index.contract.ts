@@ -124,6 +124,36 @@ export function testSearchIndex(factory: () => Promise<SearchIndex>, options: Se
     );
 
     it(
+      'filters by kind and by memory id inside the index, before the limit',
+      async () => {
+        // The preference ranks below the two facts on both legs: a filter applied after the limit would lose it.
+        const factA = doc({ memoryId: 'fact-a', kind: 'fact', terms: ['seat', 'window', 'flight'], vector: [1, 0, 0, 0] });
+        const factB = doc({ memoryId: 'fact-b', kind: 'fact', terms: ['seat', 'window', 'aisle'], vector: [0.99, 0.1, 0, 0] });
+        const preference = doc({ memoryId: 'pref', kind: 'preference', terms: ['seat', 'legroom', 'exit'], vector: [0.5, 0.8, 0, 0] });
+        const episode = doc({ memoryId: 'episode', kind: 'episode', terms: ['seat', 'lunch'], vector: [0.4, 0, 0.9, 0] });
+        await upsert([factA, factB, preference, episode, ...fillers()]);
+        const terms = ['seat', 'window'];
+        const q = [1, 0, 0, 0];
+
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 1, kinds: ['preference'] }))).toEqual(['pref']);
+        expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 1, kinds: ['preference'] }))).toEqual(['pref']);
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual(['episode', 'pref']);
+        expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual(['episode', 'pref']);
+
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 1, memoryIds: ['episode', 'pref'] }))).toHaveLength(1);
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, memoryIds: ['episode', 'pref', 'missing'] })).sort()).toEqual(['episode', 'pref']);
+        expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 10, memoryIds: ['episode'] }))).toEqual(['episode']);
+        // Both filters together; an empty list matches nothing.
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['fact'], memoryIds: ['fact-b', 'pref'] }))).toEqual(['fact-b']);
+        expect(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: [] })).toEqual([]);
+        expect(await index.searchVector({ tenantId, userId, vector: q, limit: 10, memoryIds: [] })).toEqual([]);
+        // Without a filter, everything active as before.
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10 })).sort()).toEqual(['episode', 'fact-a', 'fact-b', 'pref']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'ignores upserts whose revision is not newer: replays and reorderings change nothing',
       async () => {
         const v2 = doc({ memoryId: 'm', revision: 2, terms: ['helix'], vector: [0, 1, 0, 0] });

@@ -73,6 +73,26 @@ export function testSessionStore(
     );
 
     it(
+      'finds the previous session: the other session with the latest turn at or before an instant, this user only',
+      async () => {
+        await append([
+          turn({ turnId: 'a1', sessionId: 'mon', text: 'monday', occurredAt: minutesAfterStart(1) }),
+          turn({ turnId: 'b1', sessionId: 'tue', text: 'tuesday', occurredAt: minutesAfterStart(10) }),
+          turn({ turnId: 'a2', sessionId: 'mon', text: 'monday again', occurredAt: minutesAfterStart(5) }),
+          turn({ turnId: 'c1', sessionId: 'now', text: 'today', occurredAt: minutesAfterStart(20) }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId: 'theirs', turnId: 'x', occurredAt: minutesAfterStart(15) }),
+        ]);
+        expect(await store.previousSession(tenantId, userId, 'now', minutesAfterStart(20))).toBe('tue');
+        expect(await store.previousSession(tenantId, userId, 'tue', minutesAfterStart(20))).toBe('now');
+        expect(await store.previousSession(tenantId, userId, 'now', minutesAfterStart(9))).toBe('mon');
+        expect(await store.previousSession(tenantId, userId, 'mon', minutesAfterStart(9))).toBeNull();
+        expect(await store.previousSession(tenantId, 'user-3', 'now', minutesAfterStart(30))).toBeNull();
+        expect(await store.previousSession(uniqueName('tenant'), userId, 'now', minutesAfterStart(30))).toBeNull();
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'stores a turn sent twice once',
       async () => {
         const once = turn({ turnId: 'same', text: 'hello' });
@@ -101,6 +121,27 @@ export function testSessionStore(
         expect(await store.countUser(tenantId, userId)).toBe(2);
         expect(await store.countUser(tenantId, 'user-2')).toBe(1);
         expect(await store.countUser(tenantId, 'user-3')).toBe(0);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'lists the turn ids of the sessions asked for, sorted, for that user only',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        await append([
+          turn({ turnId: 't3', text: 'three', occurredAt: minutesAfterStart(1) }),
+          turn({ turnId: 't1', text: 'one', occurredAt: minutesAfterStart(2) }),
+          turn({ turnId: 't2', sessionId: 'session-2', text: 'two' }),
+          turn({ turnId: 't9', sessionId: 'session-9', text: 'nine' }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId, turnId: 't7', text: 'other user' }),
+          aSessionTurn({ tenantId: otherTenant, userId, sessionId, turnId: 't8', text: 'other tenant' }),
+        ]);
+        expect(await store.turnIds(tenantId, userId, [sessionId])).toEqual(['t1', 't3']);
+        expect(await store.turnIds(tenantId, userId, [sessionId, 'session-2'])).toEqual(['t1', 't2', 't3']);
+        expect(await store.turnIds(tenantId, userId, ['session-404'])).toEqual([]);
+        expect(await store.turnIds(tenantId, userId, [])).toEqual([]);
+        expect(await store.turnIds(otherTenant, userId, [sessionId])).toEqual(['t8']);
       },
       testTimeoutMs,
     );

@@ -2,6 +2,10 @@ import { JsonHttpStub, type StubAnswer, type StubHandler, type StubRequest } fro
 import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
+import procedureEn from '../fixtures/chat-completion-procedure-en.json';
+import procedureZh from '../fixtures/chat-completion-procedure-zh.json';
+import summaryEn from '../fixtures/chat-completion-summary-en.json';
+import summaryZh from '../fixtures/chat-completion-summary-zh.json';
 import zh from '../fixtures/chat-completion-zh.json';
 import correctionEnBefore from '../fixtures/chat-completion-correction-en-before.json';
 import correctionEn from '../fixtures/chat-completion-correction-en.json';
@@ -23,6 +27,8 @@ export const FIXTURE_TURNS = {
   correctionZh: { text: '不对，改成9点', response: correctionZh },
   correctionEnBefore: { text: 'set the standup to 9am', response: correctionEnBefore },
   correctionEn: { text: 'no, make it 10', response: correctionEn },
+  procedureEn: { text: 'From now on, always answer in English and use TypeScript for code examples.', response: procedureEn },
+  procedureZh: { text: '以后都用中文回答，报价先给区间再给明细，别用表情包。', response: procedureZh },
 } as const;
 
 interface ChatBody {
@@ -53,6 +59,13 @@ export const noItems: StubAnswer = {
     choices: [{ index: 0, message: { role: 'assistant', content: '{"items":[]}', refusal: null }, logprobs: null, finish_reason: 'stop' }],
   },
 };
+
+/** Hand-authored session summaries (a summary request is told by its schema name), in the language of its turns. */
+export const SUMMARY_FIXTURES = { zh: summaryZh, en: summaryEn } as const;
+
+export function isSummaryRequest(body: ChatBody): boolean {
+  return body.response_format?.json_schema?.name === 'engram_session_summary';
+}
 
 /** The chat-completions stub: replays the fixtures unless a test sets another handler. */
 export class ChatCompletionsStub extends JsonHttpStub<ChatBody> {

@@ -9,6 +9,9 @@ import { openApiDocument, startApp } from '../bootstrap';
 import { DEFAULT_TENANT } from '../http/tenancy';
 import { IngestService } from '../http/ingest.service';
 import { RecallService } from '../http/recall.service';
+import { RecallDto } from '../http/recall.dto';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
 import { rebuildOnline } from './online-rebuild-cli';
@@ -18,6 +21,7 @@ import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
 import { registerExportImportCommands } from './export-import';
+import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 
@@ -98,12 +102,18 @@ export function buildCli(modules: CliModules): Command {
     .description("print what engram recalls for a user's query (JSON)")
     .option('--session <sessionId>', 'include the recent turns of this session')
     .option('-k, --k <k>', 'how many memories', intOption('k'))
+    .option('--kinds <kind...>', 'only memories of these kinds')
+    .option('--sessions <sessionId...>', 'only memories said in these sessions')
+    .option('--from <instant>', 'only memories said at or after this ISO instant')
+    .option('--to <instant>', 'only memories said before this ISO instant')
+    .option('--valid-at <instant>', 'what was true at this ISO instant according to the conversation')
+    .option('--as-of <instant>', 'as engram knew it at this ISO instant')
     .option('--debug', 'include score components')
     .option('--url <url>', 'ask a running engram')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
-    .action(async (userId: string, query: string, options: { session?: string; k?: number; debug?: boolean; url?: string; apiKey?: string }) => {
+    .action(async (userId: string, query: string, options: RecallOptions) => {
       const config = cliConfig();
-      const body = { userId, query, sessionId: options.session, k: options.k, debug: options.debug };
+      const body = recallBody(userId, query, options);
       const remote = remoteOf(options, config);
       if (remote) {
         console.log(JSON.stringify(await remote.post('/v1/recall', body), null, 2));
@@ -181,10 +191,45 @@ export function buildCli(modules: CliModules): Command {
 
   registerEvalCommand(program, modules);
   registerExportImportCommands(program, modules);
+  registerMemoryControlCommands(program, modules);
   registerBenchCommand(program, modules);
   registerDlqCommands(program, modules);
   registerReprocessCommands(program, modules);
   return program;
+}
+
+interface RecallOptions {
+  session?: string;
+  k?: number;
+  kinds?: string[];
+  sessions?: string[];
+  from?: string;
+  to?: string;
+  validAt?: string;
+  asOf?: string;
+  debug?: boolean;
+  url?: string;
+  apiKey?: string;
+}
+
+/** The recall request, validated as the HTTP endpoint validates it (the embedded path has no ValidationPipe). */
+function recallBody(userId: string, query: string, options: RecallOptions): RecallDto {
+  const body = plainToInstance(RecallDto, {
+    userId,
+    query,
+    sessionId: options.session,
+    k: options.k,
+    kinds: options.kinds,
+    sessions: options.sessions,
+    from: options.from,
+    to: options.to,
+    validAt: options.validAt,
+    asOf: options.asOf,
+    debug: options.debug,
+  });
+  const errors = validateSync(body, { skipUndefinedProperties: true, stopAtFirstError: true });
+  if (errors.length > 0) throw new UsageError(errors.flatMap((e) => Object.values(e.constraints ?? {})).join('; '));
+  return body;
 }
 
 /** Runs the CLI; errors become one clear line on stderr and exit code 1 (2 for usage). */

@@ -15,7 +15,7 @@ import { runningServer } from './server-file';
 /** Memories per HTTP import request, so a large bundle stays under the server's body limit. */
 const REMOTE_CHUNK = 300;
 
-interface RemoteOptions {
+export interface RemoteOptions {
   url?: string;
   apiKey?: string;
 }
@@ -111,7 +111,7 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
   });
 }
 
-async function withEmbedded<T>(module: Type<unknown> | object, stages: boolean, work: (app: INestApplication) => Promise<T>): Promise<T> {
+export async function withEmbedded<T>(module: Type<unknown> | object, stages: boolean, work: (app: INestApplication) => Promise<T>): Promise<T> {
   const app = await startApp(module, { http: false, stages });
   try {
     return await work(app);
@@ -120,10 +120,10 @@ async function withEmbedded<T>(module: Type<unknown> | object, stages: boolean, 
   }
 }
 
-type Remote = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
+export type Remote = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown) => Promise<unknown>;
 
 /** `--url`, or the server announced in the data directory. */
-function remoteOf(options: RemoteOptions, dataDir: string): Remote | null {
+export function remoteOf(options: RemoteOptions, dataDir: string): Remote | null {
   const url = options.url ?? runningServer(dataDir)?.url;
   if (!url) return null;
   const key = options.apiKey ?? process.env.ENGRAM_API_KEY;

@@ -1,30 +1,53 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { EntityAliasTable, fuse, memoriesAsOf, RankedMemory, rankMemories, RankingConfig, tokenize, speakersOf, understandQuery } from '@engram/domain';
+import {
+  EntityAliasTable,
+  fuse,
+  matchesRecallFilter,
+  memoriesAsOf,
+  memoriesValidAt,
+  RankedMemory,
+  rankMemories,
+  RankingConfig,
+  RecallFilter,
+  SUMMARY_KIND,
+  speakersOf,
+  tokenize,
+  understandQuery,
+} from '@engram/domain';
 import type { Embedder, SearchHit } from '@engram/ports';
 import { embeddedText, searchableText } from '../pipeline/search.projection';
 
 /**
- * Recall "as engram knew it" at an instant. The search index holds today's values and only active
- * memories, so it cannot answer for the past; instead the user's memories (all statuses, from the
- * fact store) are turned into their as-of views (`memoriesAsOf`) and ranked here with the same
- * BM25 and embedding scoring the index uses, then the same fusion and rerank. A user holds
- * hundreds of memories: scoring them all in memory takes about a millisecond.
+ * Recall "as engram knew it" at an instant (`asOf`, transaction time) and "what was true then"
+ * (`validAt`, world time). The search index holds today's values and only active memories, so it
+ * cannot answer for the past; instead the user's memories (all statuses, from the fact store) are
+ * turned into their views at those instants (`memoriesAsOf`, then `memoriesValidAt`), narrowed by
+ * the request's filters, and ranked here with the same BM25 and embedding scoring the index uses,
+ * then the same fusion and rerank. A user holds hundreds of memories: scoring them all in memory
+ * takes about a millisecond (with a remote embedder, embedding them is the cost).
  */
 export interface AsOfRecall {
   readonly pinned: MemoryRecord[];
   readonly ranked: RankedMemory[];
 }
 
-export async function recallAsOf(
-  memories: readonly MemoryRecord[],
+/** The user's memories as they stood: as known at `asOf`, then as true at `validAt`, then filtered. All active. */
+export function pastViews(memories: readonly MemoryRecord[], asOf: Date | null, validAt: Date | null, filter: RecallFilter | null): MemoryRecord[] {
+  let views: MemoryRecord[] = asOf ? memoriesAsOf(memories, asOf) : [...memories];
+  if (validAt) views = memoriesValidAt(views, validAt);
+  else if (!asOf) views = views.filter((m) => m.status === 'active');
+  return filter ? views.filter((m) => matchesRecallFilter(m, filter)) : views;
+}
+
+/** Ranks views that are all active (from `pastViews` or `memoriesAsOf`) as the index would rank them. */
+export async function recallOver(
+  known: readonly MemoryRecord[],
   query: string,
-  asOf: Date,
   now: Date,
   options: { readonly embedder: Embedder; readonly ranking: RankingConfig; readonly limit: number; readonly aliases: EntityAliasTable },
 ): Promise<AsOfRecall> {
-  const known = memoriesAsOf(memories, asOf);
   const pinned = known.filter((m) => m.pinned);
-  const searchable = known.filter((m) => !m.pinned);
+  const searchable = known.filter((m) => !m.pinned && m.kind !== SUMMARY_KIND); // summaries are read by session, not ranked
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
   // Two calls: the query and the memories are embedded as what they are (asymmetric models).

@@ -11,6 +11,8 @@ import { ForgettingModule } from '../pipeline/forgetting.job';
 import { ExportController, ForgettingController } from './export.controller';
 import { ExportService } from './export.service';
 import { AdminRebuildsModule } from './admin-rebuilds.controller';
+import { MemoryControlController } from './memory-control.controller';
+import { MemoryControlService } from './memory-control.service';
 
 @Module({
   controllers: [HealthController, MetricsController, TurnsController, PipelineController],
@@ -21,8 +23,10 @@ export class GatewayHttpModule {}
 
 @Module({
   imports: [ForgettingModule, AdminRebuildsModule],
-  controllers: [HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController],
-  providers: [RecallService, RecallAudit, IngestService, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
+  controllers: [
+    HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController, MemoryControlController,
+  ],
+  providers: [RecallService, RecallAudit, IngestService, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [RecallService],
 })
 export class RecallHttpModule {}
@@ -32,8 +36,9 @@ export class RecallHttpModule {}
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
     HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
+    MemoryControlController,
   ],
-  providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, { provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService, RecallService],
 })
 export class AllHttpModule {}

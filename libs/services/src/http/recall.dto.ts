@@ -1,7 +1,52 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { MEMORY_KINDS } from '@engram/contracts';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
 import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
+
+/** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
+export class RecallBudgetDto {
+  @ApiPropertyOptional({ description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).', minimum: 50, maximum: 100000 })
+  @IsOptional() @IsInt() @Min(50) @Max(100_000)
+  total?: number;
+
+  @ApiPropertyOptional({ description: 'Pinned facts (default ENGRAM_BUDGET_FACTS).', minimum: 0 })
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  facts?: number;
+
+  @ApiPropertyOptional({ description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).", minimum: 0 })
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  procedures?: number;
+
+  @ApiPropertyOptional({ description: 'Ranked memories (default ENGRAM_BUDGET_MEMORIES).', minimum: 0 })
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  memories?: number;
+
+  @ApiPropertyOptional({ description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).', minimum: 0 })
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  summary?: number;
+
+  @ApiPropertyOptional({ description: 'Recent turns (default ENGRAM_BUDGET_RECENT).', minimum: 0 })
+  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  recent?: number;
+}
 
 export class RecallDto {
   @ApiProperty({ example: 'u-42' })
@@ -30,6 +75,28 @@ export class RecallDto {
   @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
   asOf?: string;
 
+  @ApiPropertyOptional({
+    description: 'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
+  })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  validAt?: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
+  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
+  kinds?: MemoryKind[];
+
+  @ApiPropertyOptional({ type: [String], description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
+  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
+  sessions?: string[];
+
+  @ApiPropertyOptional({ description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
+  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  to?: string;
+
   @ApiPropertyOptional({ description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it.' })
   @IsOptional() @IsString() @MaxLength(2000)
   after?: string;
@@ -37,6 +104,13 @@ export class RecallDto {
   @ApiPropertyOptional({ description: 'Adds per-memory score components.' })
   @IsOptional() @IsBoolean()
   debug?: boolean;
+
+  @ApiPropertyOptional({
+    type: RecallBudgetDto,
+    description: 'Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say.',
+  })
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => RecallBudgetDto)
+  budget?: RecallBudgetDto;
 }
 
 export class ScoreComponentsView {
@@ -80,17 +154,27 @@ export class FactView {
 
 export class RecentTurnView {
   @ApiProperty() turnId!: string;
+  @ApiProperty({ description: 'The session it was said in: the previous one for turns carried over into a new session.' }) sessionId!: string;
   @ApiProperty() role!: string;
   @ApiPropertyOptional() speaker?: string;
   @ApiProperty() text!: string;
   @ApiProperty() occurredAt!: string;
 }
 
+export class SummaryView {
+  @ApiProperty({ description: 'The session it summarises.' }) sessionId!: string;
+  @ApiProperty({ description: "True when carried over from the user's previous session into a new one." }) previous!: boolean;
+  @ApiProperty({ type: [String], description: 'What the session said before its recent window, oldest first: the memories of each turn, or its words; the lines that fit the summary zone.' })
+  lines!: string[];
+}
+
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
+  @ApiProperty({ type: [FactView], description: 'Rules for how the assistant should act (kind `procedure`): always injected, never ranked.' }) procedures!: FactView[];
   @ApiProperty({ type: [MemoryView] }) memories!: MemoryView[];
-  @ApiProperty({ type: [RecentTurnView] }) recent!: RecentTurnView[];
-  @ApiProperty({ description: 'A context block ready for the prompt: facts, memories, recent turns.' }) context!: string;
+  @ApiProperty({ type: SummaryView, nullable: true, description: "The session's rolling summary (or the previous session's, in a new session)." }) summary!: SummaryView | null;
+  @ApiProperty({ type: [RecentTurnView], description: "The session's turns after its summary (a new session: the previous session's last turns first)." }) recent!: RecentTurnView[];
+  @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' }) context!: string;
   @ApiProperty({ description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
 }

@@ -7,17 +7,23 @@ import {
   dropCovered,
   expandQuery,
   fuse,
+  matchesRecallFilter,
+  narrowsBeyondKinds,
   RankedMemory,
   rankMemories,
   RankingConfig,
+  RecallFilter,
   speakersOf,
+  summaryLines,
+  summaryMergeKey,
   tokenize,
   understandQuery,
+  ZoneBudget,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
 import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
-import { recallAsOf } from './as-of-recall';
+import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
@@ -49,6 +55,9 @@ export class RecallService {
   }
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
+    if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
+      throw new BadRequestException({ message: ['to must be after from'], fields: ['to'] });
+    }
     let consistent = true;
     if (request.after !== undefined) {
       const position = decodePosition(request.after);
@@ -56,45 +65,68 @@ export class RecallService {
       consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
     }
     const asOf = request.asOf ? new Date(request.asOf) : null;
-    const now = request.now ? new Date(request.now) : (asOf ?? this.clock.now());
+    const validAt = request.validAt ? new Date(request.validAt) : null;
+    const now = request.now ? new Date(request.now) : (validAt ?? asOf ?? this.clock.now());
     const k = request.k ?? this.config.ENGRAM_RECALL_K;
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
     // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
-    const known = asOf ? await this.facts.list({ tenantId, userId }) : null;
+    const lookBack = asOf !== null || validAt !== null;
+    const known = lookBack ? await this.facts.list({ tenantId, userId }) : null;
     const learned = known ? { table: userAliasTable(this.config, known), memories: known } : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
     const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
+    const filter = await this.filterOf(tenantId, userId, request);
     const options = { embedder: this.embedder, ranking: this.ranking, limit: this.config.ENGRAM_RECALL_CANDIDATES, aliases };
-    const past = known && asOf ? await recallAsOf(known, query, asOf, now, options) : null;
+    const past = known ? await recallOver(pastViews(known, asOf, validAt, filter), query, now, options) : null;
 
     const [pinned, ranked, recentNow] = await Promise.all([
       past
         ? past.pinned
         : // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
-          learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
-          this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      past ? past.ranked : this.retrieve(tenantId, userId, query, now),
+          (learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
+            this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
+      past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
-        ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
-        : Promise.resolve([]),
+        ? lookBack
+          ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS).then((turns) => ({ summary: null, recent: turns }))
+          : this.sessionContext(tenantId, userId, request.sessionId, now)
+        : Promise.resolve({ summary: null, recent: [] }),
     ]);
-    const recent = asOf ? recentNow.filter((turn) => Date.parse(turn.occurredAt) <= asOf.getTime()) : recentNow;
+    // Turns said after the instant looked at were not there yet.
+    const until = Math.min(asOf?.getTime() ?? Infinity, validAt?.getTime() ?? Infinity);
+    const recent = recentNow.recent.filter((turn) => Date.parse(turn.occurredAt) <= until);
+    const summary = recentNow.summary;
+    const shown = filter ? pinned.filter((memory) => matchesRecallFilter(memory, filter)) : pinned;
+    // Procedures are pinned like the facts but have a section of their own. The episode of a turn that
+    // said a rule stays searchable: the turn may say more than the rule ("I prefer type hints… so keep
+    // that in mind when you write snippets"), and dropping it cost the shipped eval a question.
+    const procedures = shown.filter((memory) => memory.kind === 'procedure');
 
     const assembled = assembleContext({
-      facts: pinned,
+      facts: shown.filter((memory) => memory.kind !== 'procedure'),
+      procedures,
       memories: ranked.slice(0, k),
+      summary: summary ? summaryLines(summary.memory) : [],
       recent,
-      tokenBudget: this.config.ENGRAM_TOKEN_BUDGET,
+      ...this.budgetOf(request),
+      query: request.query,
+      cap: { chars: this.config.ENGRAM_MEMORY_MAX_CHARS, tokens: this.config.ENGRAM_MEMORY_MAX_TOKENS },
       now,
     });
     this.audit.record(tenantId, request, assembled);
     // A look into the past is not a use of today's memories: it must not keep them from being archived.
-    if (!asOf) this.recordAccess(tenantId, userId, [...assembled.facts.map((f) => f.memoryId), ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    if (!lookBack) {
+      const used = [...assembled.facts, ...assembled.procedures].map((f) => f.memoryId);
+      if (summary && assembled.summary.length > 0) used.push(summary.memory.memoryId);
+      this.recordAccess(tenantId, userId, [...used, ...assembled.memories.map((m) => m.memory.memoryId)], now);
+    }
 
     return {
       facts: assembled.facts.map(toFactView),
+      procedures: assembled.procedures.map(toFactView),
       memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
+      summary: summary && assembled.summary.length > 0 ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary } : null,
       recent: assembled.recent.map(toRecentView),
       context: assembled.context,
       tokens: assembled.tokensUsed,
@@ -102,14 +134,83 @@ export class RecallService {
     };
   }
 
-  /** BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked. */
-  private async retrieve(tenantId: string, userId: string, query: string, now: Date): Promise<RankedMemory[]> {
+  /** The request's kinds, sessions (as the turn ids they hold) and time window; null when it narrows nothing. */
+  private async filterOf(tenantId: string, userId: string, request: RecallDto): Promise<RecallFilter | null> {
+    const { kinds, sessions, from, to } = request;
+    if (!kinds && !sessions && !from && !to) return null;
+    return {
+      ...(kinds ? { kinds } : {}),
+      ...(sessions ? { turnIds: new Set(await this.sessions.turnIds(tenantId, userId, sessions)) } : {}),
+      ...(from ? { from: new Date(from) } : {}),
+      ...(to ? { to: new Date(to) } : {}),
+    };
+  }
+
+  /**
+   * What the session said before its recent window: its summary, and the turns it does not cover
+   * (the window, plus those that left it since the summary was last re-derived). A session that has
+   * no summary yet starts with the previous session's summary and last turns (carried over).
+   */
+  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
+    const every = this.config.ENGRAM_SUMMARY_EVERY;
+    const window = this.config.ENGRAM_RECENT_TURNS + Math.max(0, every - 1);
+    const [turns, own] = await Promise.all([this.sessions.recent(tenantId, userId, sessionId, window), this.summaryOf(tenantId, userId, sessionId)]);
+    if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
+    const carry = this.config.ENGRAM_CARRY_OVER_TURNS;
+    if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
+    const previous = await this.sessions.previousSession(tenantId, userId, sessionId, turns[0]?.occurredAt ?? now.toISOString());
+    if (!previous) return { summary: null, recent: turns };
+    const [earlier, theirs] = await Promise.all([
+      carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
+      this.summaryOf(tenantId, userId, previous),
+    ]);
+    const carried = carry > 0 ? uncovered(earlier, theirs).slice(-carry) : [];
+    return { summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null, recent: [...carried, ...turns] };
+  }
+
+  private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {
+    if (this.config.ENGRAM_SUMMARY_EVERY <= 0) return undefined;
+    const [summary] = await this.facts.findByMergeKeys(tenantId, userId, [summaryMergeKey(sessionId)]);
+    return summary?.status === 'active' ? summary : undefined;
+  }
+
+  /** The request's budget by zone, each zone it leaves out at its configured share. */
+  private budgetOf(request: RecallDto): { tokenBudget: number; zones: ZoneBudget } {
+    const asked = request.budget ?? {};
+    return {
+      tokenBudget: asked.total ?? this.config.ENGRAM_TOKEN_BUDGET,
+      zones: {
+        facts: asked.facts ?? this.config.ENGRAM_BUDGET_FACTS,
+        procedures: asked.procedures ?? this.config.ENGRAM_BUDGET_PROCEDURES,
+        memories: asked.memories ?? this.config.ENGRAM_BUDGET_MEMORIES,
+        summary: asked.summary ?? this.config.ENGRAM_BUDGET_SUMMARY,
+        recent: asked.recent ?? this.config.ENGRAM_BUDGET_RECENT,
+      },
+    };
+  }
+
+  /**
+   * BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked.
+   * A filter is applied inside the index, before the candidate limit: kinds as such, sessions and
+   * time as the ids of the user's memories that match them (read from the fact store).
+   */
+  private async retrieve(tenantId: string, userId: string, query: string, now: Date, filter: RecallFilter | null): Promise<RankedMemory[]> {
     const limit = this.config.ENGRAM_RECALL_CANDIDATES;
     const legs = this.config.ENGRAM_RECALL_LEGS;
     const terms = tokenize(query);
+    const within: SearchFilter = {
+      ...(filter?.kinds ? { kinds: filter.kinds } : {}),
+      ...(filter && narrowsBeyondKinds(filter)
+        ? {
+            memoryIds: (await this.facts.list({ tenantId, userId, statuses: ['active'] }))
+              .filter((memory) => !memory.pinned && matchesRecallFilter(memory, filter))
+              .map((memory) => memory.memoryId),
+          }
+        : {}),
+    };
     const [textHits, vectorHits] = await Promise.all([
-      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit }),
-      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit })),
+      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
+      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
@@ -117,8 +218,8 @@ export class RecallService {
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
     const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
     const candidates = memories
-      // Pinned facts are already in the facts section; the index may lag the store, so re-check status here.
-      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned)
+      // Pinned facts are already in the facts section; the index may lag the store, so re-check status (and the filter) here.
+      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned && (!filter || matchesRecallFilter(memory, filter)))
       .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
     const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
     // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
@@ -147,6 +248,18 @@ export class RecallService {
   }
 }
 
+interface SessionContext {
+  readonly summary: { readonly memory: MemoryRecord; readonly sessionId: string; readonly previous: boolean } | null;
+  readonly recent: SessionTurn[];
+}
+
+/** The turns a summary does not cover (all of them without one). */
+function uncovered(turns: readonly SessionTurn[], summary: MemoryRecord | undefined): SessionTurn[] {
+  if (!summary) return [...turns];
+  const covered = new Set(summary.sourceTurnIds);
+  return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
 export function rankingConfigFrom(config: EngramConfig): RankingConfig {
   const embedder = relevanceFor(config);
   return {
@@ -158,6 +271,8 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       profile: null,
       episode: 14,
       insight: 60,
+      procedure: null, // never ranked: injected in their own section
+      summary: null, // never ranked: the session's summary section
     },
     rrfK: defaultRankingConfig.rrfK,
     threshold: config.ENGRAM_RECALL_THRESHOLD,
@@ -165,6 +280,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
       ...defaultRankingConfig.relevance,
       cosineFloor: embedder.floor,
       cosineGate: embedder.gate,
+      cosineAdmit: embedder.admit,
       cosineWeight: embedder.cosineWeight,
       coverageWeight: embedder.coverageWeight,
     },
@@ -204,9 +320,10 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
   };
 }
 
-function toRecentView(turn: { turnId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
+function toRecentView(turn: { turnId: string; sessionId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
   return {
     turnId: turn.turnId,
+    sessionId: turn.sessionId,
     role: turn.role,
     ...(turn.speaker !== undefined ? { speaker: turn.speaker } : {}),
     text: turn.text,

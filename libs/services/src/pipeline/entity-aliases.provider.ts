@@ -1,7 +1,7 @@
 import { EngramConfig, entityAliasesSource } from '@engram/config';
 import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
 import type { FactStore } from '@engram/ports';
-import { buildAliasTable, DEFAULT_ENTITY_ALIASES, defaultAliasTable, EntityAliasTable, findEntities, learnAliases, parseAliasEntries } from '@engram/domain';
+import { buildAliasTable, DEFAULT_ENTITY_ALIASES, defaultAliasTable, EntityAliasTable, findEntities, learnAliases, parseAliasEntries, SUMMARY_KIND } from '@engram/domain';
 
 const tables = new WeakMap<EngramConfig, EntityAliasTable>();
 
@@ -28,6 +28,7 @@ export function userAliasTable(config: EngramConfig | undefined, memories: reado
   // One text per turn: a turn's fact and its episode say the same gloss once, not twice.
   const byTurn = new Map<string, string>();
   for (const memory of memories) {
+    if (memory.kind === SUMMARY_KIND) continue; // it repeats many turns' words in one text
     const turn = memory.sourceTurnIds[0] ?? memory.memoryId;
     byTurn.set(turn, `${byTurn.get(turn) ?? ''}\n${memory.content}`);
   }

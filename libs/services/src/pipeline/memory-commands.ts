@@ -7,26 +7,52 @@ import {
   MemoryAdded,
   MemoryDecision,
   MemoryRecord,
+  MemoryRetractionRequested,
+  MemoryRevertRequested,
+  ProfileUpdateRequested,
   Topics,
 } from '@engram/contracts';
-import { ForgettingDecider, ResolverState } from '@engram/domain';
+import {
+  DEFAULT_PINNED_ATTRIBUTES,
+  ForgettingDecider,
+  MemoryControlDecider,
+  profileExtraction,
+  ResolutionDecider,
+  ResolutionOptions,
+  ResolverState,
+  withoutInsights,
+} from '@engram/domain';
 import { EventLog, LogPosition, reached } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 
 /**
- * Commands to the resolver (forgetting, imports). They travel on memory.extracted.v1 keyed by
+ * Commands to the resolver (forgetting, imports, the application's per-memory control and
+ * profile facts). They travel on memory.extracted.v1 keyed by
  * user, so the resolver — the single writer of a user's memories — applies them in log order
  * with the user's extractions: no second writer races it, and every outcome is a decision
  * event on memory.facts.v1 that projections and rebuilds replay.
  */
-export type MemoryCommand = ForgettingRequested | MemoriesImportRequested;
+export type MemoryCommand =
+  | ForgettingRequested
+  | MemoriesImportRequested
+  | MemoryRetractionRequested
+  | MemoryRevertRequested
+  | ProfileUpdateRequested;
+
+const MEMORY_COMMAND_TYPES: ReadonlySet<string> = new Set<MemoryCommand['type']>([
+  'ForgettingRequested',
+  'MemoriesImportRequested',
+  'MemoryRetractionRequested',
+  'MemoryRevertRequested',
+  'ProfileUpdateRequested',
+]);
 
 export function isMemoryCommand(event: EngramEvent): event is MemoryCommand {
-  return event.type === 'ForgettingRequested' || event.type === 'MemoriesImportRequested';
+  return MEMORY_COMMAND_TYPES.has(event.type);
 }
 
 /** What the resolver decides for a command, given the user's memories. Pure. */
-export function decideMemoryCommand(command: MemoryCommand, state: ResolverState): MemoryDecision[] {
+export function decideMemoryCommand(command: MemoryCommand, state: ResolverState, resolution: ResolutionOptions): MemoryDecision[] {
   switch (command.type) {
     case 'ForgettingRequested': {
       const { requestedAt, policy, lastAccess } = command.payload;
@@ -38,6 +64,16 @@ export function decideMemoryCommand(command: MemoryCommand, state: ResolverState
     }
     case 'MemoriesImportRequested':
       return decideImport(command, state);
+    case 'MemoryRetractionRequested':
+    case 'MemoryRevertRequested':
+      return MemoryControlDecider.decide(command, state);
+    case 'ProfileUpdateRequested': {
+      // Facts the application states are resolved like facts said in conversation (insights apart, as
+      // there), and pinned: the application chose them for every prompt, as the seeds' save_profile.
+      const stated = command.payload.attributes.map((a) => a.attribute);
+      const pinnedAttributes = [...(resolution.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES), ...stated];
+      return ResolutionDecider.decide(profileExtraction(command), withoutInsights(state), { ...resolution, pinnedAttributes });
+    }
   }
 }
 

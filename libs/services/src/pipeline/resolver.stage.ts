@@ -1,4 +1,5 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
+import { createSummaryWriter } from '@engram/adapters-llm';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramConfig, insightRulesSource } from '@engram/config';
 import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, Topics, UserForgotten } from '@engram/contracts';
@@ -10,6 +11,9 @@ import {
   parseInsightRules,
   ResolutionDecider,
   ResolverState,
+  extractiveSummaryWriter,
+  SummaryDecider,
+  SummaryWriter,
   withoutInsights,
 } from '@engram/domain';
 import { FactStore } from '@engram/ports';
@@ -38,6 +42,8 @@ import { StageController } from '../transport/rpc-passthrough.filter';
 @StageController()
 export class ResolverStage {
   private readonly insightRules: CompiledInsightRules;
+  private readonly summaryWriter: SummaryWriter;
+  private readonly log = new Logger(ResolverStage.name);
 
   constructor(
     private readonly publisher: EventPublisher,
@@ -46,6 +52,7 @@ export class ResolverStage {
     @Inject(FactStore) private readonly store: FactStore,
   ) {
     this.insightRules = configuredInsightRules(config);
+    this.summaryWriter = createSummaryWriter(config);
   }
 
   @EventPattern({ topic: Topics.extracted, group: 'resolver' })
@@ -63,15 +70,20 @@ export class ResolverStage {
           state = ResolutionDecider.initialState();
           continue;
         }
+        const resolution = { similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD, recordedAt: event.recordedAt };
         const decisions = isMemoryCommand(event)
-          ? decideMemoryCommand(event, state) // forgetting, imports: see memory-commands.ts
-          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), {
-              similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD,
-              recordedAt: event.recordedAt,
-            });
+          ? decideMemoryCommand(event, state, resolution) // forgetting, imports, per-memory control, profile: see memory-commands.ts
+          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), resolution);
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
-        if (decisions.length === 0 || !this.config.ENGRAM_INSIGHTS) continue;
+        if (decisions.length === 0) continue;
+        if (event.type === 'MemoriesExtracted') {
+          // The turns this extraction brought may push older ones out of the session's recent window.
+          const summary = await this.summarise(event, state);
+          state = summary.reduce(ResolutionDecider.evolve, state);
+          out.push(...summary);
+        }
+        if (!this.config.ENGRAM_INSIGHTS) continue;
         const insights = InsightDecider.decide(
           {
             tenantId: event.tenantId,
@@ -90,6 +102,32 @@ export class ResolverStage {
     }
     await this.publisher.publish(Topics.facts, out);
     await this.facts.apply(out);
+  }
+
+  /**
+   * The session's summary when it is due: extractive (pure), or written by the configured LLM from
+   * the summary so far and the turns that left the window. A model that fails does not hold up the
+   * user's memories: the extractive lines stand in, and the next summary is the model's again.
+   */
+  private async summarise(event: MemoriesExtracted, state: ResolverState): Promise<MemoryDecision[]> {
+    const review = { tenantId: event.tenantId, userId: event.userId, sessionId: event.payload.sessionId, triggerId: event.eventId, correlationId: event.correlationId };
+    const options = {
+      window: this.config.ENGRAM_RECENT_TURNS,
+      every: this.config.ENGRAM_SUMMARY_EVERY,
+      maxChars: this.config.ENGRAM_SUMMARY_MAX_CHARS,
+      recordedAt: event.recordedAt,
+    };
+    if (this.summaryWriter === extractiveSummaryWriter) return SummaryDecider.decide(review, state, options);
+    const due = SummaryDecider.due(review, state, options);
+    if (!due) return [];
+    let lines: string[];
+    try {
+      lines = await this.summaryWriter.write(due.material);
+    } catch (error) {
+      this.log.warn({ error: String(error), sessionId: review.sessionId }, 'the summary model failed: extractive summary instead');
+      lines = await extractiveSummaryWriter.write(due.material);
+    }
+    return [SummaryDecider.written(due, lines, options)];
   }
 
   private async loadState(tenantId: string, userId: string): Promise<ResolverState> {

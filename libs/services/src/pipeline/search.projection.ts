@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
-import { EntityAliasTable, searchKeysOf, tokenize } from '@engram/domain';
+import { EntityAliasTable, searchKeysOf, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
 import { canonicalEntitiesOf, configuredAliasTable } from './entity-aliases.provider';
 import { isDecision } from './facts.projection';
@@ -28,7 +28,11 @@ export class SearchProjection {
   async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
       events.filter((e) => e.type === 'UserForgotten' || isDecision(e.type)),
-      async (run) => this.index.upsert(await this.documents(run.map((e) => e.payload.memory))),
+      async (run) => {
+        // Session summaries are read by session, never searched: ranking them would cost every question a candidate.
+        const searchable = run.map((e) => e.payload.memory).filter((m) => m.kind !== SUMMARY_KIND);
+        if (searchable.length > 0) await this.index.upsert(await this.documents(searchable));
+      },
       async (forget) => this.index.deleteUser(forget.tenantId, forget.userId),
     );
   }

@@ -1,0 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { MEMORY_KINDS, MEMORY_STATUSES, PROFILE_KEY_MAX, PROFILE_MAX_ATTRIBUTES, PROFILE_TEXT_MAX } from '@engram/contracts';
+
+export class RetractMemoryDto {
+  @ApiPropertyOptional({ description: 'Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`.', maxLength: PROFILE_TEXT_MAX })
+  @IsOptional() @IsString() @MaxLength(PROFILE_TEXT_MAX)
+  reason?: string;
+}
+
+export class RevertMemoryDto {
+  @ApiProperty({ description: 'The version whose value comes back as a new version: an earlier one, or the current one of a retracted memory.', minimum: 1 })
+  @IsInt() @Min(1)
+  version!: number;
+}
+
+export class ProfileUpdateDto {
+  @ApiProperty({
+    description: `Facts the application knows for certain, attribute → value (1–${PROFILE_MAX_ATTRIBUTES}). Attributes: letters, digits and _ . : - (≤ ${PROFILE_KEY_MAX}, lower-cased), the keys conversation facts use (name, city, budget, employer …); values: non-empty text ≤ ${PROFILE_TEXT_MAX}.`,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { name: '老周', city: '杭州' },
+  })
+  @IsObject()
+  attributes!: Record<string, unknown>;
+}
+
+export class MemoryVersionView {
+  @ApiProperty() version!: number;
+  @ApiProperty() value!: string;
+  @ApiProperty() content!: string;
+  @ApiProperty() validFrom!: string;
+  @ApiProperty({ nullable: true, type: String }) validTo!: string | null;
+  @ApiProperty() recordedAt!: string;
+  @ApiProperty({ nullable: true, type: String }) supersededAt!: string | null;
+  @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
+}
+
+/** A memory as `GET /v1/users/:userId/memories` lists it. */
+export class MemoryRecordView {
+  @ApiProperty() memoryId!: string;
+  @ApiProperty() mergeKey!: string;
+  @ApiProperty({ enum: MEMORY_KINDS }) kind!: string;
+  @ApiProperty() subject!: string;
+  @ApiProperty() attribute!: string;
+  @ApiProperty() value!: string;
+  @ApiProperty() content!: string;
+  @ApiProperty({ enum: MEMORY_STATUSES }) status!: string;
+  @ApiPropertyOptional({ description: 'Why it is not active, when the application said so.' }) statusReason?: string;
+  @ApiProperty() version!: number;
+  @ApiProperty() pinned!: boolean;
+  @ApiProperty() confidence!: number;
+  @ApiProperty() validFrom!: string;
+  @ApiProperty({ nullable: true, type: String }) validTo!: string | null;
+  @ApiProperty() updatedAt!: string;
+  @ApiProperty({ type: [MemoryVersionView] }) history!: MemoryVersionView[];
+}
+
+export class MemoryCommandResponse {
+  @ApiProperty({ type: MemoryRecordView, description: 'The memory after the command.' }) memory!: MemoryRecordView;
+  @ApiProperty({ description: 'False when nothing changed (already retracted) or the read side did not catch up in time.' }) changed!: boolean;
+  @ApiProperty({ description: 'False when the read side did not catch up in time.' }) consistent!: boolean;
+}
+
+export class ProfileUpdateResponse {
+  @ApiProperty({ type: [MemoryRecordView], description: 'The profile memories the attributes are now held in.' }) memories!: MemoryRecordView[];
+  @ApiProperty({ description: 'False when the read side did not catch up in time.' }) consistent!: boolean;
+}
