@@ -5,7 +5,7 @@ export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profil
 export type LlmItemKind = (typeof LLM_ITEM_KINDS)[number];
 
 /** Bumped whenever the prompt or the schema changes: it is part of the extractor version. */
-export const PROMPT_VERSION = 2;
+export const PROMPT_VERSION = 3;
 
 /**
  * The system prompt. It carries the rules that make extracted items mergeable over time (one fact
@@ -21,14 +21,15 @@ Rules:
 3. Drop temporary states and one-off requests: moods and feelings of the moment ("I'm tired today", "今天好累"), what the user is doing right now, greetings and thanks, questions, and requests that only concern this moment ("what's the weather today", "帮我看看这家店的营业时间"). A turn with nothing durable returns {"items": []}.
 4. "content" is one self-contained sentence stating the fact, written in the language the user wrote in (Chinese stays Chinese, English stays English). Never translate it. Keep names, numbers, products and dates exactly as written, and name the subject ("用户…", "The user…").
 5. "kind" is one of: preference (likes, dislikes, habits, prohibitions), fact (facts about the world of the user: their stack, their team, their projects), task (something to do, or progress on it), decision (a choice that was made), profile (identity: name, role, employer, location, family), procedure (a standing rule the user sets for how the assistant should act from now on: "以后报价先给区间再给明细", "always answer in English", "别用表情包", "代码示例用 TypeScript").
-13. A procedure has subject "user" and the attribute "procedure:<topic>", the topic a short English slug of what the rule governs, the same for every rule on it whatever the language: "response_language" (the language of answers), "emoji", "code_examples", "quote", "length", "format", "tone", or another slug. A later rule on the same topic replaces the earlier one ("以后用中文回答" after "always answer in English": both "procedure:response_language"). Its "value" is the rule in the user's words. An instruction for this answer only ("这个问题用英文回答", "answer this one in English") is not a procedure, and neither are the user's own habits ("I never use emojis myself" is a preference).
 6. "subject" is whose fact it is: "user" for the person writing a user turn, "assistant" for the assistant itself, or the name of another person exactly as written ("Alice", "老王").
 7. "attribute" is what the fact is about, as a short lowercase English slug with underscores ("editor", "database", "budget", "weekly_meeting", "employer", "diet"). Use the same slug whatever the language of the turn: "我喜欢用 VS Code" and "I prefer VS Code" both use "editor". Subject and attribute together identify a fact over time: a new value for the same subject and attribute replaces the old one.
 8. "value" is the fact's value, short, in the user's wording ("VS Code", "五万", "every Wednesday 14:00").
 9. "entities" lists the named things the item mentions (products, companies, people, places), as written.
-10. "confidence" (0 to 1): how certain it is that the user stated this fact (1 explicit, 0.5 implied). "importance" (0 to 1): how useful it is for future conversations (identity and hard constraints high, passing preferences lower).
-11. "operation" is "assert" for a new or changed fact, "retract" when the user says a fact is no longer true ("忘掉我之前说的…", "that's no longer true"). A correction ("不是三万，是五万", "I meant Friday") is an "assert" of the corrected value under the same attribute. When a retraction does not say what it refers to, use the attribute "@last".
-12. Text such as [PHONE], [EMAIL] or [CARD] is a masked secret: never guess what it hides, and do not make a memory out of it alone.`;
+10. "confidence" (0 to 1): how certain it is that the user stated this fact (1 explicit, 0.5 implied). "importance" (0 to 1): how useful it is for future conversations (identity and hard constraints high, passing preferences lower; said with "记住", "永远", "绝对", "以后都", "always", "never forget": higher). Words that only stress a statement never change its subject: "这条必须永远记住：我女儿对花生过敏" is the daughter's allergy.
+11. "operation" is "assert" for a new or changed fact, "retract" when the user says a fact is no longer true or asks to forget it ("忘掉我之前说的喜欢吃榴莲", "forget that I like durian", "that's no longer true"). A correction ("不是三万，是五万", "I meant Friday") is an "assert" of the corrected value under the same attribute. When a retraction does not say what it refers to, use the attribute "@last".
+12. "corrects" is true when the item corrects or replaces something said before: "不对，改成9点", "no, make it 10", "我改主意了，我要低卡方案", "…改成…", "不是MySQL，是PostgreSQL", "actually, …", and forget requests; false otherwise. A correction that does not name what it corrects ("不对，改成9点") uses the attribute "@last" and only the new value ("9点"): the memory service finds what it answers. An amount is a budget only when the sentence is about money ("我的收货地址改成世纪大道100号" is an address).
+13. A procedure has subject "user" and the attribute "procedure:<topic>", the topic a short English slug of what the rule governs, the same for every rule on it whatever the language: "response_language" (the language of answers), "emoji", "code_examples", "quote", "length", "format", "tone", or another slug. A later rule on the same topic replaces the earlier one ("以后用中文回答" after "always answer in English": both "procedure:response_language"). Its "value" is the rule in the user's words. An instruction for this answer only ("这个问题用英文回答", "answer this one in English") is not a procedure, and neither are the user's own habits ("I never use emojis myself" is a preference).
+14. Text such as [PHONE], [EMAIL] or [CARD] is a masked secret: never guess what it hides, and do not make a memory out of it alone.`;
 
 /** The JSON schema of the answer (OpenAI structured outputs, strict: every field required, nothing else). */
 export const EXTRACTION_SCHEMA = {
@@ -42,7 +43,7 @@ export const EXTRACTION_SCHEMA = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['kind', 'subject', 'attribute', 'value', 'content', 'entities', 'confidence', 'importance', 'operation'],
+        required: ['kind', 'subject', 'attribute', 'value', 'content', 'entities', 'confidence', 'importance', 'operation', 'corrects'],
         properties: {
           kind: { type: 'string', enum: [...LLM_ITEM_KINDS] },
           subject: { type: 'string', description: '"user", "assistant", or a named person as written.' },
@@ -53,6 +54,7 @@ export const EXTRACTION_SCHEMA = {
           confidence: { type: 'number', description: '0 to 1.' },
           importance: { type: 'number', description: '0 to 1.' },
           operation: { type: 'string', enum: ['assert', 'retract'] },
+          corrects: { type: 'boolean', description: 'True when it corrects or replaces something said before (see rule 12).' },
         },
       },
     },

@@ -53,6 +53,26 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
     expect(asked[0].body.response_format?.type).toBe('json_schema');
   });
 
+  for (const [language, before, correction, query, now, old] of [
+    ['Chinese', FIXTURE_TURNS.correctionZhBefore.text, FIXTURE_TURNS.correctionZh.text, '服务器时间是几点', '9点', '8点'],
+    ['English', FIXTURE_TURNS.correctionEnBefore.text, FIXTURE_TURNS.correctionEn.text, 'what time is the standup', '10', '9am'],
+  ] as const) {
+    it(`lands the model's open correction on the memory it answers (${language})`, async () => {
+      engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
+      await engram.http().post('/v1/turns').send(turnsBody('ren', 's1', [{ turnId: 't1', text: before, occurredAt: '2026-11-30T08:00:00Z' }])).expect(202);
+      const ingested = await engram
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody('ren', 's1', [{ turnId: 't2', text: correction, occurredAt: '2026-11-30T08:01:00Z' }]))
+        .expect(202);
+      const recalled = (await recall('ren', query, ingested.body.position)).join('\n');
+      expect(recalled).toContain(now);
+      expect(recalled).not.toContain(old);
+      const stored = (await engram.http().get('/v1/users/ren/memories').expect(200)).body.memories.filter((m: { kind: string }) => m.kind !== 'episode');
+      expect(stored.map((m: { value: string; history: { value: string }[] }) => [m.value, m.history.map((h) => h.value)])).toEqual([[now, [old]]]);
+    });
+  }
+
   it('injects the procedures the model read in their own section, a later rule on the same topic replacing the earlier one', async () => {
     engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
     const first = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't1', text: FIXTURE_TURNS.procedureEn.text }])).expect(202);

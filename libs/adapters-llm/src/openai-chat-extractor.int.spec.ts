@@ -61,6 +61,28 @@ describe('OpenAiChatExtractor', () => {
     expect(items.every((i) => /^[A-Za-z]/.test(i.content) && i.ephemeral === false && i.sourceTurnIds[0] === 't1')).toBe(true);
   });
 
+  it('marks corrections: open when they name no attribute ("不对，改成9点", "no, make it 10"), named when they do, none otherwise', async () => {
+    const read = async (text: string) => (await extractor().extract(turn(text))).map((i) => [i.attribute, i.value, i.correction]);
+    expect(await read(FIXTURE_TURNS.correctionZhBefore.text)).toEqual([['server_time', '8点', 'named']]);
+    expect(await read(FIXTURE_TURNS.correctionZh.text)).toEqual([['@last', '9点', 'open']]);
+    expect(await read(FIXTURE_TURNS.correctionEnBefore.text)).toEqual([['standup', '9am', undefined]]);
+    expect(await read(FIXTURE_TURNS.correctionEn.text)).toEqual([['@last', '10', 'open']]);
+    // Answers to prompt 1 carry no "corrects": nothing is a correction.
+    expect((await extractor().extract(turn(FIXTURE_TURNS.zh.text))).some((i) => 'correction' in i)).toBe(false);
+  });
+
+  it('asks for corrections in the prompt and the strict schema', async () => {
+    await extractor().extract(turn(FIXTURE_TURNS.correctionZh.text));
+    const body = stub.requests[0].body;
+    const system = body.messages.find((m) => m.role === 'system')!.content;
+    expect(system).toContain('"corrects" is true');
+    expect(system).toContain('不对，改成9点');
+    expect(system).toContain('no, make it 10');
+    const schema = body.response_format!.json_schema!.schema as { properties: { items: { items: { required: string[]; properties: Record<string, { type: string }> } } } };
+    expect(schema.properties.items.items.required).toContain('corrects');
+    expect(schema.properties.items.items.properties.corrects.type).toBe('boolean');
+  });
+
   it('sends the prompt, the strict JSON schema, temperature 0, the model and the key', async () => {
     await extractor({ apiKey: 'sk-test' }).extract(turn(FIXTURE_TURNS.zh.text, { speaker: 'Lin' }));
     expect(stub.requests).toHaveLength(1);
@@ -189,9 +211,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-2:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-3:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-2:default');
+    expect(unnamed.version).toBe('llm-3:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -214,7 +236,7 @@ describe('OpenAiChatExtractor', () => {
         config({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: `${url}/v1`, ENGRAM_LLM_MODEL: 'qwen2.5-7b-instruct', ENGRAM_LLM_API_KEY: 'k', ENGRAM_LLM_RETRIES: '0' }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-2:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-3:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');

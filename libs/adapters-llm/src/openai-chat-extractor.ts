@@ -182,7 +182,9 @@ export function validItem(raw: unknown): ValidItem | null {
     if (cleanEntities.length >= MAX_ENTITIES) break;
   }
   const normalisedSubject = /^(user|assistant)$/i.test(subject) ? subject.toLowerCase() : subject;
-  return { kind, subject: normalisedSubject, attribute, value, content, entities: cleanEntities, confidence, importance, operation };
+  // A correction may land on the memory it answers (docs/memory-model.md §3); answers of prompt 1 have no "corrects".
+  const correction = r.corrects === true ? { correction: attribute === LAST_MENTIONED ? ('open' as const) : ('named' as const) } : {};
+  return { kind, subject: normalisedSubject, attribute, value, content, entities: cleanEntities, confidence, importance, operation, ...correction };
 }
 
 /** A trimmed, non-empty string (capped), or null. */

@@ -99,7 +99,7 @@ export class EngramConfig {
   /** Ephemeral items (one-off requests) expire this many days after they were last said; 0: never. */
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPHEMERAL_TTL_DAYS = 7;
   /** Items below this confidence that nobody recalled for ENGRAM_ARCHIVE_AFTER_DAYS are archived. */
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = 0.5;
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = 0.8;
   /** 0: never archive. */
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ARCHIVE_AFTER_DAYS = 90;
   /** How often the resolver process sweeps every user; 0: only on demand. */

@@ -90,6 +90,7 @@ class ExtractedItemSchema {
   @IsString() @IsNotEmpty() extractorVersion!: string;
   @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
+  @IsOptional() @IsIn(['named', 'open']) correction?: string;
 }
 
 class MemoriesExtractedSchema {

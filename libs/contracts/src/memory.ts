@@ -40,6 +40,13 @@ export interface ExtractedItem {
    * turn ("attribute value"). The search projection adds the speaker and the date in words.
    */
   readonly keys?: readonly string[];
+  /**
+   * The item corrects something said before ("不对，改成9点", "actually, …", "不是X，是Y"): `named`
+   * when it names what it corrects (its own subject/attribute), `open` when it does not ("no, make
+   * it 10"). The resolver lets it supersede (or, for a retraction, retract) what it answers even
+   * when no memory holds its merge key (docs/memory-model.md §3). Absent on every other item.
+   */
+  readonly correction?: 'named' | 'open';
 }
 
 /** One past value of a memory, kept when a newer value supersedes it. */

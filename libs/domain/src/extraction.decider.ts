@@ -33,7 +33,10 @@ export const ExtractionDecider = {
     // Screening decides what is extracted: a turn without signals is kept as an episode only.
     const read = signals.length > 0 ? await strategy.extract(input) : [];
     const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
-    const episode = episodeOf(input, facts);
+    // A forget request ("忘掉我之前说的喜欢吃榴莲") is not kept as an episode: its words would bring back
+    // what it asks to forget. The turn stays in the log and the recent window.
+    const forgets = facts.length > 0 && facts.every((f) => f.operation === 'retract' && f.correction !== undefined);
+    const episode = forgets ? null : episodeOf(input, facts);
     const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return null;
     const eventId = deterministicId('extracted', event.eventId, strategy.version);

@@ -21,10 +21,17 @@ export interface ForgettingPolicy {
   readonly archiveConfidence: number;
 }
 
+/**
+ * The bar is 0.8 so that archiving happens at all: every rule confidence is 0.6 or more, so the former
+ * 0.5 archived nothing. Below 0.8 is what was said once and never confirmed — a preference, a habit,
+ * a task, an assistant's conclusion (0.75), an episode (0.7), a guessed name (0.6, never archived
+ * when pinned); from 0.8 up is what was stated as a value (facts 0.8, profile 0.85, budgets and
+ * corrections 0.85, "记住" 0.9) or said twice (one reinforcement takes 0.75 to 0.8).
+ */
 export const DEFAULT_FORGETTING_POLICY: ForgettingPolicy = {
   ephemeralTtlDays: 7,
   archiveAfterDays: 90,
-  archiveConfidence: 0.5,
+  archiveConfidence: 0.8,
 };
 
 export interface ForgettingContext {

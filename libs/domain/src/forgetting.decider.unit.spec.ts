@@ -23,6 +23,15 @@ describe('ForgettingDecider', () => {
     expect(decisions.map((d) => [d.type, d.payload.memory.attribute, d.payload.memory.status])).toEqual([['MemoryArchived', 'seat', 'archived']]);
   });
 
+  it('at the default policy, archives what the rules say once (a preference, 0.75; an episode, 0.7), not a stated fact (0.8) or one said twice', () => {
+    const preference = memory({ memoryId: 'm-pref', attribute: 'preference:tea', confidence: 0.75 });
+    const episode = memory({ memoryId: 'm-episode', kind: 'episode', attribute: 'episode:s1:t1', confidence: 0.7 });
+    const fact = memory({ memoryId: 'm-fact', attribute: 'database', confidence: 0.8 });
+    const saidTwice = memory({ memoryId: 'm-twice', attribute: 'preference:coffee', confidence: 1 - (1 - 0.75) * 0.8 });
+    const archived = ForgettingDecider.decide([preference, episode, fact, saidTwice], days(90)).map((d) => d.payload.memory.memoryId);
+    expect(archived.sort()).toEqual(['m-episode', 'm-pref']);
+  });
+
   it('counts from the last recall when there was one', () => {
     const lastAccessAt = new Map([[weak.memoryId, days(30).toISOString()]]);
     expect(ForgettingDecider.decide([weak], days(100), DEFAULT_FORGETTING_POLICY, { lastAccessAt })).toEqual([]);

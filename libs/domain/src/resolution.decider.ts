@@ -7,7 +7,7 @@ import {
   type MemoryVersion,
 } from '@engram/contracts';
 import { LAST_MENTIONED, mergeKeyOf } from './extraction.strategy';
-import { amountToNumber, extractDate, extractRecurrence } from './text-values';
+import { amountToNumber, extractDate, extractRecurrence, isTimeOfDay } from './text-values';
 import { tokenize } from './tokenizer';
 
 /**
@@ -87,7 +87,11 @@ function decideItem(
 ): MemoryDecision | null {
   // Checked across all memories: a near-duplicate or anaphoric item lands away from its own key.
   if ([...state.values()].some((m) => m.appliedItemIds.includes(item.itemId))) return null;
-  const change = item.attribute === LAST_MENTIONED ? resolveAnaphora(item, state, options) : resolveKeyed(command, item, state, options);
+  const change = correctsOthers(item)
+    ? resolveCorrection(command, item, state, options)
+    : item.attribute === LAST_MENTIONED
+      ? resolveAnaphora(item, state, options)
+      : resolveKeyed(command, item, state, options);
   if (!change) return null;
   return decisionOn(command, item, change.type, change.memory, options);
 }
@@ -128,6 +132,131 @@ function resolveKeyed(
   const duplicate = nearDuplicate(item, state, options.similarityThreshold);
   if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
   return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };
+}
+
+/**
+ * Whether an item may land on a memory of another merge key: a correction that names no attribute
+ * ("不对，改成9点", "no, make it 10", "forget what I said about durian") or one whose attribute is
+ * its own object (`preference:…`, `task:…`: "我改主意了，我要低卡方案"), or a family's unscoped name
+ * ("the deadline moved to…", CORRECTED_FAMILIES). A correction of another plain attribute
+ * (`database`, `收货地址`, `standup`) is its merge key: it supersedes that memory or is new.
+ */
+function correctsOthers(item: ExtractedItem): boolean {
+  if (!item.correction) return false;
+  return item.correction === 'open' || item.attribute === LAST_MENTIONED || item.attribute.includes(':') || CORRECTED_FAMILIES.includes(item.attribute);
+}
+
+/**
+ * A correction supersedes (a forget request retracts) what it corrects, whether or not its attribute
+ * is one the rules know: the memory with its merge key when the user has one; else the memory it
+ * answers — the latest compatible memory stated earlier in the same session; else the most similar
+ * current memory of the same subject. With none of these, an open correction falls back to the
+ * value's shape (the latest amount, schedule, time: `resolveAnaphora`) and a named one is a new memory.
+ */
+function resolveCorrection(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState, options: ResolutionOptions): Change {
+  if (item.attribute !== LAST_MENTIONED && (findByMergeKey(state, mergeKeyOf(item)) ?? latestScoped(item, state))) {
+    return resolveKeyed(command, item, state, options);
+  }
+  // "the reconciliation deadline moved to November 13": a correction of "the deadline" names no task,
+  // so it speaks of the scoped deadline mentioned last, as an unscoped budget does (SCOPED_FAMILIES).
+  const scoped = item.correction === 'named' ? latestScoped(item, state, CORRECTED_FAMILIES) : undefined;
+  if (scoped) return item.operation === 'retract' ? retract(scoped, item, options) : assertOn(scoped, { ...item, attribute: scoped.attribute, kind: scoped.kind }, options);
+  if (item.correction === 'named' && item.attribute !== LAST_MENTIONED && !item.attribute.includes(':')) return resolveKeyed(command, item, state, options);
+  const target = correctedBy(command, item, state);
+  if (target && item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
+  if (target) {
+    // Landing on another key, it says something new even when the values agree ("like" → "like").
+    const landed = { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) };
+    const restated = normaliseValue(target.content) === normaliseValue(item.content);
+    return restated || item.attribute === LAST_MENTIONED ? assertOn(target, landed, options) : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
+  }
+  if (item.attribute !== LAST_MENTIONED) return resolveKeyed(command, item, state, options);
+  return item.operation === 'retract' ? null : resolveAnaphora(item, state, options);
+}
+
+/**
+ * Overlap (shared terms over the smaller set) from which a memory of another session counts as the
+ * one a correction speaks of: half of the shorter text's terms.
+ */
+const CORRECTION_OVERLAP = 0.5;
+
+/**
+ * The memory a correction answers (see resolveCorrection); ties go to the later memory, then the
+ * higher id. A value of a shape ("9点", "10", "五万") answers the latest memory of that shape said
+ * earlier in the session; words ("我要低卡方案") answer only what the speaker said last in it.
+ */
+function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+  const session = turnsOfSession(state, command.payload.sessionId);
+  const words = item.operation === 'assert' && valueShape(item.value) === 'text';
+  const lastTurn = words ? lastTurnOf(item, state, session) : null;
+  const own = new Set(item.sourceTurnIds);
+  const at = Date.parse(item.validFrom);
+  const itemTerms = termsOf(item.content);
+  let answered: MemoryRecord | null = null;
+  let similar: { memory: MemoryRecord; overlap: number } | null = null;
+  const later = (a: MemoryRecord, b: MemoryRecord) => a.lastSeenAt > b.lastSeenAt || (a.lastSeenAt === b.lastSeenAt && a.memoryId > b.memoryId);
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.subject !== item.subject || memory.kind === 'episode' || memory.kind === 'insight') continue;
+    if (Date.parse(memory.lastSeenAt) > at || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
+    // One speaker corrects what they said, not what another participant said.
+    if ((memory.speaker ?? null) !== (item.speaker ?? null)) continue;
+    const memoryTerms = termsOf(memory.content);
+    const shared = sharedTerms(itemTerms, memoryTerms);
+    const inSession = words ? lastTurn !== null && memory.sourceTurnIds.includes(lastTurn) : memory.sourceTurnIds.some((turn) => session.has(turn));
+    if (inSession && compatible(item, memory, shared) && (!answered || later(memory, answered))) {
+      answered = memory;
+    }
+    const overlap = shared / Math.max(1, Math.min(itemTerms.length, memoryTerms.length) - 1);
+    if (overlap >= CORRECTION_OVERLAP && (!similar || overlap > similar.overlap || (overlap === similar.overlap && later(memory, similar.memory)))) {
+      similar = { memory, overlap };
+    }
+  }
+  return answered ?? similar?.memory ?? null;
+}
+
+/**
+ * Whether a correction can be about a memory said earlier in its session: a value of the same shape
+ * ("9点" for "8点"; a bare "10" for "9am" or an amount), or, for words, at least one term in common
+ * ("我要低卡方案" and "我喜欢高热量的饮食方案" share 方案). "其实我穿 43.5 更合适" is not about "我对芒果过敏".
+ */
+function compatible(item: ExtractedItem, memory: MemoryRecord, shared: number): boolean {
+  if (item.operation === 'retract') return shared > 0;
+  const shape = valueShape(item.value);
+  if (shape === 'text') return shared > 0;
+  const other = valueShape(memory.value);
+  return shape === other || (/^\d+(?:\.\d+)?$/u.test(item.value.trim()) && other !== 'text' && other !== 'schedule');
+}
+
+/** The speaker's latest turn in the session before the item's (from its episodes), or null. */
+function lastTurnOf(item: ExtractedItem, state: ResolverState, session: ReadonlySet<string>): string | null {
+  const own = new Set(item.sourceTurnIds);
+  let last: MemoryRecord | null = null;
+  for (const memory of state.values()) {
+    if (memory.kind !== 'episode' || memory.subject !== item.subject || (memory.speaker ?? null) !== (item.speaker ?? null)) continue;
+    if (!memory.sourceTurnIds.some((turn) => session.has(turn)) || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
+    if (memory.validFrom > item.validFrom) continue;
+    if (!last || memory.validFrom > last.validFrom || (memory.validFrom === last.validFrom && memory.memoryId > last.memoryId)) last = memory;
+  }
+  return last?.sourceTurnIds[last.sourceTurnIds.length - 1] ?? null;
+}
+
+/** The turns of a session, from its episodes (`episode:<session>:<turn>`): memories store no session. */
+function turnsOfSession(state: ResolverState, sessionId: string): Set<string> {
+  const prefix = `episode:${sessionId}:`;
+  const turns = new Set<string>();
+  for (const memory of state.values()) {
+    if (memory.kind === 'episode' && memory.attribute.startsWith(prefix)) for (const turn of memory.sourceTurnIds) turns.add(turn);
+  }
+  return turns;
+}
+
+/**
+ * A correction landing on another memory keeps what that memory is found by: its keys (for a fact,
+ * its attribute in words) and a plain attribute in words ("no, make it 10" is found by "standup").
+ */
+function correctedKeys(target: MemoryRecord, item: ExtractedItem): string[] {
+  const about = target.attribute.includes(':') ? [] : [target.attribute.replace(/[_-]+/g, ' ')];
+  return union(union(target.keys ?? [], item.keys ?? []), about);
 }
 
 /** "that's no longer true", "不是三万，是五万": applies to what the subject mentioned last. */
@@ -410,6 +539,20 @@ function sameNormalised(a: string, left: Terms, b: string, right: Terms): boolea
   return left[0] === right[0] && normaliseValue(a) === normaliseValue(b);
 }
 
+/** How many terms two term sets share (the hash in front is not a term). */
+function sharedTerms(left: Terms, right: Terms): number {
+  let shared = 0;
+  for (let i = 1, j = 1; i < left.length && j < right.length; ) {
+    if (left[i] === right[j]) {
+      shared++;
+      i++;
+      j++;
+    } else if (left[i] < right[j]) i++;
+    else j++;
+  }
+  return shared;
+}
+
 function jaccard(a: string, left: Terms, b: string, right: Terms): number {
   if (sameNormalised(a, left, b, right)) return normaliseValue(a) === '' ? 0 : 1;
   if (left.length === 1 || right.length === 1) return 0;
@@ -469,8 +612,14 @@ function lastMentioned(item: ExtractedItem, state: ResolverState, shape: ValueSh
  */
 const SCOPED_FAMILIES: readonly string[] = ['budget'];
 
-function latestScoped(item: ExtractedItem, state: ResolverState): MemoryRecord | undefined {
-  if (!SCOPED_FAMILIES.includes(item.attribute)) return undefined;
+/**
+ * Families whose unscoped *correction* speaks of the scoped memory mentioned last: a plain statement
+ * "the deadline is Friday" may be a new deadline, a corrected one ("…deadline moved to…") is not.
+ */
+const CORRECTED_FAMILIES: readonly string[] = ['budget', 'deadline'];
+
+function latestScoped(item: ExtractedItem, state: ResolverState, families: readonly string[] = SCOPED_FAMILIES): MemoryRecord | undefined {
+  if (!families.includes(item.attribute)) return undefined;
   const prefix = `${item.attribute}:`;
   const at = Date.parse(item.validFrom);
   let best: MemoryRecord | undefined;
@@ -482,7 +631,7 @@ function latestScoped(item: ExtractedItem, state: ResolverState): MemoryRecord |
   return best;
 }
 
-export type ValueShape = 'amount' | 'schedule' | 'date' | 'text';
+export type ValueShape = 'amount' | 'schedule' | 'date' | 'time' | 'text';
 
 /** What kind of value a string is, when it is nothing but that value. */
 export function valueShape(value: string): ValueShape {
@@ -491,6 +640,7 @@ export function valueShape(value: string): ValueShape {
   if (amountToNumber(bare) !== null) return 'amount';
   if (extractRecurrence(bare)?.value === bare) return 'schedule';
   if (extractDate(bare) === bare) return 'date';
+  if (isTimeOfDay(bare)) return 'time';
   return 'text';
 }
 

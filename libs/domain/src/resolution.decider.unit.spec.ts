@@ -237,10 +237,12 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   const facts = (state: ResolverState) => [...state.values()].filter((m) => m.kind !== 'episode');
   const episodes = (state: ResolverState) => [...state.values()].filter((m) => m.kind === 'episode');
 
+  /** Each text is one turn; "s2|text" says it in session s2 (default s-1). */
   async function say(texts: string[]): Promise<ResolverState> {
     let state = ResolutionDecider.initialState();
-    for (const [i, text] of texts.entries()) {
-      const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1) });
+    for (const [i, said] of texts.entries()) {
+      const [session, text] = said.includes('|') ? said.split('|') : ['s-1', said];
+      const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1), session });
       const command = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
       if (!command) continue;
       for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
@@ -330,6 +332,89 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   it('given a schedule in English then "actually, make that every Thursday", then the schedule is superseded', async () => {
     const state = await say(['I go swimming every Tuesday', 'actually, make that every Thursday']);
     expect(facts(state).map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([['every Thursday', ['every Tuesday']]]);
+  });
+
+  it('given "把服务器时间改成8点" then "不对，改成9点" in the session, then the time it answers is superseded', async () => {
+    const state = await say(['我喜欢喝绿茶', '把服务器时间改成8点', '不对，改成9点']);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
+      ['preference:绿茶', 'like', []],
+      ['服务器时间', '9点', ['8点']],
+    ]);
+    // The turn that said 8点 is retired with it; the correcting turn is kept, found by "服务器时间".
+    expect(episodes(state).filter((e) => e.status === 'active').map((e) => e.content)).toEqual(['我喜欢喝绿茶', '不对，改成9点']);
+    expect(facts(state)[1].keys).toEqual(['服务器时间']);
+  });
+
+  it('given "set the standup to 9am" then "no, make it 10", then the standup is superseded and keeps its attribute words', async () => {
+    const state = await say(['set the standup to 9am', 'no, make it 10']);
+    const [standup] = facts(state);
+    expect(standup).toMatchObject({ attribute: 'standup', value: '10', content: 'no, make it 10' });
+    expect(standup.keys).toEqual(expect.arrayContaining([expect.stringContaining('standup')]));
+  });
+
+  it('given "不对，改成9点" in a new session, then only a memory of the same shape is corrected, not the last one said', async () => {
+    const state = await say(['s1|站会改到早上8点', 's1|我喜欢喝绿茶', 's2|不对，改成9点']);
+    expect(facts(state).map((m) => [m.attribute, m.value])).toEqual([
+      ['standup', '9点'],
+      ['preference:绿茶', 'like'],
+    ]);
+  });
+
+  it('given a preference then "我改主意了，我要低卡方案" in the session, then the preference is superseded, not joined by a task', async () => {
+    const state = await say(['我喜欢高热量的饮食方案', '我改主意了，我要低卡方案']);
+    expect(facts(state).map((m) => [m.kind, m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
+      ['preference', 'preference:高热量的饮食方案', '低卡方案', ['like']],
+    ]);
+  });
+
+  it('given a task\'s deadline then "the reconciliation deadline moved to November 13", then that deadline is superseded', async () => {
+    const state = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|Update: the reconciliation deadline moved to November 13']);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
+      ['deadline:ship-the-payouts-reconciliation-service', 'November 13', ['October 30']],
+    ]);
+    // Said plainly, "the deadline is Friday" is a deadline of its own.
+    const plain = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|the deadline is Friday']);
+    expect(facts(plain).map((m) => m.attribute).sort()).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
+  });
+
+  it('given a correction in words, then it answers only what was said last in the session', async () => {
+    const state = await say(['我喜欢高热量的饮食方案', '我在字节跳动工作', '我改主意了，我要低卡方案']);
+    expect(facts(state).map((m) => [m.attribute, m.version])).toEqual([
+      ['preference:高热量的饮食方案', 1],
+      ['employer', 1],
+      ['task:低卡方案', 1],
+    ]);
+  });
+
+  it('given a preference in another session, then a correction that shares a word only is a new memory; a near restatement lands on it', async () => {
+    const apart = await say(['s1|我喜欢高热量的饮食方案', 's2|我改主意了，我要低卡方案']);
+    expect(facts(apart).map((m) => m.kind).sort()).toEqual(['preference', 'task']);
+    const near = await say(['s1|I like high-calorie meal plans', 's2|actually I prefer low-calorie meal plans']);
+    expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
+  });
+
+  it('given "其实我也喜欢喝红茶" after "我喜欢喝绿茶", then it is an addition: both stay', async () => {
+    const state = await say(['我喜欢喝绿茶', '其实我也喜欢喝红茶']);
+    expect(facts(state).map((m) => [m.attribute, m.status, m.version])).toEqual([
+      ['preference:绿茶', 'active', 1],
+      ['preference:红茶', 'active', 1],
+    ]);
+  });
+
+  it('given a preference then "忘掉我之前说的喜欢吃榴莲", then it is retracted and the forget request is no episode', async () => {
+    const state = await say(['我喜欢吃榴莲', '忘掉我之前说的喜欢吃榴莲']);
+    expect(facts(state).map((m) => [m.attribute, m.status])).toEqual([['preference:榴莲', 'retracted']]);
+    expect(episodes(state).map((e) => [e.content, e.status])).toEqual([['我喜欢吃榴莲', 'retracted']]);
+  });
+
+  it('given "forget what I said about durian", then the memory most like it is retracted, and nothing when none is', async () => {
+    const state = await say(['I like durian', 'I prefer VS Code', 'forget what I said about durian']);
+    expect(facts(state).map((m) => [m.attribute, m.status])).toEqual([
+      ['preference:durian', 'retracted'],
+      ['editor', 'active'],
+    ]);
+    const unrelated = await say(['I prefer VS Code', 'forget what I said about durian']);
+    expect(facts(unrelated).map((m) => m.status)).toEqual(['active']);
   });
 
   it('given an allergy then "其实我穿 43.5 更合适", then the allergy is untouched (a free-text correction hits no unrelated key)', async () => {

@@ -76,8 +76,48 @@ export interface RuleExtractorConfig {
     readonly retractAnaphora: readonly string[];
     /** "actually …", "其实 …": what follows is a corrected statement. */
     readonly correctionLead: readonly string[];
+    /**
+     * Correction leads that are as often conversation ("sorry to hear that", "wait, really?", "I mean
+     * …"): they make the clause more certain but do not let it land on another memory.
+     */
+    readonly weakCorrectionLead: readonly string[];
+    /**
+     * Leads that make a correction only as a piece of their own ("no, make it 10", "不对，改成9点"):
+     * "no sugar please" is not one.
+     */
+    readonly correctionAlone: readonly string[];
     /** "<attribute> 改成 <value>": verbs that put a new value on an attribute. */
     readonly changeVerbs: readonly string[];
+    /**
+     * Change verbs that may open a clause as a correction of what was just said ("改成9点", "make it
+     * 10"); "now I have a drive for backups" is no correction, though "is now" after an attribute is.
+     */
+    readonly openChangeVerbs: readonly string[];
+    /** Words a phrase naming an attribute never holds ("the tank is big enough now…" names none). */
+    readonly notInAttribute: readonly string[];
+    /** "set <attribute> to <value>": verbs that open an assignment closed by "to". */
+    readonly assignLeads: readonly string[];
+    /**
+     * Words that make a sentence about money: only then is a bare amount a budget ("改成五千块",
+     * "make it $500"); "改成世纪大道100号" and "changed to room 301" are not.
+     */
+    readonly money: readonly string[];
+    /** Forget requests whose object the other rules can read ("忘掉我之前说的喜欢吃榴莲" → the preference). */
+    readonly forget: readonly string[];
+    /** What may come before a forget request's verb ("请忘掉…", "please forget…"); anything else ("I'll never forget…") is not one. */
+    readonly forgetAsk: readonly string[];
+    /** Words around a forget request's object ("我之前说的", "这件事", "what I said about"). */
+    readonly forgetFillers: readonly string[];
+    /** What may come before a "remember" cue ("这条必须永远记住：…", "always remember that …"). */
+    readonly rememberPreamble: readonly string[];
+    /** "永远", "绝对", "以后都", "always", "never forget": said with emphasis, so as important as "记住". */
+    readonly emphasis: readonly string[];
+    /** "其实我也喜欢 Python": an addition, not a correction of what was said before. */
+    readonly additive: readonly string[];
+    /** Between an attribute and its copula ("现在的岗位是…", "my position now is …"). */
+    readonly nowAdverbs: readonly string[];
+    /** Leading words of a correction's bare new value ("我要低卡方案" → "低卡方案"). */
+    readonly openValueFillers: readonly string[];
     readonly name: readonly string[];
     readonly employer: readonly string[];
     readonly location: readonly string[];
@@ -116,7 +156,7 @@ export interface RuleExtractorConfig {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-4',
+  version: 'rules-5',
   procedures: {
     standing: [
       '以后', '今后', '往后', '从现在起', '从现在开始', '从今以后', '每次', '下次', '一律', '统一用', '都要', '都用',
@@ -298,7 +338,7 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     ],
     remember: [
       '请记住', '帮我记住', '记住', '记一下', '帮我记一下', '别忘了', '要记得', 'please remember', 'remember that',
-      'remember', "don't forget that", "don't forget", 'note that', 'keep in mind that', 'keep in mind', 'fyi',
+      'remember', "don't forget that", "don't forget", 'never forget that', 'never forget', "don't ever forget", 'note that', 'keep in mind that', 'keep in mind', 'fyi',
     ],
     question: [
       'what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'do you', 'did you', 'can you',
@@ -322,8 +362,12 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     ],
     correctionLead: [
       'actually', 'correction', 'sorry', 'i meant', 'i mean', 'to be precise', 'wait', '其实', '更正一下', '更正',
-      '纠正一下', '纠正', '说错了', '我说错了', '准确地说', '应该是',
+      '纠正一下', '纠正', '说错了', '我说错了', '准确地说', '应该是', '我改主意了', '改主意了', '我变卦了',
+      "i've changed my mind", 'i have changed my mind', 'i changed my mind', 'changed my mind', 'on second thought',
+      'make it', 'make that', 'change of plan', 'change of plans',
     ],
+    weakCorrectionLead: ['sorry', 'wait', 'i mean', 'to be precise', '准确地说', '应该是'],
+    correctionAlone: ['no', 'nope', 'no no', 'not quite', 'wrong', '不对', '不对不对', '不是的', '错了', '不不'],
     changeVerbs: [
       '改成', '改为', '改到', '换成', '换到', '提到', '提高到', '涨到', '加到', '增加到', '降到', '降低到', '减到',
       '减少到', '调整为', '调整到', '调到', '变成', '变为', '改用', '换用', '推迟到', '提前到', '挪到',
@@ -331,6 +375,34 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
       'bumped to', 'went up to', 'dropped to', 'reduced to', 'lowered to', 'switched to', 'switching to',
       'pushed to', 'postponed to', 'now',
     ],
+    openChangeVerbs: [
+      '改成', '改为', '改到', '换成', '换到', '提到', '提高到', '涨到', '降到', '降低到', '调整为', '调整到', '调到', '推迟到',
+      '提前到', '挪到', 'change it to', 'changed it to', 'make it', 'make that',
+    ],
+    notInAttribute: [
+      'is', 'are', 'was', 'were', 'am', 'be', 'been', 'has', 'have', 'had', 'will', 'would', 'can', 'could', 'should',
+      '我', '你', '他', '她', '是', '有', '了', '在',
+    ],
+    assignLeads: ['set', 'move', 'change', 'reschedule', 'update', 'switch', 'push', 'put'],
+    money: [
+      '预算', '经费', '钱', '元', '块', '花费', '开销', '工资', '薪资', '月薪', '年薪', '费用', '美元', '人民币',
+      'budget', 'spend', 'spending', 'cost', 'costs', 'price', 'salary', 'pay', 'afford', 'dollars', 'bucks', '$', '¥', '￥', '€', '£',
+    ],
+    forgetAsk: ['请', '帮我', '麻烦你', '麻烦', '你', '就', 'please', 'can you', 'could you', 'just'],
+    forget: ['忘掉', '忘记', '忘了', '别记', '不用记', '不要记', '删掉', 'forget about', 'forget', 'disregard', 'ignore what i said about'],
+    forgetFillers: [
+      '我之前说过的', '我之前说的', '之前说过的', '之前说的', '我刚才说的', '刚才说的', '我说过的', '我说的', '关于',
+      '这件事', '那件事', '这个事', '这事', '的事', '吧', 'what i said about', 'what i told you about', 'that i said', 'i said',
+      'that', 'about',
+    ],
+    rememberPreamble: [
+      '这条', '这个', '这件事', '这一点', '你', '请', '一定要', '一定', '必须', '务必', '要', '永远', '绝对', '千万',
+      'please', 'you must', 'must', 'always',
+    ],
+    emphasis: ['永远', '绝对', '以后都', '千万', 'always', 'never forget', 'never ever'],
+    additive: ['也', 'also', 'too', 'as well'],
+    nowAdverbs: ['现在', '目前', '如今', 'now', 'currently'],
+    openValueFillers: ['我想要', '我要', '我想', '我们要', 'we want', 'i want', "i'd like", 'i would like', 'i need'],
     name: ['我叫', '我的名字是', '我的名字叫', '叫我', '名字是', 'my name is', 'call me', "my name's", 'i go by'],
     employer: ['我在', 'i work at', 'i work for', "i'm working at", 'i am working at', 'i joined', 'i work with'],
     location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在', 'i live in', "i'm based in", 'i am based in', 'i moved to'],

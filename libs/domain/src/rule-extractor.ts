@@ -15,7 +15,10 @@ import {
   extractProperNouns,
   extractQuoted,
   extractRecurrence,
+  amountToNumber,
   findCatalog,
+  isMoneyShaped,
+  isTimeOfDay,
   slugify,
   stripEdges,
   trimPunctuation,
@@ -52,12 +55,17 @@ export function extractWithRules(
 ): ExtractedItemDraft[] {
   if (input.role === 'system' || input.role === 'tool') return [];
   const reader = new ClauseReader(config);
-  const drafts = splitClauses(input.text, config).flatMap((raw) => {
-    const clause = reader.prepare(raw, input.role);
-    if (!clause) return [];
-    const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
-    return findings.map((f) => reader.toDraft(f, clause, input));
-  });
+  const drafts = [...input.text.matchAll(SENTENCE)].flatMap(([sentence]) =>
+    splitClauses(sentence, config).flatMap((raw) => {
+      const clause = reader.prepare(raw, input.role);
+      if (!clause) return [];
+      const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
+      // "跑步时间改了，天冷了，改成周一三五晚上…": an open correction's clause says nothing of what it
+      // corrects; its sentence often does, and is what a later question is matched against.
+      const about = (f: Finding) => (f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause);
+      return findings.map((f) => reader.toDraft(f, about(f), input));
+    }),
+  );
   return dedupe(wholeTurnRules(scopeBudgets(drafts, input.text, config), input.text, config));
 }
 
@@ -126,8 +134,16 @@ interface Clause {
   readonly subject: string;
   /** "记住…", "remember that…": said on purpose, so more confident and more important. */
   readonly remembered: boolean;
-  /** "其实…", "actually…": the clause corrects an earlier statement. */
+  /** "其实…", "actually…", "不对，…": the clause corrects an earlier statement. */
   readonly corrected: boolean;
+  /**
+   * A correction lead that says what follows replaces something ("actually", "其实", "我改主意了"),
+   * not one that is as often conversation ("sorry", "no," answering a question): only then may the
+   * clause's findings land on another memory (`correction`).
+   */
+  readonly retargets: boolean;
+  /** "永远", "always", "never forget": said with emphasis, as important as "记住". */
+  readonly emphasised: boolean;
 }
 
 interface Finding {
@@ -139,6 +155,8 @@ interface Finding {
   readonly operation?: 'assert' | 'retract';
   readonly subject?: string;
   readonly entities?: readonly string[];
+  /** Set by the correction rules: `named` when the finding names what it corrects, `open` when not. */
+  readonly correction?: 'named' | 'open';
 }
 
 const SENTENCE = /[^。！？!?；;\n]+[。！？!?；;\n]*/gu;
@@ -195,7 +213,7 @@ function derived(cues: RuleExtractorConfig['cues']): { leads: readonly string[];
   let lists = derivedCues.get(cues);
   if (!lists) {
     lists = {
-      leads: [...cues.connectors, ...cues.remember, ...cues.correctionLead],
+      leads: [...cues.connectors, ...cues.remember, ...cues.correctionLead, ...cues.correctionAlone],
       employer: cues.employer.filter((e) => e !== '我在'),
     };
     derivedCues.set(cues, lists);
@@ -231,7 +249,11 @@ function mergePieces(text: string, pieces: readonly Span[], config: RuleExtracto
     carry = null;
     const previous = merged[merged.length - 1];
     const pieceText = text.slice(piece.start, piece.end).trim();
-    if (previous && /不是/u.test(text.slice(previous.start, previous.end)) && /^(?:而是|是|而)/u.test(pieceText)) {
+    const previousText = previous ? text.slice(previous.start, previous.end) : '';
+    const notButIs =
+      (/不是/u.test(previousText) && /^(?:而是|是|而)/u.test(pieceText)) ||
+      (/\bnot\b/iu.test(previousText) && /^(?:it's|it is|but|rather)\b/iu.test(pieceText));
+    if (previous && notButIs) {
       merged[merged.length - 1] = { start: previous.start, end: piece.end };
     } else if (isOnlyLead(pieceText, leads)) {
       carry = current;
@@ -293,9 +315,9 @@ class ClauseReader {
     const content = trimClause(raw);
     if (!content || this.isQuestion(raw)) return null;
     let body = this.stripConnectors(content);
-    const remember = stripLead(body, this.cues.remember);
+    const remember = this.stripRemember(body);
     body = this.stripConnectors(remember.rest);
-    const correction = stripLead(body, this.cues.correctionLead);
+    const correction = this.stripCorrectionLead(body);
     body = this.stripConnectors(correction.rest);
     if (!body) return null;
     // "请用中文回答" opens like a request, but a standing one: a rule for the assistant, not this turn's ask.
@@ -307,14 +329,51 @@ class ClauseReader {
       subject: third?.subject ?? (role === 'assistant' ? 'assistant' : 'user'),
       remembered: remember.matched,
       corrected: correction.matched,
+      // "其实我也喜欢 Python" adds to what was said; it corrects nothing.
+      retargets: correction.strong && findCue(body, this.cues.additive) === null,
+      emphasised: findCue(content, this.cues.emphasis) !== null,
     };
   }
 
+  /**
+   * "记住…", and a remember cue after words that only stress it ("这条必须永远记住：我女儿对花生过敏",
+   * "always remember that …"): the preamble goes with the cue, so it cannot become the subject.
+   */
+  private stripRemember(body: string): { rest: string; matched: boolean } {
+    const direct = stripLead(body, this.cues.remember);
+    if (direct.matched) return direct;
+    let rest = body;
+    for (let lead = stripLead(rest, this.cues.rememberPreamble); lead.matched; lead = stripLead(rest, this.cues.rememberPreamble)) {
+      rest = lead.rest;
+    }
+    const after = rest === body ? direct : stripLead(rest, this.cues.remember);
+    return after.matched ? after : { rest: body, matched: false };
+  }
+
+  /** "actually …", and "no, …" / "不对，…" where the lead stands on its own before a comma. */
+  private stripCorrectionLead(body: string): { rest: string; matched: boolean; strong: boolean } {
+    let rest = body;
+    let matched = false;
+    let strong = false;
+    for (let round = 0; round < 2; round++) {
+      const lead = findCue(rest, this.cues.correctionLead);
+      const alone = findCue(rest, this.cues.correctionAlone);
+      if (lead && lead.index === 0) {
+        strong ||= findCue(lead.cue, this.cues.weakCorrectionLead)?.end !== lead.cue.length;
+        rest = this.stripConnectors(rest.slice(lead.end));
+      } else if (alone && alone.index === 0 && /^\s*[,，。.!！;；:：]/u.test(rest.slice(alone.end))) {
+        rest = this.stripConnectors(rest.slice(alone.end));
+      } else break;
+      matched = true;
+    }
+    return { rest, matched, strong };
+  }
+
   /** Rules for what the user says about themselves (or about someone they name). */
-  readUser(clause: Clause): Finding[] {
+  readUser(clause: Clause, nested = false): Finding[] {
     const rules: ((c: Clause) => Finding[] | Finding | null)[] = [
       (c) => this.procedure(c),
-      (c) => this.retraction(c),
+      (c) => this.retraction(c, nested),
       (c) => this.correction(c),
       (c) => this.allergy(c),
       (c) => this.name(c),
@@ -344,7 +403,9 @@ class ClauseReader {
   }
 
   toDraft(finding: Finding, clause: Clause, input: ExtractionInput): ExtractedItemDraft {
-    const boost = clause.remembered ? 0.15 : 0;
+    const boost = clause.remembered || clause.emphasised ? 0.15 : 0;
+    const correction = finding.correction ?? (clause.retargets ? 'named' : undefined);
+    const keys = this.attributeWords(finding.attribute);
     const confidence = clause.remembered
       ? Math.max(finding.confidence, 0.9)
       : clause.corrected
@@ -363,7 +424,18 @@ class ClauseReader {
       operation: finding.operation ?? 'assert',
       validFrom: input.occurredAt,
       sourceTurnIds: [input.turnId],
+      ...(keys ? { keys: [keys] } : {}),
+      ...(correction ? { correction } : {}),
     };
+  }
+
+  /**
+   * What a known attribute is called in both languages ("数据库 database db"): a search key of the
+   * fact, so "我们用什么数据库" finds "不是MySQL，是PostgreSQL" and "which database" finds "数据库用 PG".
+   */
+  private attributeWords(attribute: string): string | null {
+    const words = this.config.attributes[attribute.split(':')[0]];
+    return words ? words.join(' ') : null;
   }
 
   // -- how the assistant should act --
@@ -420,51 +492,132 @@ class ClauseReader {
 
   // -- retractions and corrections --
 
-  private retraction(c: Clause): Finding | null {
-    const anaphoric = findCue(c.body, this.cues.retractAnaphora) !== null;
+  private retraction(c: Clause, nested = false): Finding | null {
+    // "forget that", "当我没说": the whole clause points back; "forget that I like durian" names its object.
+    const anaphora = findCue(c.body, this.cues.retractAnaphora);
+    const anaphoric = anaphora !== null && trimPunctuation(c.body.slice(0, anaphora.index) + c.body.slice(anaphora.end)) === '';
     const cue = findCue(c.body, this.cues.retract);
     if (!anaphoric && !cue) return null;
     const rest = cue ? c.body.slice(0, cue.index) + ' ' + c.body.slice(cue.end) : c.body;
     const attribute = this.findAttribute(rest);
     const product = findCatalog(rest, this.config.catalog)[0];
-    const retract = (attr: string, value: string): Finding => ({
+    const retract = (attr: string, value: string, correction?: Finding['correction'], subject?: string): Finding => ({
       kind: this.kindOf(attr, 'fact'),
       attribute: attr,
       value,
       confidence: 0.85,
       operation: 'retract',
+      ...(correction ? { correction } : {}),
+      ...(subject ? { subject } : {}),
     });
     if (attribute) return retract(attribute.slug, product?.entry.category === attribute.slug ? product.entry.name : '');
     if (product) return retract(product.entry.category, product.entry.name);
-    // "我不再吃肉了" names nothing we hold a slot for: it is a new preference, not a retraction.
-    return anaphoric ? retract(LAST_MENTIONED, '') : null;
+    if (anaphoric) return retract(LAST_MENTIONED, '');
+    const forget = findCue(c.body, this.cues.forget);
+    const asked = forget !== null && (forget.index === 0 || stripLead(c.body.slice(0, forget.index), this.cues.forgetAsk).rest === '');
+    if (!forget || !asked || nested) return null; // "我不再吃肉了" names nothing we hold: a new preference, not a retraction.
+    // "忘掉我之前说的喜欢吃榴莲": what to forget is itself a statement; read it with the other rules.
+    const object = this.forgetObject(c.body.slice(forget.end));
+    if (!object) return null;
+    const said = this.prepare(object, 'user');
+    const named = said ? this.readUser(said, true).find((f) => f.operation !== 'retract') : undefined;
+    if (named && said) {
+      return { ...retract(named.attribute, '', 'named', named.subject ?? (said.subject !== c.subject ? said.subject : undefined)), kind: named.kind };
+    }
+    // "forget what I said about durian": no rule reads it; the resolver retracts the memory it is most like.
+    return retract(LAST_MENTIONED, '', 'open');
+  }
+
+  /** "我之前说的喜欢吃榴莲" → "喜欢吃榴莲", "what I said about durian" → "durian". */
+  private forgetObject(raw: string): string {
+    let rest = trimClause(raw);
+    for (let changed = true; changed; ) {
+      changed = false;
+      const lead = stripLead(rest, this.cues.forgetFillers);
+      if (lead.matched) [rest, changed] = [lead.rest, true];
+      const tail = this.cues.forgetFillers.find((f) => /\p{Script=Han}/u.test(f) && rest.endsWith(f) && rest.length > f.length);
+      if (tail) [rest, changed] = [trimClause(rest.slice(0, -tail.length)), true];
+    }
+    return rest;
   }
 
   private correction(c: Clause): Finding | null {
     const notButIs = /^(?<pre>.*?)不是(?<old>[^，,]+?)[，,\s]*(?:而是|是|而)(?<neu>.+)$/u.exec(c.body);
-    if (notButIs?.groups) return this.correctTo(notButIs.groups.pre, notButIs.groups.neu, true);
+    if (notButIs?.groups) return this.correctTo(notButIs.groups.pre, notButIs.groups.neu, true, c.body);
     const notBut = /^(?<pre>.*?)\bnot\s+(?<old>.+?),?\s+(?:but|it's|it is)\s+(?<neu>.+)$/iu.exec(c.body);
-    if (notBut?.groups) return this.correctTo(notBut.groups.pre, notBut.groups.neu, true);
+    if (notBut?.groups) return this.correctTo(notBut.groups.pre, notBut.groups.neu, true, c.body);
+    const assign = this.assignment(c.body);
+    if (assign) return this.correctTo(assign.pre, assign.raw, false, c.body);
     const change = findCue(c.body, this.cues.changeVerbs);
-    if (change) return this.correctTo(c.body.slice(0, change.index), c.body.slice(change.end), false);
-    return null;
+    if (!change) return null;
+    const pre = c.body.slice(0, change.index);
+    // "now I have a drive for backups" opens with a change word but corrects nothing; "改成9点" does.
+    if (trimPunctuation(pre) === '' && findCue(change.cue, this.cues.openChangeVerbs)?.end !== change.cue.length) return null;
+    return this.correctTo(pre, c.body.slice(change.end), false, c.body);
   }
 
-  /** A new value for an attribute named before the verb, or implied by the value's shape. */
-  private correctTo(pre: string, raw: string, explicit: boolean): Finding | null {
-    const named = this.findAttribute(pre)?.slug ?? this.productCategory(pre);
-    const attribute = named ?? this.inferAttribute(raw) ?? (explicit ? LAST_MENTIONED : null);
+  /** "set the standup to 9am", "move my dentist appointment to Friday": the attribute, then the value. */
+  private assignment(body: string): { pre: string; raw: string } | null {
+    const lead = findCue(body, this.cues.assignLeads);
+    if (!lead || lead.index !== 0) return null;
+    const to = /\s+to\s+/iu.exec(body.slice(lead.end));
+    if (!to) return null;
+    return { pre: body.slice(lead.end, lead.end + to.index), raw: body.slice(lead.end + to.index + to[0].length) };
+  }
+
+  /**
+   * A new value for an attribute named before the verb (a known attribute, a product, or the phrase
+   * itself: "我的收货地址改成…" → `收货地址`), else implied by the value's shape (an amount is a budget
+   * only in a sentence about money). With nothing before the verb ("不对，改成9点", "no, make it 10")
+   * it is an open correction: the resolver finds what it answers.
+   */
+  private correctTo(pre: string, raw: string, explicit: boolean, sentence = raw): Finding | null {
+    const amount = extractAmount(raw);
+    const money = findCue(sentence, this.cues.money) !== null || (amount !== null && isMoneyShaped(amount));
+    const named = this.findAttribute(pre)?.slug ?? this.productCategory(pre) ?? this.phraseAttribute(pre);
+    const inferred = named ? null : this.inferAttribute(raw, money);
+    const bare = trimPunctuation(pre.replace(FIRST_PERSON, '')) === '';
+    const attribute = named ?? inferred ?? (explicit || bare ? LAST_MENTIONED : null);
     if (!attribute) return null;
-    const value = this.valueFor(attribute, raw);
+    // "my position now is Go backend engineer": the copula after the verb is not part of the value.
+    const said = stripLead(trimClause(raw), ['is', 'are', 'was', '是', '为']).rest;
+    const value = this.valueFor(attribute, attribute === LAST_MENTIONED ? this.openValue(said) : said, money);
     if (!value) return null;
-    return { kind: this.kindOf(attribute, 'fact'), attribute, value, confidence: 0.85 };
+    return { kind: this.kindOf(attribute, 'fact'), attribute, value, confidence: 0.85, correction: attribute === LAST_MENTIONED ? 'open' : 'named' };
   }
 
-  /** "actually it's 50k": nothing else matched, so the clause is a bare new value. */
+  /** "我的收货地址", "把服务器时间", "my meeting room": a noun phrase that names what changes. */
+  private phraseAttribute(pre: string): string | null {
+    let phrase = trimClause(pre);
+    for (let lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase); lead; lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase)) {
+      phrase = phrase.slice(lead[0].length);
+    }
+    phrase = this.clean(phrase.replace(/(?:的|'s)$/u, ''));
+    if (!phrase || FIRST_PERSON.test(phrase) || this.hasNowAdverb(phrase) || findCue(phrase, this.cues.notInAttribute)) return null;
+    const han = /^\p{Script=Han}{2,12}$/u.test(phrase);
+    const latin = /^[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}$/iu.test(phrase) && !/^(?:it|this|that|he|she|they|you)$/iu.test(phrase);
+    return han || latin ? slugify(phrase) : null;
+  }
+
+  private hasNowAdverb(text: string): boolean {
+    return findCue(text, this.cues.nowAdverbs) !== null;
+  }
+
+  /** "我要低卡方案" → "低卡方案", "I want a low-calorie plan" → "low-calorie plan". */
+  private openValue(raw: string): string {
+    const rest = stripLead(trimClause(raw), this.cues.openValueFillers).rest;
+    return rest.replace(/^(?:an?|the)\s+/iu, '');
+  }
+
+  /** "actually it's 50k", "我改主意了，…": nothing else matched, so the clause is a bare new value. */
   private anaphoricCorrection(c: Clause): Finding | null {
     if (!c.corrected) return null;
     const raw = c.body.replace(/^(?:it's|it is|that's|that is|make that|it should be|should be|应该是|是)\s*/iu, '');
-    return this.correctTo('', raw, true);
+    const found = this.correctTo('', raw, true, c.body);
+    // "no, I haven't": words after a lead that is as often an answer correct nothing; "no, 10" does.
+    if (!found || c.retargets || found.attribute !== LAST_MENTIONED || valueShapeOf(found.value) !== 'text') return found;
+    const { correction: _open, ...plain } = found;
+    return plain;
   }
 
   // -- who the user is --
@@ -706,7 +859,10 @@ class ClauseReader {
     }
     const named = this.findAttribute(c.body);
     if (named) {
-      const after = c.body.slice(named.end).replace(/^\s*(?:的|'s)?\s*/u, '');
+      const trailing = c.body.slice(named.end).replace(/^\s*(?:的|'s)?\s*/u, '');
+      // "my position now is …": the adverb sits between the attribute and its copula.
+      const now = findCue(trailing, this.cues.nowAdverbs);
+      const after = now && now.index === 0 ? trimClause(trailing.slice(now.end)) : trailing;
       const copula = findCue(after, this.config.cues.copulas);
       if (copula && copula.index === 0) return this.statementFinding(named.slug, this.valueFor(named.slug, after.slice(copula.end)));
     }
@@ -867,19 +1023,19 @@ class ClauseReader {
   }
 
   /** What a bare value is about, from its shape: 五万 → budget, Kafka → message_queue, 周五 → deadline. */
-  private inferAttribute(raw: string): string | null {
+  private inferAttribute(raw: string, money: boolean): string | null {
     // "改成周一三五晚上": a new schedule for whatever schedule was said last (the resolver finds it by shape).
     if (extractRecurrence(raw)) return LAST_MENTIONED;
-    if (extractAmount(raw)) return 'budget';
+    if (money && extractAmount(raw)) return 'budget';
     const product = this.productCategory(raw);
     if (product) return product;
     return extractDate(raw) ? 'deadline' : null;
   }
 
   /** The value in the shape its attribute expects, canonical where a product is known. */
-  private valueFor(attribute: string, raw: string): string {
+  private valueFor(attribute: string, raw: string, money = true): string {
     if (attribute === LAST_MENTIONED) {
-      return extractRecurrence(raw)?.value ?? extractAmount(raw) ?? extractDate(raw) ?? this.clean(raw);
+      return extractRecurrence(raw)?.value ?? (money ? extractAmount(raw) : null) ?? extractDate(raw) ?? this.clean(raw);
     }
     if (attribute === 'budget') return extractAmount(raw) ?? this.clean(raw);
     if (attribute === 'deadline' || attribute.startsWith('deadline:')) return extractDate(raw) ?? this.clean(raw);
@@ -938,6 +1094,13 @@ class ClauseReader {
 /** Only separators come off a clause's edges: closing quotes and brackets belong to the content. */
 function trimClause(raw: string): string {
   return raw.replace(/^[\s,，。.;；:：!！、]+|[\s,，。.;；:：!！、]+$/gu, '');
+}
+
+/** Whether a bare value has a shape a resolver can match (amount, schedule, date, time) or is words. */
+function valueShapeOf(value: string): 'text' | 'shaped' {
+  const bare = value.trim();
+  if (amountToNumber(bare) !== null || extractRecurrence(bare)?.value === bare || extractDate(bare) === bare || isTimeOfDay(bare)) return 'shaped';
+  return 'text';
 }
 
 function round(n: number): number {

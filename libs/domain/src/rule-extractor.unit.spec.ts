@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-4 and resolves the same items as the pure function', async () => {
+  it('has the version rules-5 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-4');
+    expect(extractor.version).toBe('rules-5');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -197,6 +197,57 @@ describe('RuleExtractor', () => {
       expect(only('I no longer use Vim')).toMatchObject({ attribute: 'editor', value: 'Vim', operation: 'retract' });
     });
 
+    it('marks a correction open when it names nothing ("不对，改成9点", "no, make it 10"), named when it does', () => {
+      expect(only('不对，改成9点')).toMatchObject({ attribute: '@last', value: '9点', correction: 'open' });
+      expect(only('no, make it 10')).toMatchObject({ attribute: '@last', value: '10', correction: 'open' });
+      expect(only('把服务器时间改成8点')).toMatchObject({ attribute: '服务器时间', value: '8点', correction: 'named' });
+      expect(only('set the standup to 9am')).toMatchObject({ attribute: 'standup', value: '9am', correction: 'named' });
+      expect(only('我改主意了，我要低卡方案')).toMatchObject({ attribute: 'task:低卡方案', correction: 'named' });
+    });
+
+    it('takes an amount for a budget only when it is said as money', () => {
+      expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({ attribute: '收货地址', value: '上海市浦东新区世纪大道100号' });
+      expect(only('my meeting room changed to room 301')).toMatchObject({ attribute: 'meeting-room', value: 'room 301' });
+      expect(only('改成五千块')).toMatchObject({ attribute: 'budget', value: '五千块' });
+      expect(only('make it $500')).toMatchObject({ attribute: 'budget', value: '$500' });
+    });
+
+    it('reads what a forget request names with the other rules, in both languages', () => {
+      expect(only('忘掉我之前说的喜欢吃榴莲')).toMatchObject({ attribute: 'preference:榴莲', value: '', operation: 'retract', correction: 'named' });
+      expect(only('忘掉我喜欢吃榴莲这件事')).toMatchObject({ attribute: 'preference:榴莲', operation: 'retract' });
+      expect(only('forget that I like durian')).toMatchObject({ attribute: 'preference:durian', operation: 'retract', correction: 'named' });
+      expect(only('forget what I said about durian')).toMatchObject({ attribute: '@last', operation: 'retract', correction: 'open' });
+    });
+
+    it('does not take conversation for a correction or a forget request', () => {
+      const read = (text: string) => extract(text).filter((d) => d.correction || d.operation === 'retract');
+      expect(read("I'll never forget the day my youngest took her first steps")).toEqual([]);
+      expect(read("Tomorrow's gonna be an awesome night and I'm not gonna forget a second of it")).toEqual([]);
+      expect(read('now I have an external drive for backups')).toEqual([]);
+      expect(read('The tank is big enough now for three')).toEqual([]);
+      expect(read('sorry to hear that, I love hiking')).toEqual([]);
+      expect(read("no, I haven't seen it")).toEqual([]);
+      expect(read('其实我也喜欢喝红茶')).toEqual([]);
+    });
+
+    it('given "我已经入职了，现在的岗位是Go后端开发工程师" or "my position now is Go backend engineer", then the role', () => {
+      expect(extract('我已经入职了，现在的岗位是Go后端开发工程师')).toEqual([
+        expect.objectContaining({ kind: 'profile', attribute: 'role', value: 'Go后端开发工程师' }),
+      ]);
+      expect(only('my position now is Go backend engineer')).toMatchObject({ kind: 'profile', attribute: 'role', value: 'Go backend engineer' });
+    });
+
+    it('keeps the subject behind a remember preamble, and raises importance for emphasis', () => {
+      expect(only('这条必须永远记住：我女儿对花生过敏')).toMatchObject({ subject: 'daughter', attribute: 'allergy:花生', confidence: 0.9 });
+      expect(only('always remember that my daughter is allergic to peanuts')).toMatchObject({ subject: 'daughter', attribute: 'allergy:peanuts' });
+      expect(only('我以后都不吃香菜').importance).toBeCloseTo(only('我不吃香菜').importance + 0.15);
+      expect(only('I always fly economy').importance).toBeCloseTo(only('I usually fly economy').importance + 0.15);
+    });
+
+    it('gives a known attribute its words in both languages as a search key', () => {
+      expect(only('不是MySQL，是PostgreSQL')).toMatchObject({ attribute: 'database', value: 'PostgreSQL', keys: ['数据库 database db'] });
+    });
+
     it('given "我不再吃肉了", which names no slot, then a new dislike instead of a retraction', () => {
       expect(only('我不再吃肉了')).toMatchObject({ attribute: 'preference:肉', value: 'dislike', operation: 'assert' });
     });
@@ -352,7 +403,7 @@ describe('RuleExtractor: budgets scoped by what is being bought (rules-3)', () =
   });
 });
 
-describe('RuleExtractor: procedures, rules for how the assistant should act (rules-4)', () => {
+describe('RuleExtractor: procedures, rules for how the assistant should act (rules-5)', () => {
   const procedures = (text: string) => extract(text).filter((i) => i.kind === 'procedure');
 
   it.each([

@@ -51,7 +51,7 @@ export interface ScreeningConfig {
 export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation', 'detail'];
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-4',
+  version: 'screening-5',
   chitChat: [
     // Chinese
     '嗯', '嗯嗯', '嗯呢', '哦', '哦哦', '噢', '好', '好的', '好滴', '好吧', '好嘞', '行', '行吧', '可以', '没问题',
@@ -77,6 +77,8 @@ export const defaultScreeningConfig: ScreeningConfig = {
       '我叫', '我的名字', '叫我', '我是', '我在', '我住', '我来自', '老家', '职位', '工作', '上班', '公司', '技术栈',
       'my name is', 'call me', "i'm", 'i am', 'i work', 'i live', "i'm from", 'i am from', 'my role', 'my job',
       'tech stack', 'our stack',
+      // A change of job said without "我是/I am" ("我已经入职了，现在的岗位是Go后端开发工程师").
+      '岗位', '入职', '就职', '任职', '新工作', 'my position', 'my title', 'new job', 'started the job', 'started my job',
     ],
     fact: [
       '我的', '我们的', '我们用', '数据库', '编辑器', '框架', '语言', '生日', '用的是', '采用',
@@ -99,8 +101,10 @@ export const defaultScreeningConfig: ScreeningConfig = {
       '不是', '改成', '改为', '换成', '改到', '提到', '降到', '调整', '变成', '更正', '纠正', '说错', '其实', '忘掉',
       '忘了我', '不再', '作废', '取消', '当我没说', 'actually', 'i meant', 'correction', 'no longer', 'not anymore',
       'forget', 'scratch that', 'changed', 'switched', 'instead',
+      '不对', '错了', '改主意', '变卦', '改了', 'make it', 'make that', 'changed my mind', 'change of plan', 'on second thought',
+      'set the', 'move the', "it's not", 'it is not',
     ],
-    remember: ['记住', '记一下', '别忘了', '记得', 'remember', "don't forget", 'note that', 'keep in mind'],
+    remember: ['记住', '记一下', '别忘了', '记得', '永远', '绝对', '以后都', 'remember', "don't forget", 'never forget', 'note that', 'keep in mind', 'always'],
     schedule: [
       '每周', '每天', '每月', '每个工作日', '例会', '周会', '站会', '开会', '会议', '星期', '周一', '周二', '周三',
       '周四', '周五', '周六', '周日', '点半', '下午', '上午', '晚上',

@@ -20,12 +20,20 @@ const AMOUNT = new RegExp(
 export function extractAmount(text: string): string | null {
   for (const [match] of text.matchAll(AMOUNT)) {
     const amount = match.trim();
-    const hasUnit = /[万千百亿kKwWmM$¥￥€£元块刀]|rmb|cny|usd|dollar|buck|euro/i.test(amount);
+    const hasUnit = /[百]/.test(amount) || isMoneyShaped(amount);
     const isNumber = /\d/.test(amount) || new RegExp(`[${CN_DIGIT}]`).test(amount);
     // A bare small number ("2", "两") is rarely an amount; a unit or four digits makes it one.
     if (isNumber && (hasUnit || /\d{3,}/.test(amount))) return amount;
   }
   return null;
+}
+
+/**
+ * An amount said the way money is ("五万", "50k", "$500", "三千块"): a currency or a magnitude. A
+ * plain number ("100", "301") is not, whatever its length: "改成世纪大道100号", "room 301".
+ */
+export function isMoneyShaped(amount: string): boolean {
+  return /[万千亿kKwWmM$¥￥€£元块刀]|rmb|cny|usd|dollar|buck|euro/i.test(amount);
 }
 
 const CN_DIGIT_VALUES: Readonly<Record<string, number>> = {
@@ -105,6 +113,13 @@ const RECURRENCE = new RegExp(
   ].join('|'),
   'iu',
 );
+
+const TIME_OF_DAY = new RegExp(`^(?:${CN_DAY_TIME}|(?:at\\s+)?${EN_TIME})$`, 'iu');
+
+/** Whether the text is only a time of day: "8点", "下午三点半", "9am", "10:30", "noon". */
+export function isTimeOfDay(text: string): boolean {
+  return TIME_OF_DAY.test(text.trim());
+}
 
 /** A recurring time: "每周三下午两点", "every Monday at 10am", "on Tuesdays". */
 export function extractRecurrence(text: string): { value: string; index: number } | null {

@@ -7,6 +7,10 @@ import procedureZh from '../fixtures/chat-completion-procedure-zh.json';
 import summaryEn from '../fixtures/chat-completion-summary-en.json';
 import summaryZh from '../fixtures/chat-completion-summary-zh.json';
 import zh from '../fixtures/chat-completion-zh.json';
+import correctionEnBefore from '../fixtures/chat-completion-correction-en-before.json';
+import correctionEn from '../fixtures/chat-completion-correction-en.json';
+import correctionZhBefore from '../fixtures/chat-completion-correction-zh-before.json';
+import correctionZh from '../fixtures/chat-completion-correction-zh.json';
 
 /*
  * A local OpenAI-compatible chat-completions server for tests: it answers each turn with a
@@ -19,6 +23,10 @@ export const FIXTURE_TURNS = {
   en: { text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?", response: en },
   malformed: { text: 'Let me tell you about my week.', response: malformed },
   notJson: { text: 'Summarise what you know about me.', response: notJson },
+  correctionZhBefore: { text: '把服务器时间改成8点', response: correctionZhBefore },
+  correctionZh: { text: '不对，改成9点', response: correctionZh },
+  correctionEnBefore: { text: 'set the standup to 9am', response: correctionEnBefore },
+  correctionEn: { text: 'no, make it 10', response: correctionEn },
   procedureEn: { text: 'From now on, always answer in English and use TypeScript for code examples.', response: procedureEn },
   procedureZh: { text: '以后都用中文回答，报价先给区间再给明细，别用表情包。', response: procedureZh },
 } as const;
