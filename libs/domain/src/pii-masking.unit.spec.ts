@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { leakedPii, piiSentence } from '@engram/testing';
 import { isValidResidentId, maskPii, passesLuhn } from './pii-masking';
 
 /** A valid resident id built with the real check character, so the test data is not a real person. */
@@ -80,5 +82,28 @@ describe('maskPii', () => {
   it('given already masked text, then masking again changes nothing (idempotent)', () => {
     const once = maskPii('手机 13812345678, password: hunter2, 微信号 zhou_lao88');
     expect(maskPii(once.text)).toEqual({ text: once.text, masked: [] });
+  });
+});
+
+describe('maskPii, property-based (fast-check)', () => {
+  it('given PII shapes in Chinese and English sentences (grouped, full-width, with punctuation), then none survives masking', () => {
+    fc.assert(
+      fc.property(piiSentence, ({ text, secrets }) => {
+        const { text: masked, masked: types } = maskPii(text);
+        expect(leakedPii(masked, secrets)).toEqual([]);
+        expect(types.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('given any text, then masking twice is masking once', () => {
+    fc.assert(
+      fc.property(fc.oneof(piiSentence.map((s) => s.text), fc.string({ unit: 'binary', maxLength: 200 })), (text) => {
+        const once = maskPii(text).text;
+        expect(maskPii(once).text).toBe(once);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
