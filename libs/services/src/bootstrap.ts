@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
-import { verifyJsonBody } from './http/input-limits';
+import { MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
@@ -18,6 +18,7 @@ import { EventLogTransport } from './transport/event-log.transport';
 export function configureHttp(app: INestApplication, config: EngramConfig): void {
   const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void };
   express.disable('x-powered-by');
+  app.use(MONITORING_PATHS, monitoringAuth(config));
   app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody }));
   app.useGlobalPipes(
     new ValidationPipe({
