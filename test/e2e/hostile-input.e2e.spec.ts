@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
-import { LOG_DESTINATION, PipelineProgress, startApp } from '@engram/services';
+import { boundAddress, LOG_DESTINATION, PipelineProgress, startApp } from '@engram/services';
 import { eventually, leakedPii, piiSentence } from '@engram/testing';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, readAllFiles, startEngram, turnsBody } from '../support/engram-harness';
@@ -202,6 +202,24 @@ describe('configuration that cannot lie (embedded)', () => {
 
   it('given a tenant key equal to the admin key, then the server does not start', async () => {
     await expect(startEngram({ env: { ENGRAM_API_KEYS: 'root=acme', ENGRAM_ADMIN_KEY: 'root' } })).rejects.toThrow(/ENGRAM_ADMIN_KEY/);
+  });
+});
+
+describe('the address the server reports (embedded)', () => {
+  it('given PORT=0, then the reported address is the one actually bound: its real port, answering /health', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bind-'));
+    const config = loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+    const app = await startApp(EngramModule.forRoot({ config }), { http: true, stages: false });
+    try {
+      const address = boundAddress(app);
+      expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(address).not.toMatch(/:0$/);
+      const health = await fetch(`${address}/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      await app.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
