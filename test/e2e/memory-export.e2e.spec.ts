@@ -43,7 +43,7 @@ describe('export and import (HTTP, two instances)', () => {
     ])).expect(202);
     await source.http().post('/v1/recall').send({ userId: 'laozhou', query: 'x', after: first.body.position }).expect(200);
     const second = await source.http().post('/v1/turns').send(turnsBody('laozhou', 's1', [
-      { turnId: 't5', text: '预算提到五万了', occurredAt: '2026-12-05T08:00:00Z' },
+      { turnId: 't5', text: '预算提到五万了', occurredAt: '2026-11-30T12:00:00Z' },
     ])).expect(202);
     await source.http().post('/v1/recall').send({ userId: 'laozhou', query: 'x', after: second.body.position }).expect(200);
 

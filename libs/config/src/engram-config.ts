@@ -29,7 +29,10 @@ export class EngramConfig {
 
   @Transform(toNumber) @IsInt() @Min(1024) ENGRAM_BODY_LIMIT_BYTES = 1_048_576;
   @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) ENGRAM_MAX_TURNS_PER_REQUEST = 500;
+  /** Per turn, in code points. */
   @Transform(toNumber) @IsInt() @Min(1) @Max(1_000_000) ENGRAM_MAX_TEXT_LENGTH = 16_000;
+  /** How far after the server's clock a turn's occurredAt may be (clock skew); later is refused. */
+  @Transform(toNumber) @IsInt() @Min(0) ENGRAM_MAX_FUTURE_MS = 86_400_000;
 
   // Recall
   @Transform(toNumber) @IsInt() @Min(1) @Max(100) ENGRAM_RECALL_K = 5;
@@ -108,6 +111,8 @@ export class EngramConfig {
   // Online rebuilds and admin endpoints (docs/operations.md "Rebuild")
   /** `Authorization: Bearer <key>` for /v1/admin/*; empty: admin endpoints only without ENGRAM_API_KEYS (loopback). */
   @IsString() ENGRAM_ADMIN_KEY = '';
+  /** `Authorization: Bearer <key>` for /metrics and /docs when ENGRAM_API_KEYS is set (the admin key works too). */
+  @IsString() ENGRAM_METRICS_KEY = '';
   /** How long an online rebuild keeps the old version (and keeps applying the overlap) after the swap. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_GRACE_MS = 30_000;
   /** Events per batch an online rebuild applies. */
@@ -188,8 +193,9 @@ export class EngramConfig {
   /** Parsed `ENGRAM_API_KEYS`: API key → tenant. */
   apiKeys(): ReadonlyMap<string, string> {
     const keys = new Map<string, string>();
+    // loadConfig has refused duplicates and spaces: nothing here is trimmed or overwritten.
     for (const pair of this.ENGRAM_API_KEYS.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const [key, tenant] = pair.split('=').map((s) => s.trim());
+      const [key, tenant] = pair.split('=');
       keys.set(key, tenant);
     }
     return keys;
@@ -257,12 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems = validateSync(config).flatMap((e) =>
     Object.values(e.constraints ?? {}).map((c) => `${e.property}=${JSON.stringify(env[e.property])}: ${c}`),
   );
-  for (const pair of config.ENGRAM_API_KEYS.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const [key, tenant, extra] = pair.split('=');
-    if (!key?.trim() || !tenant?.trim() || extra !== undefined) {
-      problems.push(`ENGRAM_API_KEYS: entries must look like key=tenant, got "${pair.replace(/=.*/, '=…')}"`);
-    }
-  }
+  problems.push(...apiKeyProblems(config));
   if (config.ENGRAM_MODE === 'distributed') {
     for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'ELASTICSEARCH_URL'] as const) {
       if (!config[name]?.trim()) problems.push(`${name}: required when ENGRAM_MODE=distributed`);
@@ -274,6 +275,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Keys that would make authentication lie: a key listed twice (silently the last tenant's), a key
+ * or tenant with spaces (trimmed away, or never sent), a tenant key that is also the admin or
+ * metrics key. Keys are never echoed; entries are named by position.
+ */
+function apiKeyProblems(config: EngramConfig): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  const entries = config.ENGRAM_API_KEYS.split(',');
+  entries.forEach((pair, i) => {
+    const at = `entry ${i + 1}`;
+    if (pair.trim() === '') {
+      if (entries.length > 1) problems.push(`ENGRAM_API_KEYS: ${at} is empty`);
+      return;
+    }
+    // Space around an entry is layout ("a=x, b=y"); inside one it is a mistake.
+    const [key, tenant, extra] = pair.trim().split('=');
+    if (!key || !tenant || extra !== undefined) {
+      problems.push(`ENGRAM_API_KEYS: ${at} must look like key=tenant`);
+      return;
+    }
+    if (/\s/.test(key)) problems.push(`ENGRAM_API_KEYS: ${at}: the key must not contain spaces`);
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) problems.push(`ENGRAM_API_KEYS: ${at}: tenant "${tenant}" must be 1-64 letters, digits, ., _ or - (no spaces)`);
+    const first = seen.get(key);
+    if (first !== undefined) problems.push(`ENGRAM_API_KEYS: ${at} repeats the key of entry ${first}: each key names one tenant`);
+    else seen.set(key, i + 1);
+    if (config.ENGRAM_ADMIN_KEY && key === config.ENGRAM_ADMIN_KEY) problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_ADMIN_KEY as a tenant key`);
+    if (config.ENGRAM_METRICS_KEY && key === config.ENGRAM_METRICS_KEY) problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_METRICS_KEY as a tenant key`);
+  });
+  if (/\s/.test(config.ENGRAM_ADMIN_KEY)) problems.push('ENGRAM_ADMIN_KEY: must not contain spaces');
+  if (/\s/.test(config.ENGRAM_METRICS_KEY)) problems.push('ENGRAM_METRICS_KEY: must not contain spaces');
+  return problems;
 }
 
 /** The JSON text of ENGRAM_ENTITY_ALIASES: inline, or read from the file it names. */

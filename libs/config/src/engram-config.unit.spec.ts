@@ -16,3 +16,45 @@ describe('relevanceFor', () => {
     expect(() => thresholds({ ENGRAM_COSINE_FLOOR: '2' })).toThrow(/ENGRAM_COSINE_FLOOR="2"/);
   });
 });
+
+describe('loadConfig: API keys that cannot lie', () => {
+  const load = (env: Record<string, string>) => loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const problemsOf = (env: Record<string, string>): string => {
+    try {
+      load(env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('expected loadConfig to refuse the configuration');
+  };
+
+  it('given well-formed keys, with space around entries, then each key names its tenant', () => {
+    expect([...load({ ENGRAM_API_KEYS: 'key-a=acme, key-b=globex' }).apiKeys()]).toEqual([
+      ['key-a', 'acme'],
+      ['key-b', 'globex'],
+    ]);
+  });
+
+  it('given a key listed twice, then it stops naming the variable and both entries, without echoing the key', () => {
+    const message = problemsOf({ ENGRAM_API_KEYS: 'k1=acme,k2=globex,k1=initech' });
+    expect(message).toMatch(/ENGRAM_API_KEYS: entry 3 repeats the key of entry 1/);
+    expect(message).not.toContain('k1');
+  });
+
+  it('given a key or a tenant with spaces, then it stops naming the variable', () => {
+    expect(problemsOf({ ENGRAM_API_KEYS: 'my key=acme' })).toMatch(/ENGRAM_API_KEYS: entry 1: the key must not contain spaces/);
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme corp' })).toMatch(/ENGRAM_API_KEYS: entry 1: tenant "acme corp" must be/);
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1 = acme' })).toMatch(/ENGRAM_API_KEYS: entry 1/);
+    expect(problemsOf({ ENGRAM_ADMIN_KEY: 'admin key' })).toMatch(/ENGRAM_ADMIN_KEY: must not contain spaces/);
+  });
+
+  it('given a tenant key equal to the admin or metrics key, then it stops naming both variables', () => {
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme,root=globex', ENGRAM_ADMIN_KEY: 'root' })).toMatch(/ENGRAM_API_KEYS: entry 2 uses ENGRAM_ADMIN_KEY/);
+    expect(problemsOf({ ENGRAM_API_KEYS: 'scrape=acme', ENGRAM_METRICS_KEY: 'scrape' })).toMatch(/ENGRAM_API_KEYS: entry 1 uses ENGRAM_METRICS_KEY/);
+  });
+
+  it('given an empty entry between commas or a malformed one, then it stops', () => {
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme,,k2=globex' })).toMatch(/ENGRAM_API_KEYS: entry 2 is empty/);
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme=x' })).toMatch(/ENGRAM_API_KEYS: entry 1 must look like key=tenant/);
+  });
+});

@@ -92,7 +92,7 @@ export function assembleContext<TTurn extends RecentTurn>(input: ContextInput<TT
         .filter((c) => !factIds.has(c.item.memory.memoryId)), // a pinned fact found by search is already there
       false,
     ),
-    queue('summary', [...(input.summary ?? [])].map((s, index) => ({ item: s, line: `- ${s}`, index })).reverse(), true),
+    queue('summary', [...(input.summary ?? [])].map((s, index) => ({ item: s, line: `- ${asData(s)}`, index })).reverse(), true),
     queue('recent', [...input.recent].sort(byTime).map((t, index) => ({ item: t, line: turnLine(t), index })).reverse(), true),
   ];
   const budget = new TokenBudget(input.tokenBudget, countTokens(CONTEXT_PREAMBLE) + 1);
@@ -157,11 +157,24 @@ function section(name: ContextZone, lines: readonly string[]): string | null {
 /** A memory's line, cut around the query's terms when longer than the cap; remembered for rendering. */
 function memoryLine(memory: MemoryRecord, terms: readonly string[], cap: MemoryLengthCap | undefined, dated: boolean): string {
   const text = cap ? excerptAround(memory.content, terms, cap) : memory.content;
-  return dated ? `- [${memory.validFrom.slice(0, 10)}] ${text}` : `- ${text}`;
+  return dated ? `- [${memory.validFrom.slice(0, 10)}] ${asData(text)}` : `- ${asData(text)}`;
 }
 
 function turnLine(turn: RecentTurn): string {
-  return `${turn.role}: ${turn.text}`;
+  return `${turn.role}: ${asData(turn.text)}`;
+}
+
+const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
+/** `<` (or a look-alike) opening a tag: `</memories>`, `<system>`, `<!--`, `<?xml`. */
+const TAG_OPEN = /[<\uff1c\ufe64](?=\s*\/?\s*[\p{L}!?])/gu;
+
+/**
+ * What users said is data, never markup: each memory, summary line and turn stays one line (a line
+ * break could start a fake `SYSTEM:` or `assistant:` line), and a `<` that would open or close a tag
+ * (`</memories>` ending the section early) is written `&lt;`, so every section ends where engram ends it.
+ */
+export function asData(text: string): string {
+  return text.replace(LINE_BREAKS, ' ').replace(TAG_OPEN, '&lt;');
 }
 
 function byTime(a: RecentTurn, b: RecentTurn): number {

@@ -1,14 +1,17 @@
+import { NOT_PII_NUMBER_CUES, PII_DETECTORS, PiiCheck, PiiType, SECRET_STOP_WORDS } from './pii-masking.config';
+
+export { PII_TYPES, type PiiType } from './pii-masking.config';
+
 /**
  * PII masking: raw identifiers never reach the log, the index or a prompt. Each match becomes a
  * typed placeholder (`[PHONE]`), so text stays readable and the extractor still knows that
  * "我的手机号是[PHONE]" is about a phone number.
  *
- * Checksums (Luhn for cards, GB 11643 for resident ids) keep ordinary long numbers (order ids,
- * tracking numbers) intact. Placeholders never match any detector, so masking is idempotent.
+ * Long numbers are masked by shape: a mistyped card or id is still someone's. The checksums (Luhn
+ * for cards, GB 11643 for resident ids) only raise confidence: a number that fails its checksum
+ * right after "订单号" / "tracking number" is kept. Placeholders never match any detector, so
+ * masking is idempotent. The patterns and cue words are data, in `pii-masking.config.ts`.
  */
-
-export const PII_TYPES = ['CARD', 'EMAIL', 'ID_NUMBER', 'PHONE', 'QQ', 'SECRET', 'WECHAT'] as const;
-export type PiiType = (typeof PII_TYPES)[number];
 
 export interface MaskResult {
   readonly text: string;
@@ -19,92 +22,67 @@ export interface MaskResult {
 interface Detector {
   readonly type: PiiType;
   readonly pattern: RegExp;
-  /** Replace only the `value` group when present, keeping cue words ("密码是[SECRET]"). */
-  readonly accept?: (value: string) => boolean;
+  /** Whether the value (and the text before the match) is masked; absent: always. */
+  readonly accept?: (value: string, before: string) => boolean;
 }
 
-const SEPARATED_DIGITS = String.raw`(?<![\d\w+])(?:\d[ -]?){12,18}\d(?![\d\w])`;
+const notPiiCue = new RegExp(`(?:${NOT_PII_NUMBER_CUES.map(escapeRegExp).join('|')})\\s*(?:no\\.?|number|#|id|号码?)?\\s*(?:is|是|为|:|：)?\\s*$`, 'i');
+const secretStopWords = new Set(SECRET_STOP_WORDS.map((w) => w.toLowerCase()));
+
+const CHECKS: Record<PiiCheck, (value: string, before: string) => boolean> = {
+  // A cue followed by an ordinary word ("the password manager") is not a secret; a secret has a Latin letter, digit or symbol.
+  notCueWord: (v) => !secretStopWords.has(v.toLowerCase()) && /[\x21-\x7e]/.test(v),
+  machineMade: (v) => /\d/.test(v) && /[A-Za-z]/.test(v),
+  cardShape: (v, before) => {
+    const digits = v.replace(/[ -]/g, '');
+    if (digits.length < 13 || digits.length > 19) return false;
+    return passesLuhn(digits) || !notPiiCue.test(before.slice(-24));
+  },
+  residentIdShape: (v, before) => {
+    const id = v.replace(/[ -]/g, '');
+    if (id.length !== 18) return false;
+    if (isValidResidentId(id)) return true;
+    // A mistyped id keeps its shape: a birth date where the id has one.
+    return hasBirthDate(id) && !notPiiCue.test(before.slice(-24));
+  },
+};
+
+const DETECTORS: readonly Detector[] = PII_DETECTORS.map((d) => ({
+  type: d.type,
+  pattern: new RegExp(d.pattern, `g${d.flags ?? ''}`),
+  ...(d.check ? { accept: CHECKS[d.check] } : {}),
+}));
 
 /**
- * Order matters: specific before general. Id numbers and phones go before cards, because a
- * 13-19 digit run passes Luhn one time in ten by chance.
+ * Full-width letters, digits and address symbols as ASCII, one UTF-16 unit for one, so a match in
+ * the folded text is at the same place in the original. Clause punctuation is kept (see the config).
  */
-const DETECTORS: readonly Detector[] = [
-  {
-    type: 'EMAIL',
-    pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g,
-  },
-  {
-    // Strong cues: whatever follows is the secret.
-    type: 'SECRET',
-    pattern:
-      /(?:password|passwd|passcode|pwd|密码|口令|支付密码|验证码)\s*(?:is|是|为|:|：|=)?\s*(?<value>[^\s\[\]，。,;；、！!？?"'“”]{4,})/giu,
-    accept: (v) => !/^(is|was|for|of|and)$/i.test(v),
-  },
-  {
-    // Weak cues ("token", "key" appear in normal speech): the value must look machine-made.
-    type: 'SECRET',
-    pattern:
-      /(?:api[ _-]?key|access[ _-]?key|secret(?:[ _-]?key)?|token|私钥|密钥)\s*(?:is|是|为|:|：|=)?\s*(?<value>[A-Za-z0-9_\-./+=]{8,})/giu,
-    accept: (v) => /\d/.test(v) && /[A-Za-z]/.test(v),
-  },
-  {
-    // Well-known key shapes, with or without a cue.
-    type: 'SECRET',
-    pattern:
-      /\b(?:sk-[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,}|Bearer\s+[A-Za-z0-9._~+/-]{16,}=*)/g,
-  },
-  {
-    type: 'ID_NUMBER',
-    pattern: /(?<![\d\w])\d{17}[\dXx](?![\d\w])/g,
-    accept: isValidResidentId,
-  },
-  {
-    // International numbers need the leading "+" to be told apart from other numbers.
-    type: 'PHONE',
-    pattern: /(?<![\d\w])\+\d{1,3}[ -]?(?:\(\d{1,4}\)[ -]?)?\d{1,4}(?:[ -]?\d{2,4}){2,4}(?![\d\w])/g,
-  },
-  {
-    // Chinese mobile numbers, optional +86, optional 3-4-4 separators.
-    type: 'PHONE',
-    pattern: /(?<![\d\w+])(?:\+?86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?![\d\w])/g,
-  },
-  {
-    type: 'CARD',
-    pattern: new RegExp(SEPARATED_DIGITS, 'g'),
-    accept: (v) => {
-      const digits = v.replace(/[ -]/g, '');
-      return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits);
-    },
-  },
-  {
-    // North-American style "(555) 123-4567" / "555-123-4567".
-    type: 'PHONE',
-    pattern: /(?<![\d\w])(?:\(\d{3}\)\s?|\d{3}-)\d{3}-\d{4}(?![\d\w])/g,
-  },
-  {
-    type: 'WECHAT',
-    pattern: /(?:微信号?|加[vV微]|[vV][xX]|wx|WeChat(?:\s?ID)?)\s*(?:号|id|ID)?\s*(?:is|是|为|:|：)?\s*(?<value>[A-Za-z][-_A-Za-z0-9]{5,19})(?![-_A-Za-z0-9])/gu,
-  },
-  {
-    type: 'QQ',
-    pattern: /(?:QQ|qq|扣扣)\s*(?:号码?|number|no\.?)?\s*(?:is|是|为|:|：)?\s*(?<value>[1-9]\d{4,11})(?!\d)/gu,
-  },
-];
+export function foldWidth(text: string): string {
+  return text.replace(/[\uff01-\uff5e\u3000]/g, (c) => {
+    if (c === '\u3000') return ' ';
+    if ('，：；！？（）'.includes(c)) return c;
+    return String.fromCharCode(c.charCodeAt(0) - 0xfee0);
+  });
+}
 
 export function maskPii(text: string): MaskResult {
   const found = new Set<PiiType>();
   let masked = text;
   for (const detector of DETECTORS) {
-    masked = masked.replace(detector.pattern, (...args: unknown[]) => {
-      const match = args[0] as string;
-      const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
-      const value = typeof groups === 'object' && groups?.value !== undefined ? groups.value : match;
-      if (detector.accept && !detector.accept(value)) return match;
+    // Detect on the folded text, replace in the text as written: both have the same offsets.
+    const folded = foldWidth(masked);
+    let out = '';
+    let last = 0;
+    for (const match of folded.matchAll(detector.pattern)) {
+      const start = match.index;
+      const value = match.groups?.value ?? match[0];
+      const valueStart = start + match[0].length - value.length;
+      if (detector.accept && !detector.accept(value, folded.slice(0, valueStart))) continue;
       found.add(detector.type);
-      const placeholder = `[${detector.type}]`;
-      return value === match ? placeholder : match.slice(0, match.length - value.length) + placeholder;
-    });
+      out += masked.slice(last, valueStart) + `[${detector.type}]`;
+      last = start + match[0].length;
+    }
+    masked = out + masked.slice(last);
   }
   return { text: masked, masked: [...found].sort() };
 }
@@ -128,10 +106,19 @@ const ID_CHECK_CHARS = '10X98765432';
 
 /** GB 11643-1999: 18 characters, a plausible birth date, and the ISO 7064 mod 11-2 check character. */
 export function isValidResidentId(id: string): boolean {
-  if (!/^\d{17}[\dXx]$/.test(id)) return false;
-  const month = Number(id.slice(10, 12));
-  const day = Number(id.slice(12, 14));
-  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
+  if (!/^\d{17}[\dXx]$/.test(id) || !hasBirthDate(id)) return false;
   const sum = ID_WEIGHTS.reduce((acc, w, i) => acc + w * Number(id[i]), 0);
   return ID_CHECK_CHARS[sum % 11] === id[17].toUpperCase();
+}
+
+/** Characters 7-14 of a resident id are the holder's birth date (YYYYMMDD, 1900-2099). */
+function hasBirthDate(id: string): boolean {
+  const year = Number(id.slice(6, 10));
+  const month = Number(id.slice(10, 12));
+  const day = Number(id.slice(12, 14));
+  return year >= 1900 && year <= 2099 && month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

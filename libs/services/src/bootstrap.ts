@@ -1,4 +1,6 @@
-import { INestApplication, Type, ValidationPipe } from '@nestjs/common';
+import { INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type Request, type Response } from 'express';
@@ -7,6 +9,7 @@ import { Registry } from 'prom-client';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
+import { MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
@@ -15,7 +18,8 @@ import { EventLogTransport } from './transport/event-log.transport';
 export function configureHttp(app: INestApplication, config: EngramConfig): void {
   const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void };
   express.disable('x-powered-by');
-  app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES }));
+  app.use(MONITORING_PATHS, monitoringAuth(config));
+  app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody }));
   app.useGlobalPipes(
     new ValidationPipe({
       transform: true,
@@ -88,7 +92,16 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
       );
     });
   }
-  if (options.http) await app.listen(config.PORT, config.listenHost());
-  else await app.init();
+  if (options.http) {
+    await app.listen(config.PORT, config.listenHost());
+    new NestLogger('engram').log(`listening on ${boundAddress(app)}`);
+  } else await app.init();
   return app;
+}
+
+/** The address the HTTP server is actually bound to (`http://0.0.0.0:3000`, `http://[::1]:3000`), not a guess. */
+export function boundAddress(app: INestApplication): string {
+  const address = (app.getHttpServer() as Server).address() as AddressInfo;
+  const host = address.family === 'IPv6' || address.family === (6 as unknown as string) ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

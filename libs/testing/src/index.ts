@@ -8,3 +8,4 @@ export * from './embedder.contract';
 export * from './temp-dir';
 export * from './projection-versions.contract';
 export * from './json-http-stub';
+export * from './pii-arbitraries';

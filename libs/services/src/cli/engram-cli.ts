@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, EngramConfig, loadConfig } from '@engram/config';
-import { openApiDocument, startApp } from '../bootstrap';
+import { boundAddress, openApiDocument, startApp } from '../bootstrap';
 import { DEFAULT_TENANT } from '../http/tenancy';
 import { IngestService } from '../http/ingest.service';
 import { RecallService } from '../http/recall.service';
@@ -53,13 +53,16 @@ export function buildCli(modules: CliModules): Command {
     .action(async () => {
       const config = loadConfig();
       const app = await startApp(modules.server(config), { http: true, stages: true });
-      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const bound = boundAddress(app);
+      // The CLI's own commands connect to it; a wildcard address is reached on loopback.
+      const url = bound.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
       const retire = announceServer(config.ENGRAM_DATA_DIR, url);
       // Nest re-raises SIGTERM/SIGINT after closing, so 'exit' alone would miss them.
       process.once('exit', retire);
       process.once('SIGTERM', retire);
       process.once('SIGINT', retire);
-      console.error(`engram listening on ${url} (docs at ${url}/docs, data in ${config.ENGRAM_DATA_DIR})`);
+      const reach = bound === url ? 'loopback only' : 'all interfaces';
+      console.error(`engram listening on ${bound} (${reach}; docs at ${url}/docs, data in ${config.ENGRAM_DATA_DIR})`);
     });
 
   program

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EngramConfig } from '@engram/config';
 import { MemoryRecord } from '@engram/contracts';
@@ -12,6 +12,7 @@ import { IngestService } from './ingest.service';
 import { RecallDto, RecallResponse } from './recall.dto';
 import { RecallService } from './recall.service';
 import { Public, TenantId } from './tenancy';
+import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
 
 class HealthResponse {
@@ -42,6 +43,7 @@ export class TurnsController {
   ) {}
 
   @Post()
+  @UseGuards(TurnsLimits)
   @HttpCode(202)
   @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
   @ApiResponse({ status: 202, type: PostTurnsResponse })

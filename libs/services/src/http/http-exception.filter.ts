@@ -25,6 +25,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (bodyParser?.type === 'entity.too.large') {
       return error(413, 'Payload Too Large', [`request body exceeds the limit of ${bodyParser.limit} bytes`], ['body']);
     }
+    if (bodyParser?.type === 'body.invalid.utf8' || bodyParser?.type === 'body.too.deep') {
+      return error(400, 'Bad Request', [(exception as Error).message], ['body']);
+    }
     if (bodyParser?.type === 'entity.parse.failed' || bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
       return error(400, 'Bad Request', ['request body must be valid JSON'], ['body']);
     }

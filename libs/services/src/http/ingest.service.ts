@@ -6,6 +6,7 @@ import { Clock } from '@engram/ports';
 import { Inject } from '@nestjs/common';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { encodePosition } from '../pipeline/pipeline-progress';
+import { checkTurnLimits } from './input-limits';
 import type { PostTurnsDto } from './turns.dto';
 
 /** The write side's front door: validated turns become TurnRecorded events, PII masked first. */
@@ -81,18 +82,16 @@ export class IngestService {
     return encodePosition(await this.publisher.publish(Topics.turns, [event]));
   }
 
+  /** Checked again here for callers that are not the HTTP controller (the CLI), and against the clock. */
   private checkLimits(request: PostTurnsDto): void {
-    if (request.turns.length > this.config.ENGRAM_MAX_TURNS_PER_REQUEST) {
-      throw new BadRequestException({
-        message: [`turns must contain at most ${this.config.ENGRAM_MAX_TURNS_PER_REQUEST} items`],
-        fields: ['turns'],
-      });
-    }
+    checkTurnLimits(request.turns, this.config);
+    // A turn far in the future never decays and sorts after everything said since.
+    const latest = this.clock.now().getTime() + this.config.ENGRAM_MAX_FUTURE_MS;
     request.turns.forEach((turn, i) => {
-      if (turn.text.length > this.config.ENGRAM_MAX_TEXT_LENGTH) {
+      if (Date.parse(turn.occurredAt) > latest) {
         throw new BadRequestException({
-          message: [`turns.${i}.text must be at most ${this.config.ENGRAM_MAX_TEXT_LENGTH} characters`],
-          fields: [`turns.${i}.text`],
+          message: [`turns.${i}.occurredAt must be at most ${this.config.ENGRAM_MAX_FUTURE_MS} ms after the server's clock (ENGRAM_MAX_FUTURE_MS)`],
+          fields: [`turns.${i}.occurredAt`],
         });
       }
     });

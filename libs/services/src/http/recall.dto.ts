@@ -7,10 +7,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO8601,
-  IsNotEmpty,
   IsObject,
-  IsOptional,
   IsString,
   Matches,
   Max,
@@ -19,32 +16,32 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
-import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
+import { Absent, ID_MESSAGE, ID_PATTERN, IsInstant, IsText } from './turns.dto';
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
   @ApiPropertyOptional({ description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).', minimum: 50, maximum: 100000 })
-  @IsOptional() @IsInt() @Min(50) @Max(100_000)
+  @Absent() @IsInt() @Min(50) @Max(100_000)
   total?: number;
 
   @ApiPropertyOptional({ description: 'Pinned facts (default ENGRAM_BUDGET_FACTS).', minimum: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @Absent() @IsInt() @Min(0) @Max(100_000)
   facts?: number;
 
   @ApiPropertyOptional({ description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).", minimum: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @Absent() @IsInt() @Min(0) @Max(100_000)
   procedures?: number;
 
   @ApiPropertyOptional({ description: 'Ranked memories (default ENGRAM_BUDGET_MEMORIES).', minimum: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @Absent() @IsInt() @Min(0) @Max(100_000)
   memories?: number;
 
   @ApiPropertyOptional({ description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).', minimum: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @Absent() @IsInt() @Min(0) @Max(100_000)
   summary?: number;
 
   @ApiPropertyOptional({ description: 'Recent turns (default ENGRAM_BUDGET_RECENT).', minimum: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(100_000)
+  @Absent() @IsInt() @Min(0) @Max(100_000)
   recent?: number;
 }
 
@@ -54,62 +51,62 @@ export class RecallDto {
   userId!: string;
 
   @ApiProperty({ example: '数据库用什么' })
-  @IsString() @IsNotEmpty() @MaxLength(4000)
+  @IsString() @MaxLength(4000) @IsText()
   query!: string;
 
   @ApiPropertyOptional({ description: "Adds the session's recent turns." })
-  @IsOptional() @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
+  @Absent() @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
   sessionId?: string;
 
   @ApiPropertyOptional({ default: 5, minimum: 1, maximum: 50 })
-  @IsOptional() @IsInt() @Min(1) @Max(50)
+  @Absent() @IsInt() @Min(1) @Max(50)
   k?: number;
 
   @ApiPropertyOptional({ description: 'ISO instant used for time decay (default: now).' })
-  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  @Absent() @IsInstant()
   now?: string;
 
   @ApiPropertyOptional({
     description: 'ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.',
   })
-  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  @Absent() @IsInstant()
   asOf?: string;
 
   @ApiPropertyOptional({
     description: 'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
   })
-  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  @Absent() @IsInstant()
   validAt?: string;
 
   @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
-  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
+  @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
   kinds?: MemoryKind[];
 
   @ApiPropertyOptional({ type: [String], description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
-  @IsOptional() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
+  @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
   sessions?: string[];
 
   @ApiPropertyOptional({ description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
-  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  @Absent() @IsInstant()
   from?: string;
 
   @ApiPropertyOptional({ description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
-  @IsOptional() @IsISO8601({ strict: true, strictSeparator: true })
+  @Absent() @IsInstant()
   to?: string;
 
   @ApiPropertyOptional({ description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it.' })
-  @IsOptional() @IsString() @MaxLength(2000)
+  @Absent() @IsString() @MaxLength(2000)
   after?: string;
 
   @ApiPropertyOptional({ description: 'Adds per-memory score components.' })
-  @IsOptional() @IsBoolean()
+  @Absent() @IsBoolean()
   debug?: boolean;
 
   @ApiPropertyOptional({
     type: RecallBudgetDto,
     description: 'Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say.',
   })
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => RecallBudgetDto)
+  @Absent() @IsObject() @ValidateNested() @Type(() => RecallBudgetDto)
   budget?: RecallBudgetDto;
 }
 

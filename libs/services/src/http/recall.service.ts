@@ -61,7 +61,10 @@ export class RecallService {
     let consistent = true;
     if (request.after !== undefined) {
       const position = decodePosition(request.after);
-      if (!position) throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
+      // A position past the log's end would only wait out the timeout: it was never returned by POST /v1/turns.
+      if (!position || !(await this.progress.issued(position))) {
+        throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
+      }
       consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
     }
     const asOf = request.asOf ? new Date(request.asOf) : null;

@@ -73,17 +73,27 @@ export class PipelineProgress {
   async waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     let target = position;
+    // Polls back off (5 ms doubling to 25 ms) and never sleep past the deadline: many waiters cost
+    // little, and each ends on time.
+    let pause = 5;
     for (const { topic, groups } of READ_PATH) {
       const name = this.publisher.topic(topic);
       if (topic !== Topics.turns) target = await this.eventLog.endPosition(name);
       for (const group of groups) {
         while (!reached(await this.eventLog.committedPosition(name, group), target)) {
-          if (Date.now() >= deadline) return false;
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          const left = deadline - Date.now();
+          if (left <= 0) return false;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+          pause = Math.min(pause * 2, 25);
         }
       }
     }
     return true;
+  }
+
+  /** Whether `position` is within what the turns topic holds: a position past its end was never handed out. */
+  async issued(position: LogPosition): Promise<boolean> {
+    return reached(await this.eventLog.endPosition(this.publisher.topic(Topics.turns)), position);
   }
 }
 

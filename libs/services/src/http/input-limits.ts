@@ -1,0 +1,120 @@
+import { BadRequestException, CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { EngramConfig } from '@engram/config';
+
+/** Objects and arrays nested deeper than this are refused before parsing (validation recurses per level). */
+export const MAX_JSON_DEPTH = 32;
+
+/** A body refused before parsing; the exception filter answers it with a 400 naming `body`. */
+export class BodyRejected extends Error {
+  constructor(
+    readonly type: 'body.invalid.utf8' | 'body.too.deep',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * body-parser's `verify` hook: sees the raw bytes before they are decoded and parsed, so invalid
+ * UTF-8 (decoded silently to U+FFFD otherwise) and nesting that would exhaust the validation
+ * pipe's stack are refused in one linear pass.
+ */
+export function verifyJsonBody(_req: IncomingMessage, _res: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw new BodyRejected('body.invalid.utf8', 'request body must be valid UTF-8');
+  if (jsonDepth(body) > MAX_JSON_DEPTH) {
+    throw new BodyRejected('body.too.deep', `request body must not nest objects or arrays more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+}
+
+/** The deepest nesting of `[`/`{` in JSON text, strings skipped. */
+export function jsonDepth(body: Buffer): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** Code points, as ENGRAM_MAX_TEXT_LENGTH counts them (an emoji is one, not two UTF-16 units). */
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xdc00 || unit > 0xdfff || i === 0 || !isHighSurrogate(text.charCodeAt(i - 1))) length++;
+  }
+  return length;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/**
+ * POST /v1/turns' counts and sizes, checked before the validation pipe builds and validates every
+ * turn: an oversized batch costs one look at its length, not ten thousand validated objects.
+ * A guard because guards run before pipes; shapes it does not recognise are left to the pipe.
+ */
+@Injectable()
+export class TurnsLimits implements CanActivate {
+  constructor(private readonly config: EngramConfig) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const body = context.switchToHttp().getRequest<Request>().body as { turns?: unknown } | undefined;
+    checkTurnLimits(body?.turns, this.config);
+    return true;
+  }
+}
+
+/** Throws a 400 naming the field when the batch is too long or a turn's text too long; anything else passes through. */
+export function checkTurnLimits(turns: unknown, config: Pick<EngramConfig, 'ENGRAM_MAX_TURNS_PER_REQUEST' | 'ENGRAM_MAX_TEXT_LENGTH'>): void {
+  if (!Array.isArray(turns)) return;
+  const maxTurns = config.ENGRAM_MAX_TURNS_PER_REQUEST;
+  if (turns.length > maxTurns) {
+    throw new BadRequestException({ message: [`turns must contain at most ${maxTurns} items`], fields: ['turns'] });
+  }
+  const maxText = config.ENGRAM_MAX_TEXT_LENGTH;
+  turns.forEach((turn: unknown, i) => {
+    const text = (turn as { text?: unknown } | null)?.text;
+    // UTF-16 length is an upper bound of the code points: most texts need no count.
+    if (typeof text === 'string' && text.length > maxText && codePointLength(text) > maxText) {
+      throw new BadRequestException({ message: [`turns.${i}.text must be at most ${maxText} characters (code points)`], fields: [`turns.${i}.text`] });
+    }
+  });
+}
+
+/**
+ * /metrics and /docs describe every tenant's traffic and the whole API: once ENGRAM_API_KEYS is set
+ * they need `Authorization: Bearer <ENGRAM_METRICS_KEY or ENGRAM_ADMIN_KEY>`; tenant keys do not open them.
+ * An express middleware, because the docs are served outside Nest's guards.
+ */
+export function monitoringAuth(config: EngramConfig): (req: Request, res: Response, next: () => void) => void {
+  const open = config.apiKeys().size === 0;
+  const keys = [config.ENGRAM_METRICS_KEY, config.ENGRAM_ADMIN_KEY].filter(Boolean).map((k) => Buffer.from(k));
+  return (req, res, next) => {
+    if (open) return next();
+    const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    const given = match ? Buffer.from(match[1]) : null;
+    if (given && keys.some((key) => key.length === given.length && timingSafeEqual(key, given))) return next();
+    res.status(401).json({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: ['this endpoint needs ENGRAM_METRICS_KEY or ENGRAM_ADMIN_KEY: Authorization: Bearer <key>'],
+      fields: ['authorization'],
+    });
+  };
+}
+
+/** The paths monitoringAuth guards (Swagger UI, its JSON and YAML, the Prometheus scrape). */
+export const MONITORING_PATHS = ['/metrics', '/docs', '/docs-json', '/docs-yaml'];
