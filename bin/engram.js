@@ -12,6 +12,8 @@ function newestSource(dir) {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
+    // A library's own build output (libs/client/dist) is not a source.
+    if (entry.isDirectory() && (entry.name === 'dist' || entry.name === 'node_modules')) continue;
     if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
     else if (entry.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
   }

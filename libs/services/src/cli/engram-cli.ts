@@ -24,6 +24,7 @@ import { registerExportImportCommands } from './export-import';
 import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
+import { registerMcpCommand } from './mcp-cli';
 
 /** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
 export interface CliModules {
@@ -198,6 +199,7 @@ export function buildCli(modules: CliModules): Command {
   registerBenchCommand(program, modules);
   registerDlqCommands(program, modules);
   registerReprocessCommands(program, modules);
+  registerMcpCommand(program);
   return program;
 }
 

@@ -12,6 +12,7 @@ import { ExportController, ForgettingController } from './export.controller';
 import { ExportService } from './export.service';
 import { AdminRebuildsModule } from './admin-rebuilds.controller';
 import { MemoryControlController } from './memory-control.controller';
+import { McpController } from '../mcp/mcp.controller';
 import { MemoryControlService } from './memory-control.service';
 
 @Module({
@@ -36,7 +37,7 @@ export class RecallHttpModule {}
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
     HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
-    MemoryControlController,
+    MemoryControlController, McpController,
   ],
   providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService, RecallService],
