@@ -282,7 +282,8 @@ export interface components {
              */
             channel?: string;
             /**
-             * @description ISO-8601 instant the turn happened.
+             * Format: date-time
+             * @description ISO-8601 instant the turn happened, with a time zone; at most ENGRAM_MAX_FUTURE_MS after the server's clock.
              * @example 2026-11-30T09:00:00Z
              */
             occurredAt: string;
