@@ -10,7 +10,7 @@ import {
   type ProfileUpdateRequested,
 } from '@engram/contracts';
 import { versionsOf } from './as-of';
-import type { ResolverState } from './resolution.decider';
+import { episodesOnlyStating, type ResolverState } from './resolution.decider';
 
 /**
  * The application's control over single memories (docs/memory-model.md §12): retract one, or
@@ -109,33 +109,16 @@ function revert(command: MemoryRevertRequested, memory: MemoryRecord, state: Res
  * correction, docs/memory-model.md §3): episodes whose turns all stated it, and nothing else
  * still true, are retracted with it.
  */
-function retireEpisodes(
-  command: MemoryControlCommand,
-  before: MemoryRecord,
-  state: ResolverState,
-  keep: ReadonlySet<string> = new Set(),
-): MemoryDecision[] {
-  if (before.kind === 'episode') return [];
-  const stated = new Set(before.sourceTurnIds);
-  const stillTrue = new Set<string>(keep);
-  for (const memory of state.values()) {
-    if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight') continue;
-    for (const turn of memory.sourceTurnIds) if (stated.has(turn)) stillTrue.add(turn);
-  }
-  const retired: MemoryDecision[] = [];
-  for (const episode of state.values()) {
-    if (episode.kind !== 'episode' || episode.status !== 'active' || episode.sourceTurnIds.length === 0) continue;
-    if (!episode.sourceTurnIds.every((turn) => stated.has(turn) && !stillTrue.has(turn))) continue;
-    const memory: MemoryRecord = {
+function retireEpisodes(command: MemoryControlCommand, before: MemoryRecord, state: ResolverState, keep?: ReadonlySet<string>): MemoryDecision[] {
+  return episodesOnlyStating(before, state, keep).map((episode) =>
+    decision(command, 'MemoryRetracted', {
       ...episode,
       status: 'retracted',
       validTo: command.payload.requestedAt,
       revision: episode.revision + 1,
       updatedAt: command.recordedAt,
-    };
-    retired.push(decision(command, 'MemoryRetracted', memory));
-  }
-  return retired;
+    }),
+  );
 }
 
 function decision(command: MemoryControlCommand, type: MemoryDecision['type'], memory: MemoryRecord): MemoryDecision {

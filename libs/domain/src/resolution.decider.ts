@@ -317,30 +317,47 @@ function retireEpisodes(
   options: ResolutionOptions,
 ): MemoryDecision[] {
   if (decision.type !== 'MemorySuperseded' && decision.type !== 'MemoryRetracted') return [];
-  if (!before || before.kind === 'episode' || before.status !== 'active') return [];
+  if (!before || before.status !== 'active') return [];
+  return episodesOnlyStating(before, state, new Set(item.sourceTurnIds)).map((episode) =>
+    decisionOn(
+      command,
+      item,
+      'MemoryRetracted',
+      {
+        ...episode,
+        status: 'retracted',
+        validTo: item.validFrom,
+        revision: episode.revision + 1,
+        updatedAt: options.recordedAt,
+        appliedItemIds: [...episode.appliedItemIds, item.itemId],
+      },
+      options,
+      episode.memoryId,
+    ),
+  );
+}
+
+/**
+ * The active episodes whose turns all stated `before` and nothing still true: no other current
+ * memory rests on them (insights only quote their sources, they don't count) and none is in `keep`
+ * (the correcting turns, or the turns of a value restored). Shared by corrections and by the
+ * application's retract and revert (memory-control.decider.ts).
+ */
+export function episodesOnlyStating(before: MemoryRecord, state: ResolverState, keep: ReadonlySet<string> = new Set()): MemoryRecord[] {
+  if (before.kind === 'episode') return [];
   const stated = new Set(before.sourceTurnIds);
-  const correcting = new Set(item.sourceTurnIds);
-  // Turns another current fact still rests on (insights only quote their sources, they don't count).
-  const stillTrue = new Set<string>();
+  const stillTrue = new Set<string>(keep);
   for (const memory of state.values()) {
     if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight') continue;
     for (const turn of memory.sourceTurnIds) if (stated.has(turn)) stillTrue.add(turn);
   }
-  const retired: MemoryDecision[] = [];
-  for (const episode of state.values()) {
-    if (episode.kind !== 'episode' || episode.status !== 'active' || episode.sourceTurnIds.length === 0) continue;
-    if (!episode.sourceTurnIds.every((turn) => stated.has(turn) && !correcting.has(turn) && !stillTrue.has(turn))) continue;
-    const memory: MemoryRecord = {
-      ...episode,
-      status: 'retracted',
-      validTo: item.validFrom,
-      revision: episode.revision + 1,
-      updatedAt: options.recordedAt,
-      appliedItemIds: [...episode.appliedItemIds, item.itemId],
-    };
-    retired.push(decisionOn(command, item, 'MemoryRetracted', memory, options, episode.memoryId));
-  }
-  return retired;
+  return [...state.values()].filter(
+    (episode) =>
+      episode.kind === 'episode' &&
+      episode.status === 'active' &&
+      episode.sourceTurnIds.length > 0 &&
+      episode.sourceTurnIds.every((turn) => stated.has(turn) && !stillTrue.has(turn)),
+  );
 }
 
 // ---- the records ---------------------------------------------------------------------------
@@ -556,15 +573,7 @@ function sharedTerms(left: Terms, right: Terms): number {
 function jaccard(a: string, left: Terms, b: string, right: Terms): number {
   if (sameNormalised(a, left, b, right)) return normaliseValue(a) === '' ? 0 : 1;
   if (left.length === 1 || right.length === 1) return 0;
-  let shared = 0;
-  for (let i = 1, j = 1; i < left.length && j < right.length; ) {
-    if (left[i] === right[j]) {
-      shared++;
-      i++;
-      j++;
-    } else if (left[i] < right[j]) i++;
-    else j++;
-  }
+  const shared = sharedTerms(left, right);
   return shared / (left.length - 1 + right.length - 1 - shared);
 }
 
