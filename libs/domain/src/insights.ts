@@ -105,14 +105,38 @@ export function withoutInsights(state: ResolverState): ResolverState {
 }
 
 export function decide(review: InsightReview, state: ResolverState, options: InsightOptions): MemoryDecision[] {
+  const insights = new Map<string, MemoryRecord>();
+  for (const memory of state.values()) if (isInsight(memory) && !insights.has(memory.mergeKey)) insights.set(memory.mergeKey, memory);
+  const relevant = options.rules.rules.filter((compiled) => touches(review.changes, compiled, insights.get(insightMergeKey(compiled.rule.id))));
+  if (relevant.length === 0) return [];
   const decisions: MemoryDecision[] = [];
   const memories = [...state.values()];
   const corrected = correctedTurns(memories);
-  for (const compiled of options.rules.rules) {
-    const decision = decideRule(review, compiled, memories, corrected, options);
+  for (const compiled of relevant) {
+    const decision = decideRule(review, compiled, memories, corrected, insights.get(insightMergeKey(compiled.rule.id)), options);
     if (decision) decisions.push(decision);
   }
   return decisions;
+}
+
+/**
+ * Whether the event's decisions can change a rule's support, so that the rule needs deciding at
+ * all: a changed memory the rule matches, one of its insight's sources, a memory that shares a turn
+ * with those sources (correcting it takes the turn's episode out of the support; the resolver
+ * usually retires that episode itself, which is a source change anyway), or the insight itself. Support changes only through such a memory, and after every decided event
+ * an insight agrees with its support, so skipping the others decides exactly the same — at the cost
+ * of a scan over all of the user's memories per event, which was most of the resolver's time. (A rule
+ * added to the configuration is first derived when a memory it matches changes, or on reprocess.)
+ */
+function touches(changes: readonly MemoryDecision[], compiled: CompiledRule, insight: MemoryRecord | undefined): boolean {
+  return changes.some(({ payload: { memory } }) => {
+    if (isInsight(memory)) return memory.mergeKey === insightMergeKey(compiled.rule.id);
+    if (groupsMatched(compiled, memory).length > 0) return true;
+    if (!insight) return false;
+    if (insight.sources?.includes(memory.memoryId)) return true;
+    const turns = new Set(insight.sourceTurnIds);
+    return [memory.sourceTurnIds, ...memory.history.map((v) => v.sourceTurnIds)].some((ids) => ids.some((turn) => turns.has(turn)));
+  });
 }
 
 export const InsightDecider = { decide } as const;
@@ -208,10 +232,9 @@ function decideRule(
   compiled: CompiledRule,
   memories: readonly MemoryRecord[],
   corrected: ReadonlySet<string>,
+  existing: MemoryRecord | undefined,
   options: InsightOptions,
 ): MemoryDecision | null {
-  const mergeKey = insightMergeKey(compiled.rule.id);
-  const existing = memories.find((m) => m.mergeKey === mergeKey);
   const support = supportOf(compiled, memories, corrected);
   const ids = support.memories.map((m) => m.memoryId);
   const previous = existing?.sources ?? [];

@@ -223,6 +223,46 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
     expect(InsightDecider.decide(review, state, { rules: compileInsightRules(), recordedAt: at(9) })).toEqual([]);
   });
 
+  it('decides only the rules an event touches, and that decides exactly what deciding every rule would', () => {
+    // The oracle: every memory of the state offered as changed, so every rule with a match or an insight is decided.
+    const everyRule = (state: ResolverState, at: string) =>
+      InsightDecider.decide(
+        { tenantId: 'acme', userId: 'u-1', triggerId: 'oracle', correlationId: 'oracle', occurredAt: at, changes: [...state.values()].map((memory) => ({ type: 'MemoryAdded', payload: { memory, itemId: null } }) as MemoryDecision) },
+        state,
+        { rules: compileInsightRules(), recordedAt: at },
+      ).map((d) => [d.type, d.payload.memory.mergeKey, d.payload.memory.sources]);
+    const episode = (content: string, sourceTurn: string, day: number) =>
+      extracted([{ kind: 'episode', attribute: `episode:s:${sourceTurn}`, value: '', content, entities: [], validFrom: at(day), sourceTurnIds: [sourceTurn] }], { eventId: `ep-${sourceTurn}` });
+    const commands = [
+      said('我喜欢吃火锅', 1, { kind: 'preference', attribute: 'preference:火锅', value: 'like' }),
+      smallTeam(),
+      said('I moved to Berlin last year', 1),
+      noOps(),
+      episode('我不想自己运维数据库，周末还要值班', 'ops', 2),
+      // A fact of the same turn that matches no cue: correcting it takes the turn's episode out of the support.
+      extracted([{ kind: 'fact', attribute: 'hosting', value: 'managed', content: 'hosting: managed', entities: [], validFrom: at(2), sourceTurnIds: ['ops'] }], { eventId: 'hosting-1' }),
+      said('我周末去爬山了', 3),
+      cloudCost(),
+      said('hosting: on-premises', 5, { attribute: 'hosting', value: 'on-premises' }),
+      said('我们团队现在有二十人了', 6, { attribute: 'team', value: '二十人' }),
+      said('云服务器也太贵了', 7, { attribute: 'server-cost' }),
+      said('', 8, { attribute: 'cloud-database-cost', value: '', content: '忘掉云数据库太贵这件事', operation: 'retract' }),
+      said('我们团队人又少了', 9, { attribute: 'team', value: '人少' }),
+    ];
+    let state = defaults.initialState();
+    let decidedAlone = 0;
+    for (const command of commands) {
+      const events = defaults.decide(command, state);
+      const itemEvents = nonInsights(events);
+      const evolved = itemEvents.reduce(ResolutionDecider.evolve, state);
+      const skipped = insightsOf(events).map((d) => [d.type, d.payload.memory.mergeKey, d.payload.memory.sources]);
+      if (itemEvents.length > 0) expect(skipped).toEqual(everyRule(evolved, command.recordedAt));
+      if (skipped.length > 0) decidedAlone++;
+      state = events.reduce(ResolutionDecider.evolve, state);
+    }
+    expect(decidedAlone).toBeGreaterThanOrEqual(3); // the scenario does derive, update and retract
+  });
+
   it('is never the target of "that\'s no longer true": the anaphora lands on the newest source', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
     const anaphora = extracted([{ kind: 'fact', attribute: LAST_MENTIONED, value: '', content: '这个已经不对了', operation: 'retract', validFrom: at(9), sourceTurnIds: ['t-x'] }]);

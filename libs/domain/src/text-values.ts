@@ -141,9 +141,16 @@ export interface CatalogMatch {
   readonly end: number;
 }
 
-const catalogPatterns = new WeakMap<readonly CatalogEntry[], { entry: CatalogEntry; re: RegExp }[]>();
+interface CompiledEntry {
+  readonly entry: CatalogEntry;
+  readonly re: RegExp;
+  /** Lower-cased first words of its names: a text holding none of them cannot match (a cheap test before the regex). */
+  readonly needles: readonly string[];
+}
 
-function compiledCatalog(catalog: readonly CatalogEntry[]): { entry: CatalogEntry; re: RegExp }[] {
+const catalogPatterns = new WeakMap<readonly CatalogEntry[], CompiledEntry[]>();
+
+function compiledCatalog(catalog: readonly CatalogEntry[]): CompiledEntry[] {
   let compiled = catalogPatterns.get(catalog);
   if (!compiled) {
     compiled = catalog.map((entry) => {
@@ -151,7 +158,8 @@ function compiledCatalog(catalog: readonly CatalogEntry[]): { entry: CatalogEntr
       const alternatives = names.map((n) => escapeRegExp(n).replace(/\\?\s+/g, '\\s*'));
       // Latin names need boundaries ("Go" inside "Google" is not Go); CJK names do not.
       const source = `(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}+#])`;
-      return { entry, re: new RegExp(source, entry.exactCase ? 'gu' : 'giu') };
+      const needles = [...new Set(names.map((n) => n.trim().split(/\s+/)[0].toLowerCase()))];
+      return { entry, re: new RegExp(source, entry.exactCase ? 'gu' : 'giu'), needles };
     });
     catalogPatterns.set(catalog, compiled);
   }
@@ -161,7 +169,9 @@ function compiledCatalog(catalog: readonly CatalogEntry[]): { entry: CatalogEntr
 /** Every known product in the text, in order of appearance, longest match first at a position. */
 export function findCatalog(text: string, catalog: readonly CatalogEntry[]): CatalogMatch[] {
   const found: CatalogMatch[] = [];
-  for (const { entry, re } of compiledCatalog(catalog)) {
+  const lower = text.toLowerCase();
+  for (const { entry, re, needles } of compiledCatalog(catalog)) {
+    if (!needles.some((needle) => lower.includes(needle))) continue;
     for (const m of text.matchAll(re)) found.push({ entry, index: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
   }
   found.sort((a, b) => a.index - b.index || b.end - a.end);

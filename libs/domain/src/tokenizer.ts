@@ -38,7 +38,27 @@ const CHINESE_STOP_WORDS: ReadonlySet<string> = new Set([
 
 const zhSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
+/**
+ * The same text is tokenised again and again: a turn as its episode's content and as the next turn's
+ * context key, a memory at every recall that ranks it. Segmenting Chinese is the expensive part, so
+ * the terms of recent short texts are kept (a bounded map, oldest out first); callers get a copy.
+ */
+const MEMO_ENTRIES = 8192;
+const MEMO_MAX_CHARS = 2000;
+const memo = new Map<string, readonly string[]>();
+
 export function tokenize(text: string): string[] {
+  if (text.length > MEMO_MAX_CHARS) return terms(text);
+  let cached = memo.get(text);
+  if (cached === undefined) {
+    cached = terms(text);
+    if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
+    memo.set(text, cached);
+  }
+  return [...cached];
+}
+
+function terms(text: string): string[] {
   const normalised = text.normalize('NFKC').toLowerCase().replace(/[’‘]/g, "'");
   const terms: string[] = [];
   for (const [chunk] of normalised.matchAll(CHUNK)) {
