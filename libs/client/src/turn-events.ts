@@ -86,7 +86,7 @@ export function turnRecordedEvents(batch: TurnBatch): TurnRecordedEvent[] {
     if (seen.has(turnId)) return;
     seen.add(turnId);
     const text = maskPii(turn.text).text;
-    if (text.length > MAX_EVENT_TEXT) problems.add(`turns.${i}.text`, `turns.${i}.text must be at most ${MAX_EVENT_TEXT} characters (UTF-16 units) once masked`);
+    if (text.length > MAX_EVENT_TEXT) problems.add(`turns.${i}.text`, tooLong(`turns.${i}.text`));
     // The turn a reply answers: the other party's turn just before it (the gateway's rule).
     const by = `${turn.role}\u0000${turn.speaker ?? ''}`;
     const previousText = previous && previous.by !== by ? previous.text : undefined;
@@ -138,12 +138,18 @@ function checkTurn(problems: Problems, at: string, turn: TurnInput): void {
     if (typeof turn.speaker === 'string' && turn.speaker.length > MAX_SPEAKER) problems.add(`${at}.speaker`, `${at}.speaker must be at most ${MAX_SPEAKER} characters`);
   }
   problems.text(`${at}.text`, turn.text);
+  // Bounded before masking too, which costs time in proportion to the text.
+  if (typeof turn.text === 'string' && turn.text.length > MAX_EVENT_TEXT) problems.add(`${at}.text`, tooLong(`${at}.text`));
   if (turn.channel !== undefined && (typeof turn.channel !== 'string' || !CHANNEL.test(turn.channel))) {
     problems.add(`${at}.channel`, `${at}.channel must be a lower-case slug of 1-32 letters, digits, _ or -`);
   }
   if (turn.occurredAt !== undefined && !isInstant(turn.occurredAt)) {
     problems.add(`${at}.occurredAt`, `${at}.occurredAt must be an ISO-8601 instant with a time zone, e.g. 2026-11-30T09:00:00Z`);
   }
+}
+
+function tooLong(field: string): string {
+  return `${field} must be at most ${MAX_EVENT_TEXT} characters (UTF-16 units), before and after masking`;
 }
 
 class Problems {
