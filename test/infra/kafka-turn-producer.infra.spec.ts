@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { parseEvent, Topics, TurnRecorded } from '@engram/contracts';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { deterministicId, parseEvent, Topics, TurnRecorded } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { consumeUpTo, DEFAULT_TENANT, EventPublisher, PipelineProgress } from '@engram/services';
 import { eventually } from '@engram/testing';
@@ -11,11 +16,14 @@ import { EngramHarness, startEngram, useEngramMode } from '../support/engram-har
  * The SDK's KafkaTurnProducer against real Kafka, with engram's distributed pipeline (Kafka,
  * MongoDB/FerretDB, Elasticsearch) consuming what it writes: the messages are keyed
  * `tenantId:userId`, pass engram's own event parser, carry no raw PII, and the turns are
- * remembered and recalled; sending the same turns again changes nothing downstream.
+ * remembered and recalled; sending the same turns again changes nothing downstream. And the
+ * README's producer example runs verbatim against the built package.
  */
 jest.setTimeout(300_000);
 useEngramMode('distributed');
 
+const run = promisify(execFile);
+const root = path.join(__dirname, '../..');
 const PHONE = '13812345678';
 const EMAIL = 'laozhou@example.com';
 
@@ -98,5 +106,38 @@ describe('KafkaTurnProducer on Kafka, into the distributed pipeline', () => {
     expect(stored).toContain('PostgreSQL');
     expect(stored).not.toContain(PHONE);
     expect(stored).not.toContain(EMAIL);
+  });
+
+  it("runs the README's producer example verbatim, from the built package, into the pipeline", async () => {
+    await run(process.execPath, [path.join(root, 'scripts/build-client.js')], { cwd: root });
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const example = /```js\n([\s\S]*?)```/.exec(readme.split('### Produce straight to Kafka')[1])![1];
+    const readmeEngram = await startEngram({ env: { ENGRAM_FORGETTING_INTERVAL_MS: '0' } });
+    const app = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-sdk-kafka-readme-'));
+    try {
+      const turnsTopic = readmeEngram.app.get(EventPublisher).topic(Topics.turns);
+      fs.mkdirSync(path.join(app, 'node_modules/@engram'), { recursive: true });
+      fs.symlinkSync(path.join(root, 'libs/client'), path.join(app, 'node_modules/@engram/client'));
+      fs.symlinkSync(path.join(root, 'node_modules/kafkajs'), path.join(app, 'node_modules/kafkajs'));
+      fs.writeFileSync(path.join(app, 'example.mjs'), example);
+      const { stdout } = await run(process.execPath, ['example.mjs'], {
+        cwd: app,
+        env: { ...process.env, KAFKA_BROKERS: infra.kafkaBrokers, ENGRAM_TOPIC_PREFIX: turnsTopic.slice(0, -Topics.turns.length) },
+      });
+      expect(stdout).toContain(deterministicId('turn', DEFAULT_TENANT, 'laozhou', 't1'));
+      await eventually(
+        async () =>
+          ((await readmeEngram.http().post('/v1/recall').send({ userId: 'laozhou', query: '我们的数据库是什么' }).expect(200)).body.memories as { content: string }[]).some((m) =>
+            m.content.includes('PostgreSQL'),
+          ),
+        "recall to find the README example's turn",
+        120_000,
+      );
+      await readmeEngram.stop();
+      expect(await readmeEngram.storedData()).not.toContain(PHONE);
+    } finally {
+      fs.rmSync(app, { recursive: true, force: true });
+      await readmeEngram.destroy();
+    }
   });
 });
