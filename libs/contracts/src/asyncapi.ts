@@ -103,7 +103,7 @@ export function asyncApiDocument(): Record<string, unknown> {
     channels[channel] = {
       address: contract.topic,
       title: contract.topic,
-      description: `${contract.summary} Deployed as \`<ENGRAM_TOPIC_PREFIX>${contract.topic}\`.`,
+      description: `${contract.summary} Deployed as \`<ENGRAM_TOPIC_PREFIX>${contract.topic}\`; created at start with KAFKA_PARTITIONS partitions and KAFKA_REPLICATION_FACTOR replicas (defaults below).`,
       messages: Object.fromEntries(topicEvents(contract).map((type) => [type, { $ref: `#/components/messages/${type}` }])),
       bindings: { kafka: { partitions: 3, replicas: 1, bindingVersion: KAFKA_BINDING } },
     };
