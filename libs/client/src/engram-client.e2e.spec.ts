@@ -193,8 +193,29 @@ describe('@engram/client against a real engram', () => {
       const lib = path.join(root, 'libs/client');
       const cjs = await run(process.execPath, ['-e', `const c = require(${JSON.stringify(lib)}); console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`]);
       expect(cjs.stdout.trim()).toBe('function function function');
-      const esm = await run(process.execPath, ['--input-type=module', '-e', `import * as c from ${JSON.stringify(path.join(lib, 'dist/esm/index.js'))}; console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`]);
+      const esm = await run(process.execPath, ['--input-type=module', '-e', `import * as c from ${JSON.stringify(path.join(lib, 'dist/esm/client/src/index.js'))}; console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`]);
       expect(esm.stdout.trim()).toBe('function function function');
+    });
+
+    it('serves the Kafka producer from @engram/client/kafka, in both formats, masking with the bundled masker', async () => {
+      // An app directory where '@engram/client' is the built package, resolved through its exports map.
+      const app = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-sdk-kafka-'));
+      try {
+        fs.mkdirSync(path.join(app, 'node_modules/@engram'), { recursive: true });
+        fs.symlinkSync(path.join(root, 'libs/client'), path.join(app, 'node_modules/@engram/client'));
+        const probe = (k: string) =>
+          `console.log(typeof ${k}.KafkaTurnProducer, ${k}.turnRecordedEvents({ tenantId: 't', userId: 'u', sessionId: 's', turns: [{ role: 'user', text: 'call 13812345678' }], recordedAt: new Date() })[0].payload.text)`;
+        const cjs = await run(process.execPath, ['-e', `const k = require('@engram/client/kafka'); ${probe('k')}`], { cwd: app });
+        expect(cjs.stdout.trim()).toBe('function call [PHONE]');
+        fs.writeFileSync(path.join(app, 'probe.mjs'), `import * as k from '@engram/client/kafka';\n${probe('k')}\n`);
+        const esm = await run(process.execPath, ['probe.mjs'], { cwd: app });
+        expect(esm.stdout.trim()).toBe('function call [PHONE]');
+      } finally {
+        fs.rmSync(app, { recursive: true, force: true });
+      }
+      // The main entry never loads kafkajs: applications that do not produce need not install it.
+      const main = await run(process.execPath, ['-e', `require(${JSON.stringify(path.join(root, 'libs/client'))}); console.log(Object.keys(require.cache).some((f) => f.includes('/kafkajs/')))`]);
+      expect(main.stdout.trim()).toBe('false');
     });
 
     it('runs the README example verbatim', async () => {

@@ -52,7 +52,7 @@ export function NestedType(type: () => new () => object): PropertyDecorator {
   };
 }
 
-function nestedTypeOf(schema: Function, property: string): (() => new () => object) | undefined {
+export function nestedTypeOf(schema: Function, property: string): (() => new () => object) | undefined {
   // Walk the prototype chain: a subclass schema inherits its parent's decorated properties.
   for (let owner: Function | null = schema; owner && owner !== Function.prototype; owner = Object.getPrototypeOf(owner)) {
     const type = nestedTypes.get(owner)?.get(property);

@@ -147,7 +147,8 @@ class MemoryRecordSchema {
 }
 
 class MemoryDecisionSchema {
-  @ValidateNested() @NestedType(() => MemoryRecordSchema) memory!: MemoryRecordSchema;
+  // @IsObject(): @ValidateNested() alone lets an absent memory (or an array of them) through.
+  @IsObject() @ValidateNested() @NestedType(() => MemoryRecordSchema) memory!: MemoryRecordSchema;
   @IsOptional() @IsString() itemId!: string | null;
 }
 
@@ -164,7 +165,7 @@ class LastAccessSchema {
 
 class ForgettingRequestedSchema {
   @IsISO8601({ strict: true }) requestedAt!: string;
-  @ValidateNested() @NestedType(() => ForgettingPolicySchema) policy!: ForgettingPolicySchema;
+  @IsObject() @ValidateNested() @NestedType(() => ForgettingPolicySchema) policy!: ForgettingPolicySchema;
   @IsArray() @ArrayMaxSize(100_000) @ValidateNested({ each: true }) @NestedType(() => LastAccessSchema) lastAccess!: LastAccessSchema[];
 }
 

@@ -4,3 +4,6 @@ export * from './event-schemas';
 export * from './ids';
 export * from './memory';
 export * from './topics';
+export * from './asyncapi';
+export * from './json-schema';
+export * from './topic-catalogue';

@@ -25,6 +25,7 @@ import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 import { registerMcpCommand } from './mcp-cli';
+import { registerAsyncApiCommand } from './asyncapi-cli';
 
 /** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
 export interface CliModules {
@@ -200,6 +201,7 @@ export function buildCli(modules: CliModules): Command {
   registerDlqCommands(program, modules);
   registerReprocessCommands(program, modules);
   registerMcpCommand(program);
+  registerAsyncApiCommand(program);
   return program;
 }
 
