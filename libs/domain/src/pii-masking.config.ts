@@ -36,7 +36,9 @@ const SPACED = String.raw`[ -]?`;
 export const PII_DETECTORS: readonly PiiDetectorConfig[] = [
   {
     type: 'EMAIL',
-    pattern: String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`,
+    // Starts only where a run of address characters starts: without the look-behind every position
+    // of a long run of letters scanned the rest of it for an "@" (16,000 letters: 0.6 s a turn).
+    pattern: String.raw`(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`,
   },
   {
     // Strong cues: whatever follows, up to whitespace or clause punctuation, is the secret — symbols
