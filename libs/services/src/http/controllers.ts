@@ -14,6 +14,7 @@ import { RecallService } from './recall.service';
 import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
+import { ListUsersQuery, UserListResponse } from './users.dto';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status!: string;
@@ -124,6 +125,16 @@ export class UsersController {
     @Inject(SearchIndex) private readonly search: SearchIndex,
     @Inject(AccessStore) private readonly access: AccessStore,
   ) {}
+
+  @Get()
+  @ApiOperation({ summary: "The tenant's users holding memories, a page at a time, sorted by id." })
+  @ApiOkResponse({ type: UserListResponse })
+  async list(@TenantId() tenantId: string, @Query() query: ListUsersQuery): Promise<UserListResponse> {
+    const limit = query.limit ?? 50;
+    // One more than asked says whether another page follows.
+    const users = await this.facts.usersOf(tenantId, { after: query.after, limit: limit + 1 });
+    return { users: users.slice(0, limit), next: users.length > limit ? users[limit - 1] : null };
+  }
 
   @Get(':userId/memories')
   @ApiOperation({ summary: "A user's memories, each with its version history." })
