@@ -81,7 +81,7 @@ function table(title: string, columns: string[], rows: (string | number | Node)[
       : h(
           'table',
           { id, 'aria-labelledby': `${id}-title` },
-          h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
+          h('thead', {}, h('tr', {}, columns.map((c, i) => h('th', { scope: 'col', class: typeof rows[0][i] === 'number' ? 'num' : '' }, c)))),
           h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell) => h('td', { class: typeof cell === 'number' ? 'num' : '' }, cell))))),
         ),
   );
