@@ -300,7 +300,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
 
 
 
-/** What each zone was offered and the budget left out (debug): a pinned fact the search also found is in the facts, not cut. */
+/** Tokens per zone, and what each zone was offered but the budget left out (recall's `debug`). */
 function budgetCut(
   offered: { facts: MemoryRecord[]; procedures: MemoryRecord[]; memories: RankedMemory[]; summary: string[]; recent: SessionTurn[] },
   assembled: AssembledContext<SessionTurn>,
@@ -308,7 +308,8 @@ function budgetCut(
   const kept = (ids: readonly string[]) => new Set(ids);
   const facts = kept(assembled.facts.map((m) => m.memoryId));
   const procedures = kept(assembled.procedures.map((m) => m.memoryId));
-  const memories = kept([...facts, ...procedures, ...assembled.memories.map((m) => m.memory.memoryId)]);
+  // As assembleContext does: a ranked memory that is also a pinned fact is offered in the facts zone only.
+  const memories = kept([...offered.facts, ...offered.procedures].map((m) => m.memoryId).concat(assembled.memories.map((m) => m.memory.memoryId)));
   const recent = kept(assembled.recent.map((t) => t.turnId));
   return {
     zones: { ...assembled.zones },
