@@ -45,6 +45,22 @@ describe('inspector read endpoints (HTTP)', () => {
     expect(after.body.fields).toEqual(['after']);
   });
 
+  it("GET /v1/users/:userId/turns finds the user's turns by id (a memory's source turns), the caller's tenant's only", async () => {
+    const { body } = await engram.http().get('/v1/users/ann/turns').query('ids=t3&ids=t2&ids=t1&ids=nope').set(acme).expect(200);
+    // t1 is laozhou's: another user's turn is not found through ann.
+    expect(body.turns.map((t: { turnId: string; text: string }) => [t.turnId, t.text])).toEqual([
+      ['t2', 'I prefer aisle seats on the long flights to Lisbon'],
+      ['t3', 'my editor is emacs and I write Rust in it every day'],
+    ]);
+    expect(body.turns[0]).toEqual({ sessionId: 's1', turnId: 't2', role: 'user', text: expect.any(String), occurredAt: expect.any(String) });
+    expect((await engram.http().get('/v1/users/laozhou/turns?ids=t1').set(acme).expect(200)).body.turns[0].text).toContain('PostgreSQL');
+    expect((await engram.http().get('/v1/users/laozhou/turns?ids=t1').set(beta).expect(200)).body).toEqual({ turns: [] });
+    const none = await engram.http().get('/v1/users/ann/turns').set(acme).expect(400);
+    expect(none.body.fields).toEqual(['ids']);
+    const many = await engram.http().get('/v1/users/ann/turns').query(Array.from({ length: 101 }, (_, i) => `ids=t${i}`).join('&')).set(acme).expect(400);
+    expect(many.body.fields).toEqual(['ids']);
+  });
+
   it('recall with debug says what each zone used and what the budget cut, with score components', async () => {
     const roomy = await engram.http().post('/v1/recall').set(acme).send({ userId: 'ann', query: 'which editor and seat', debug: true }).expect(200);
     expect(roomy.body.memories.length).toBeGreaterThan(1);

@@ -131,17 +131,22 @@ inBrowser('web inspector in Chromium', () => {
     const row = memoryRows().filter({ hasText: 'database' }).first();
     await row.focus();
     await page.keyboard.press('Enter');
-    const entries = page.locator('ol.timeline li');
+    const entries = page.locator('ol.timeline > li');
     await entries.nth(1).waitFor();
     expect(await entries.count()).toBe(2);
+    // The words of the source turns arrive after the versions.
+    await page.locator('ol.timeline .source-turns li', { hasText: '不是MySQL，是PostgreSQL' }).waitFor();
     const [past, current] = await entries.allTextContents();
     expect(past).toContain('MySQL');
     expect(past).toContain('Superseded by v2 “PostgreSQL”');
     expect(past).toMatch(/2026-11-30 08:01Z → 2026-11-30 08:04Z/);
     expect(past).toContain('t1');
+    expect(past).toContain('我叫老周，我们用 MySQL');
     expect(current).toContain('PostgreSQL');
     expect(current).toContain('Current value');
     expect(current).toContain('t4');
+    expect(current).toContain('不是MySQL，是PostgreSQL');
+    expect(current).not.toContain('我叫老周');
     const screenshot = process.env.ENGRAM_INSPECTOR_SCREENSHOT;
     if (screenshot) await page.screenshot({ path: path.resolve(screenshot) });
   });

@@ -4,7 +4,10 @@
  */
 import { api } from './api.js';
 import { arrowKeys, focusItem, h, instant, notice, number, replace } from './dom.js';
-import { MEMORY_KINDS, type MemoryKind, type MemoryRecord, type MemoryVersion } from './types.js';
+import { MEMORY_KINDS, type MemoryKind, type MemoryRecord, type MemoryVersion, type RecentTurn } from './types.js';
+
+/** The source turns the timeline fetches at once (the endpoint's limit). */
+const TURNS_PER_CALL = 100;
 
 type Status = 'active' | 'all';
 
@@ -161,11 +164,24 @@ export class MemoriesView {
       replace(this.timeline, h('h3', {}, 'History'), h('p', { class: 'empty' }, 'Open a memory (Enter or click) to see its versions.'));
       return;
     }
+    this.drawTimeline(memory, new Map());
+    // Then the words of the turns each version was said in.
+    const ids = [...new Set([...memory.history.flatMap((v) => v.sourceTurnIds), ...memory.sourceTurnIds])].slice(0, TURNS_PER_CALL);
+    if (!this.userId || ids.length === 0) return;
+    api.turns(this.userId, ids).then(
+      ({ turns }) => {
+        if (this.openId === memory.memoryId) this.drawTimeline(memory, new Map(turns.map((t) => [t.turnId, t])));
+      },
+      () => undefined, // the ids stay shown
+    );
+  }
+
+  private drawTimeline(memory: MemoryRecord, turns: ReadonlyMap<string, RecentTurn>): void {
     replace(
       this.timeline,
       h('h3', { id: 'timeline-title' }, `History of ${memory.subject}/${memory.attribute}`),
       h('p', { class: 'meta' }, `${memory.kind} · confidence ${number(memory.confidence, 2)} · importance ${number(memory.importance, 2)} · said ${memory.mentionCount}×`),
-      h('ol', { class: 'timeline', 'aria-labelledby': 'timeline-title' }, versionsOf(memory).map((entry) => timelineEntry(entry))),
+      h('ol', { class: 'timeline', 'aria-labelledby': 'timeline-title' }, versionsOf(memory).map((entry) => timelineEntry(entry, turns))),
     );
   }
 }
@@ -201,7 +217,7 @@ function versionsOf(memory: MemoryRecord): TimelineEntry[] {
   });
 }
 
-function timelineEntry({ version, current, decision }: TimelineEntry): HTMLElement {
+function timelineEntry({ version, current, decision }: TimelineEntry, turns: ReadonlyMap<string, RecentTurn>): HTMLElement {
   return h(
     'li',
     { class: current ? 'current' : 'past' },
@@ -219,8 +235,19 @@ function timelineEntry({ version, current, decision }: TimelineEntry): HTMLEleme
         h('dt', {}, 'Learned'),
         h('dd', {}, instant(version.recordedAt)),
         version.supersededAt ? [h('dt', {}, 'Replaced'), h('dd', {}, instant(version.supersededAt))] : null,
-        h('dt', {}, 'Source turns'),
-        h('dd', {}, version.sourceTurnIds.map((id) => h('code', {}, id))),
+      ),
+      h(
+        'ul',
+        { class: 'source-turns', 'aria-label': `Source turns of version ${version.version}` },
+        version.sourceTurnIds.map((id) => {
+          const turn = turns.get(id);
+          return h(
+            'li',
+            {},
+            h('span', { class: 'when' }, h('code', {}, id), turn ? ` · ${turn.speaker ?? turn.role} · ${turn.sessionId} · ${instant(turn.occurredAt)}` : ''),
+            turn ? h('q', {}, turn.text) : null,
+          );
+        }),
       ),
       h('p', { class: 'decision' }, decision),
     ),

@@ -88,6 +88,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's turns by id, in any session: what a memory was said in (its sourceTurnIds). */
+        get: operations["UsersController_turns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}": {
         parameters: {
             query?: never;
@@ -504,6 +521,10 @@ export interface components {
             /** @description Pass as `after` for the next page; null on the last page. */
             next: string | null;
         };
+        TurnListResponse: {
+            /** @description The turns found (masked as stored), oldest first; ids the user has no turn for are left out. */
+            turns: components["schemas"]["RecentTurnView"][];
+        };
         StageLagView: {
             topic: string;
             group: string;
@@ -877,6 +898,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    UsersController_turns: {
+        parameters: {
+            query: {
+                /** @description Turn ids, the parameter repeated (at most 100). */
+                ids: string[];
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnListResponse"];
+                };
             };
         };
     };

@@ -14,7 +14,7 @@ import { RecallService } from './recall.service';
 import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
-import { ListUsersQuery, UserListResponse } from './users.dto';
+import { ListUsersQuery, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status!: string;
@@ -154,6 +154,14 @@ export class UsersController {
     });
     // appliedItemIds is the resolver's bookkeeping, not the user's data.
     return { memories: memories.map(({ appliedItemIds: _bookkeeping, ...memory }) => memory) };
+  }
+
+  @Get(':userId/turns')
+  @ApiOperation({ summary: "A user's turns by id, in any session: what a memory was said in (its sourceTurnIds)." })
+  @ApiOkResponse({ type: TurnListResponse })
+  async turns(@TenantId() tenantId: string, @Param('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {
+    const turns = await this.sessions.turnsById(tenantId, checkUserId(userId), query.ids);
+    return { turns: turns.map(({ tenantId: _tenant, userId: _user, ...turn }) => turn) };
   }
 
   @Delete(':userId')
