@@ -36,7 +36,7 @@ class Inspector {
       await this.users.load();
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) return this.askForKey(keys.tenant() ? 'That key was refused.' : null);
-      throw error;
+      byId('users-status').textContent = `Could not list the users: ${error instanceof Error ? error.message : String(error)}`;
     }
     byId('sign-in').hidden = true;
     byId('app').hidden = false;
