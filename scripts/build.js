@@ -11,3 +11,4 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 
 run(bin('tsc'), ['-p', 'tsconfig.build.json']);
 run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
+require('./build-inspector').buildInspector();

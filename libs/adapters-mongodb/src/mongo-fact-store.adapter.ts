@@ -16,7 +16,7 @@
  * duplicates of one memory to its newest revision before writing.
  */
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery } from '@engram/ports';
+import type { FactStore, MemoryQuery, UserPage } from '@engram/ports';
 import type { AnyBulkWriteOperation, Collection, Db, Filter, WithoutId } from 'mongodb';
 import {
   DEFAULT_WRITE_CONCURRENCY,
@@ -137,6 +137,18 @@ export class MongoFactStore implements FactStore {
     }
     const key = (u: { tenantId: string; userId: string }) => `${u.tenantId}\u0000${u.userId}`;
     return [...seen.values()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
+
+  async usersOf(tenantId: string, page: UserPage): Promise<string[]> {
+    const groups = await this.collection
+      .aggregate<{ _id: string }>([
+        { $match: { tenantId, ...(page.after === undefined ? {} : { userId: { $gt: page.after } }) } },
+        { $group: { _id: '$userId' } },
+        { $sort: { _id: 1 } },
+        { $limit: page.limit },
+      ])
+      .toArray();
+    return groups.map((group) => group._id);
   }
 
   async truncate(): Promise<void> {

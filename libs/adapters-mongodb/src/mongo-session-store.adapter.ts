@@ -133,6 +133,14 @@ export class MongoSessionStore implements SessionStore {
     return docs.map((doc) => doc.turnId).sort();
   }
 
+  async turnsById(tenantId: string, userId: string, turnIds: readonly string[]): Promise<SessionTurn[]> {
+    if (turnIds.length === 0) return [];
+    // By _id: the tenant, user and turn id are the document's key.
+    const ids = [...new Set(turnIds)].map((turnId) => compoundId(tenantId, userId, turnId));
+    const docs = await this.turns.find({ _id: { $in: ids } }).sort({ occurredMs: 1, seq: 1 }).toArray();
+    return docs.map(toTurn);
+  }
+
   async previousSession(tenantId: string, userId: string, excludingSessionId: string, before: string): Promise<string | null> {
     const [latest] = await this.turns
       .find({ tenantId, userId, sessionId: { $ne: excludingSessionId }, occurredMs: { $lte: toMs(before) } })

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery } from '@engram/ports';
+import type { FactStore, MemoryQuery, UserPage } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, immediate, tableNamespace } from './sqlite-database';
 
@@ -131,6 +131,15 @@ export class SqliteFactStore implements FactStore {
         `SELECT DISTINCT tenant_id AS tenantId, user_id AS userId FROM ${this.table} ORDER BY tenant_id, user_id`,
       )
       .all();
+  }
+
+  async usersOf(tenantId: string, page: UserPage): Promise<string[]> {
+    return this.db
+      .prepare<[string, string, number], { userId: string }>(
+        `SELECT DISTINCT user_id AS userId FROM ${this.table} WHERE tenant_id = ? AND user_id > ? ORDER BY user_id LIMIT ?`,
+      )
+      .all(tenantId, page.after ?? '', page.limit)
+      .map((row) => row.userId);
   }
 
   async truncate(): Promise<void> {

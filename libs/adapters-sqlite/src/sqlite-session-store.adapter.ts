@@ -25,6 +25,7 @@ export class SqliteSessionStore implements SessionStore {
     insert: BetterSqlite3.Statement<[string, string, string, string, string, string | null, string, string, number]>;
     recent: BetterSqlite3.Statement<[string, string, string, number], TurnRow>;
     turnIds: BetterSqlite3.Statement<[string, string, string], { turn_id: string }>;
+    turnsById: BetterSqlite3.Statement<[string, string, string], TurnRow>;
     previous: BetterSqlite3.Statement<[string, string, string, number], { session_id: string }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
     deleteUser: BetterSqlite3.Statement<[string, string]>;
@@ -65,6 +66,11 @@ export class SqliteSessionStore implements SessionStore {
         `SELECT turn_id FROM ${t}
          WHERE tenant_id = ? AND user_id = ? AND session_id IN (SELECT value FROM json_each(?))`,
       ),
+      turnsById: db.prepare(
+        `SELECT tenant_id, user_id, session_id, turn_id, role, speaker, text, occurred_at FROM ${t}
+         WHERE tenant_id = ? AND user_id = ? AND turn_id IN (SELECT value FROM json_each(?))
+         ORDER BY occurred_ms, rowid`,
+      ),
       previous: db.prepare(
         `SELECT session_id FROM ${t}
          WHERE tenant_id = ? AND user_id = ? AND session_id <> ? AND occurred_ms <= ?
@@ -104,6 +110,11 @@ export class SqliteSessionStore implements SessionStore {
   async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
     if (sessionIds.length === 0) return [];
     return this.statements.turnIds.all(tenantId, userId, JSON.stringify(sessionIds)).map((row) => row.turn_id).sort();
+  }
+
+  async turnsById(tenantId: string, userId: string, turnIds: readonly string[]): Promise<SessionTurn[]> {
+    if (turnIds.length === 0) return [];
+    return this.statements.turnsById.all(tenantId, userId, JSON.stringify(turnIds)).map(toTurn);
   }
 
   async previousSession(tenantId: string, userId: string, excludingSessionId: string, before: string): Promise<string | null> {

@@ -15,6 +15,12 @@ export interface MemoryQuery {
   readonly pinned?: boolean;
 }
 
+export interface UserPage {
+  /** The last user id of the previous page (exclusive). */
+  readonly after?: string;
+  readonly limit: number;
+}
+
 export interface FactStore {
   /** Writes each record unless the stored one has the same or a newer revision. */
   save(records: readonly MemoryRecord[]): Promise<void>;
@@ -25,6 +31,8 @@ export interface FactStore {
   deleteUser(tenantId: string, userId: string): Promise<void>;
   /** Every tenant and user holding at least one memory, sorted (comparing versions, reprocessing as of an instant). */
   users(): Promise<{ tenantId: string; userId: string }[]>;
+  /** One page of a tenant's users holding at least one memory: ids sorted, those after `after`, at most `limit`. */
+  usersOf(tenantId: string, page: UserPage): Promise<string[]>;
   /** Drops every memory of every tenant (rebuild starts here). */
   truncate(): Promise<void>;
 }

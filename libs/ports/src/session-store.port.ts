@@ -21,6 +21,8 @@ export interface SessionStore {
   recent(tenantId: string, userId: string, sessionId: string, limit: number): Promise<SessionTurn[]>;
   /** The ids of every turn of these sessions of the user, sorted (recall's session filter: what memories rest on). */
   turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]>;
+  /** The user's turns with these ids (those it holds, in any session), oldest first: what a memory was said in. */
+  turnsById(tenantId: string, userId: string, turnIds: readonly string[]): Promise<SessionTurn[]>;
   /**
    * The user's session, other than `excludingSessionId`, with the latest turn at or before `before`
    * (ISO instant; ties: the turn stored last); null when there is none. A new session starts from it.

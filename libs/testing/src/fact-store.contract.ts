@@ -223,6 +223,27 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      "usersOf pages one tenant's users, once each, sorted, after the cursor",
+      async () => {
+        await save([
+          aMemoryRecord({ tenantId, userId: 'u-b' }),
+          aMemoryRecord({ tenantId, userId: 'u-b', mergeKey: 'user/second' }),
+          aMemoryRecord({ tenantId, userId: 'u-a' }),
+          aMemoryRecord({ tenantId, userId: '小周' }),
+          aMemoryRecord({ tenantId: `${tenantId}-b`, userId: 'u-0' }),
+        ]);
+        expect(await store.usersOf(tenantId, { limit: 2 })).toEqual(['u-a', 'u-b']);
+        expect(await store.usersOf(tenantId, { after: 'u-b', limit: 2 })).toEqual(['小周']);
+        expect(await store.usersOf(tenantId, { after: '小周', limit: 2 })).toEqual([]);
+        expect(await store.usersOf(`${tenantId}-b`, { limit: 10 })).toEqual(['u-0']);
+        await store.deleteUser(tenantId, 'u-a');
+        await settle();
+        expect(await store.usersOf(tenantId, { limit: 10 })).toEqual(['u-b', '小周']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'deleteUser removes that user’s memories only',
       async () => {
         const mine = record();

@@ -126,6 +126,25 @@ export function testSessionStore(
     );
 
     it(
+      "finds a user's turns by id across sessions, oldest first, that user's only",
+      async () => {
+        const later = turn({ turnId: 't1', text: '不是MySQL，是PostgreSQL', occurredAt: minutesAfterStart(5) });
+        const earlier = turn({ turnId: 't0', sessionId: 'session-2', text: '我们用 MySQL', occurredAt: minutesAfterStart(1), speaker: '老周' });
+        await append([
+          later,
+          earlier,
+          turn({ turnId: 't2', text: 'not asked for' }),
+          aSessionTurn({ tenantId, userId: 'user-2', sessionId, turnId: 't0', text: 'other user' }),
+          aSessionTurn({ tenantId: uniqueName('tenant'), userId, sessionId, turnId: 't1', text: 'other tenant' }),
+        ]);
+        expect(await store.turnsById(tenantId, userId, ['t1', 't0', 'missing', 't1'])).toEqual([earlier, later]);
+        expect(await store.turnsById(tenantId, userId, [])).toEqual([]);
+        expect(await store.turnsById(tenantId, 'user-3', ['t0'])).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'lists the turn ids of the sessions asked for, sorted, for that user only',
       async () => {
         const otherTenant = uniqueName('tenant');

@@ -54,6 +54,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's users holding memories, a page at a time, sorted by id. */
+        get: operations["UsersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/memories": {
         parameters: {
             query?: never;
@@ -63,6 +80,23 @@ export interface paths {
         };
         /** A user's memories, each with its version history. */
         get: operations["UsersController_memories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's turns by id, in any session: what a memory was said in (its sourceTurnIds). */
+        get: operations["UsersController_turns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -227,6 +261,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/projections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each versioned projection: the version serving and the versions whose data exists. */
+        get: operations["AdminPipelineController_projections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dead letters per topic: how many, and the newest with stage, reason and error.
+         * @description Read like `engram dlq list`, with a throwaway consumer group (no stage moves); re-drive them with `engram dlq replay`.
+         */
+        get: operations["AdminPipelineController_deadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/rebuilds": {
         parameters: {
             query?: never;
@@ -340,7 +411,7 @@ export interface components {
             to?: string;
             /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it. */
             after?: string;
-            /** @description Adds per-memory score components. */
+            /** @description Adds per-memory score components, tokens per zone and what the budget cut (`debug`). */
             debug?: boolean;
             /** @description Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say. */
             budget?: components["schemas"]["RecallBudgetDto"];
@@ -404,6 +475,28 @@ export interface components {
             text: string;
             occurredAt: string;
         };
+        ZoneTokensView: {
+            facts: number;
+            procedures: number;
+            memories: number;
+            summary: number;
+            recent: number;
+        };
+        BudgetCutView: {
+            facts: components["schemas"]["FactView"][];
+            procedures: components["schemas"]["FactView"][];
+            /** @description Ranked within k but left out of the context, with their score components. */
+            memories: components["schemas"]["MemoryView"][];
+            /** @description Summary lines left out (the oldest first). */
+            summaryLines: number;
+            recent: components["schemas"]["RecentTurnView"][];
+        };
+        RecallDebugView: {
+            /** @description Tokens each zone used (per-line estimate; `tokens` is the exact total). */
+            zones: components["schemas"]["ZoneTokensView"];
+            /** @description What was offered to each zone and did not fit the budget. */
+            cut: components["schemas"]["BudgetCutView"];
+        };
         RecallResponse: {
             facts: components["schemas"]["FactView"][];
             /** @description Rules for how the assistant should act (kind `procedure`): always injected, never ranked. */
@@ -419,6 +512,18 @@ export interface components {
             tokens: number;
             /** @description False when `after` was given and the read side did not catch up in time. */
             consistent: boolean;
+            /** @description With `debug`: tokens per zone and what the budget cut. */
+            debug?: components["schemas"]["RecallDebugView"];
+        };
+        UserListResponse: {
+            /** @description User ids holding at least one memory, sorted. */
+            users: string[];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            next: string | null;
+        };
+        TurnListResponse: {
+            /** @description The turns found (masked as stored), oldest first; ids the user has no turn for are left out. */
+            turns: components["schemas"]["RecentTurnView"][];
         };
         StageLagView: {
             topic: string;
@@ -581,6 +686,43 @@ export interface components {
             /** @description False when the read side did not catch up in time. */
             consistent: boolean;
         };
+        ProjectionVersionView: {
+            /** @enum {string} */
+            projection: "facts" | "sessions" | "search";
+            /** @description The version readers and live writers use. */
+            active: number;
+            /** @description Versions whose data exists, ascending (an old one is kept for the grace period after a swap). */
+            versions: number[];
+        };
+        ProjectionVersionsResponse: {
+            projections: components["schemas"]["ProjectionVersionView"][];
+        };
+        DeadLetterView: {
+            topic: string;
+            partition: number;
+            offset: number;
+            key: string;
+            /** @description The consumer group (stage) that could not handle it. */
+            stage: string;
+            /** @enum {string} */
+            reason: "invalid" | "failed";
+            error: string;
+            attempts: number;
+            failedAt: string;
+            /** @description The original message, cut to 500 characters. */
+            raw: string;
+        };
+        DeadLetterTopicView: {
+            /** @description The topic whose messages were dead-lettered (deployment prefix included). */
+            topic: string;
+            /** @description Letters in `<topic>.dlq`, re-driven ones included. */
+            count: number;
+            /** @description The newest 20, newest first. */
+            letters: components["schemas"]["DeadLetterView"][];
+        };
+        DeadLettersResponse: {
+            topics: components["schemas"]["DeadLetterTopicView"][];
+        };
         StartRebuildDto: {
             /**
              * @description `all` starts facts, sessions and search (each its own rebuild).
@@ -715,6 +857,29 @@ export interface operations {
             };
         };
     };
+    UsersController_list: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the previous page: users after this id. */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserListResponse"];
+                };
+            };
+        };
+    };
     UsersController_memories: {
         parameters: {
             query?: {
@@ -733,6 +898,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    UsersController_turns: {
+        parameters: {
+            query: {
+                /** @description Turn ids, the parameter repeated (at most 100). */
+                ids: string[];
+            };
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnListResponse"];
+                };
             };
         };
     };
@@ -965,6 +1154,72 @@ export interface operations {
             };
             /** @description No attributes, or an attribute or value that is not allowed (`attributes.<key>`). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminPipelineController_projections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectionVersionsResponse"];
+                };
+            };
+            /** @description ENGRAM_ADMIN_KEY is set and no bearer was sent. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    AdminPipelineController_deadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLettersResponse"];
+                };
+            };
+            /** @description ENGRAM_ADMIN_KEY is set and no bearer was sent. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

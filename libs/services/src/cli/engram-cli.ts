@@ -64,7 +64,7 @@ export function buildCli(modules: CliModules): Command {
       process.once('SIGTERM', retire);
       process.once('SIGINT', retire);
       const reach = bound === url ? 'loopback only' : 'all interfaces';
-      console.error(`engram listening on ${bound} (${reach}; docs at ${url}/docs, data in ${config.ENGRAM_DATA_DIR})`);
+      console.error(`engram listening on ${bound} (${reach}; docs at ${url}/docs, inspector at ${url}/inspector, data in ${config.ENGRAM_DATA_DIR})`);
     });
 
   program

@@ -14,6 +14,7 @@ import { RecallService } from './recall.service';
 import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
+import { ListUsersQuery, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status!: string;
@@ -125,6 +126,16 @@ export class UsersController {
     @Inject(AccessStore) private readonly access: AccessStore,
   ) {}
 
+  @Get()
+  @ApiOperation({ summary: "The tenant's users holding memories, a page at a time, sorted by id." })
+  @ApiOkResponse({ type: UserListResponse })
+  async list(@TenantId() tenantId: string, @Query() query: ListUsersQuery): Promise<UserListResponse> {
+    const limit = query.limit ?? 50;
+    // One more than asked says whether another page follows.
+    const users = await this.facts.usersOf(tenantId, { after: query.after, limit: limit + 1 });
+    return { users: users.slice(0, limit), next: users.length > limit ? users[limit - 1] : null };
+  }
+
   @Get(':userId/memories')
   @ApiOperation({ summary: "A user's memories, each with its version history." })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'all'] })
@@ -143,6 +154,14 @@ export class UsersController {
     });
     // appliedItemIds is the resolver's bookkeeping, not the user's data.
     return { memories: memories.map(({ appliedItemIds: _bookkeeping, ...memory }) => memory) };
+  }
+
+  @Get(':userId/turns')
+  @ApiOperation({ summary: "A user's turns by id, in any session: what a memory was said in (its sourceTurnIds)." })
+  @ApiOkResponse({ type: TurnListResponse })
+  async turns(@TenantId() tenantId: string, @Param('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {
+    const turns = await this.sessions.turnsById(tenantId, checkUserId(userId), query.ids);
+    return { turns: turns.map(({ tenantId: _tenant, userId: _user, ...turn }) => turn) };
   }
 
   @Delete(':userId')

@@ -11,6 +11,8 @@ import { ForgettingModule } from '../pipeline/forgetting.job';
 import { ExportController, ForgettingController } from './export.controller';
 import { ExportService } from './export.service';
 import { AdminRebuildsModule } from './admin-rebuilds.controller';
+import { AdminPipelineController } from './admin-pipeline.controller';
+import { InspectorController } from './inspector.controller';
 import { MemoryControlController } from './memory-control.controller';
 import { McpController } from '../mcp/mcp.controller';
 import { MemoryControlService } from './memory-control.service';
@@ -26,6 +28,7 @@ export class GatewayHttpModule {}
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
     HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController, MemoryControlController,
+    AdminPipelineController, InspectorController,
   ],
   providers: [RecallService, RecallAudit, IngestService, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [RecallService],
@@ -37,7 +40,7 @@ export class RecallHttpModule {}
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
     HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
-    MemoryControlController, McpController,
+    MemoryControlController, McpController, AdminPipelineController, InspectorController,
   ],
   providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
   exports: [IngestService, RecallService],

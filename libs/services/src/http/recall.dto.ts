@@ -98,7 +98,7 @@ export class RecallDto {
   @Absent() @IsString() @MaxLength(2000)
   after?: string;
 
-  @ApiPropertyOptional({ description: 'Adds per-memory score components.' })
+  @ApiPropertyOptional({ description: 'Adds per-memory score components, tokens per zone and what the budget cut (`debug`).' })
   @Absent() @IsBoolean()
   debug?: boolean;
 
@@ -165,6 +165,27 @@ export class SummaryView {
   lines!: string[];
 }
 
+export class ZoneTokensView {
+  @ApiProperty() facts!: number;
+  @ApiProperty() procedures!: number;
+  @ApiProperty() memories!: number;
+  @ApiProperty() summary!: number;
+  @ApiProperty() recent!: number;
+}
+
+export class BudgetCutView {
+  @ApiProperty({ type: [FactView] }) facts!: FactView[];
+  @ApiProperty({ type: [FactView] }) procedures!: FactView[];
+  @ApiProperty({ type: [MemoryView], description: 'Ranked within k but left out of the context, with their score components.' }) memories!: MemoryView[];
+  @ApiProperty({ description: 'Summary lines left out (the oldest first).' }) summaryLines!: number;
+  @ApiProperty({ type: [RecentTurnView] }) recent!: RecentTurnView[];
+}
+
+export class RecallDebugView {
+  @ApiProperty({ type: ZoneTokensView, description: 'Tokens each zone used (per-line estimate; `tokens` is the exact total).' }) zones!: ZoneTokensView;
+  @ApiProperty({ type: BudgetCutView, description: 'What was offered to each zone and did not fit the budget.' }) cut!: BudgetCutView;
+}
+
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
   @ApiProperty({ type: [FactView], description: 'Rules for how the assistant should act (kind `procedure`): always injected, never ranked.' }) procedures!: FactView[];
@@ -174,4 +195,5 @@ export class RecallResponse {
   @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' }) context!: string;
   @ApiProperty({ description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
+  @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' }) debug?: RecallDebugView;
 }

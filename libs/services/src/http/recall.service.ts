@@ -2,6 +2,7 @@ import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common'
 import { EngramConfig, relevanceFor } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
 import {
+  AssembledContext,
   assembleContext,
   defaultRankingConfig,
   dropCovered,
@@ -26,7 +27,7 @@ import { EventPublisher } from '../pipeline/event-publisher';
 import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import type { FactView, MemoryView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
+import type { FactView, MemoryView, RecallDebugView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
 
 /**
  * The read side: pinned facts, then hybrid-retrieved memories reranked by
@@ -106,12 +107,15 @@ export class RecallService {
     // that in mind when you write snippets"), and dropping it cost the shipped eval a question.
     const procedures = shown.filter((memory) => memory.kind === 'procedure');
 
-    const assembled = assembleContext({
+    const offered = {
       facts: shown.filter((memory) => memory.kind !== 'procedure'),
       procedures,
       memories: ranked.slice(0, k),
       summary: summary ? summaryLines(summary.memory) : [],
       recent,
+    };
+    const assembled = assembleContext({
+      ...offered,
       ...this.budgetOf(request),
       query: request.query,
       cap: { chars: this.config.ENGRAM_MEMORY_MAX_CHARS, tokens: this.config.ENGRAM_MEMORY_MAX_TOKENS },
@@ -134,6 +138,7 @@ export class RecallService {
       context: assembled.context,
       tokens: assembled.tokensUsed,
       consistent,
+      ...(request.debug === true ? { debug: budgetCut(offered, assembled) } : {}),
     };
   }
 
@@ -294,6 +299,29 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
 }
 
 
+
+/** Tokens per zone, and what each zone was offered but the budget left out (recall's `debug`). */
+function budgetCut(
+  offered: { facts: MemoryRecord[]; procedures: MemoryRecord[]; memories: RankedMemory[]; summary: string[]; recent: SessionTurn[] },
+  assembled: AssembledContext<SessionTurn>,
+): RecallDebugView {
+  const kept = (ids: readonly string[]) => new Set(ids);
+  const facts = kept(assembled.facts.map((m) => m.memoryId));
+  const procedures = kept(assembled.procedures.map((m) => m.memoryId));
+  // As assembleContext does: a ranked memory that is also a pinned fact is offered in the facts zone only.
+  const memories = kept([...offered.facts, ...offered.procedures].map((m) => m.memoryId).concat(assembled.memories.map((m) => m.memory.memoryId)));
+  const recent = kept(assembled.recent.map((t) => t.turnId));
+  return {
+    zones: { ...assembled.zones },
+    cut: {
+      facts: offered.facts.filter((m) => !facts.has(m.memoryId)).map(toFactView),
+      procedures: offered.procedures.filter((m) => !procedures.has(m.memoryId)).map(toFactView),
+      memories: offered.memories.filter((m) => !memories.has(m.memory.memoryId)).map((m) => toMemoryView(m, true)),
+      summaryLines: offered.summary.length - assembled.summary.length,
+      recent: offered.recent.filter((t) => !recent.has(t.turnId)).map(toRecentView),
+    },
+  };
+}
 
 function toFactView(memory: MemoryRecord): FactView {
   return {

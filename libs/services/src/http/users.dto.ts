@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { RecentTurnView } from './recall.dto';
+import { Absent, ID_MESSAGE, ID_PATTERN } from './turns.dto';
+
+export const USERS_PAGE_MAX = 200;
+
+/** `GET /v1/users`: one page of the tenant's users, by id. */
+export class ListUsersQuery {
+  @ApiPropertyOptional({ description: 'The `next` of the previous page: users after this id.' })
+  @Absent() @IsString() @Matches(ID_PATTERN, { message: `after ${ID_MESSAGE}` })
+  after?: string;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: USERS_PAGE_MAX })
+  @Absent() @Type(() => Number) @IsInt() @Min(1) @Max(USERS_PAGE_MAX)
+  limit?: number;
+}
+
+export class UserListResponse {
+  @ApiProperty({ type: [String], description: 'User ids holding at least one memory, sorted.' }) users!: string[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page.' }) next!: string | null;
+}
+
+export const TURNS_BY_ID_MAX = 100;
+
+/** `GET /v1/users/:userId/turns?ids=t1&ids=t4`: the turns a memory rests on (its `sourceTurnIds`). */
+export class TurnsByIdQuery {
+  @ApiProperty({ type: [String], description: `Turn ids, the parameter repeated (at most ${TURNS_BY_ID_MAX}).`, example: ['t1', 't4'] })
+  @Transform(({ value }) => (typeof value === 'string' ? [value] : value))
+  @IsArray() @ArrayNotEmpty() @ArrayMaxSize(TURNS_BY_ID_MAX) @Matches(ID_PATTERN, { each: true, message: `ids ${ID_MESSAGE}` })
+  ids!: string[];
+}
+
+export class TurnListResponse {
+  @ApiProperty({ type: [RecentTurnView], description: 'The turns found (masked as stored), oldest first; ids the user has no turn for are left out.' })
+  turns!: RecentTurnView[];
+}
