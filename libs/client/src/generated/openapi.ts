@@ -441,6 +441,8 @@ export interface components {
             prior: number;
             /** @description 1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named). */
             steering: number;
+            /** @description What the best match of the memory's session added to its score (session evidence), when anything. */
+            session?: number;
             bm25Rank?: number;
             knnRank?: number;
         };
