@@ -59,11 +59,7 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
   private readonly backoffMs: number;
 
   constructor(private readonly options: OpenAiChatExtractorOptions) {
-    this.endpoint = chatCompletionsEndpoint(options.url);
-    this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.retries = options.retries ?? 3;
-    this.backoffMs = options.backoffMs ?? 500;
-    if (!Number.isInteger(this.retries) || this.retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${this.retries}`);
+    ({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, retries: this.retries, backoffMs: this.backoffMs } = chatClientSettings(options));
     this.version = `llm-${PROMPT_VERSION}:${options.model || 'default'}`;
   }
 
@@ -104,6 +100,13 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
     );
     return messageContent(json, this.endpoint);
   }
+}
+
+/** The endpoint and the client's limits, defaults filled in and checked: shared by every chat-completions adapter. */
+export function chatClientSettings(options: OpenAiChatExtractorOptions): { endpoint: string; timeoutMs: number; retries: number; backoffMs: number } {
+  const retries = options.retries ?? 3;
+  if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${retries}`);
+  return { endpoint: chatCompletionsEndpoint(options.url), timeoutMs: options.timeoutMs ?? 60_000, retries, backoffMs: options.backoffMs ?? 500 };
 }
 
 /** `http://h:1` → `http://h:1/v1/chat/completions`; `…/v1` → `…/v1/chat/completions`; `…/chat/completions` as given. */

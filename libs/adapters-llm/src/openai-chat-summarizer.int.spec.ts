@@ -45,6 +45,11 @@ describe('OpenAiChatSummarizer', () => {
     expect(parseLines('{"lines": ["  a  ", "", 3, "b"]}')).toEqual(['a', 'b']);
   });
 
+  it('refuses a negative or fractional retry count, as the extractor does', () => {
+    expect(() => new OpenAiChatSummarizer({ url, model: 'm', retries: -1 })).toThrow(/retries must be a non-negative integer, got -1/);
+    expect(() => new OpenAiChatSummarizer({ url, model: 'm', retries: 1.5 })).toThrow(/retries must be a non-negative integer/);
+  });
+
   it('is chosen when an LLM is configured, extractive otherwise', () => {
     const config = (env: Record<string, string>) => loadConfig({ LOG_LEVEL: 'silent', ...env });
     expect(createSummaryWriter(config({}))).toBe(extractiveSummaryWriter);

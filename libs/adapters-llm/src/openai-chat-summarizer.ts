@@ -1,6 +1,6 @@
 import { postJson, withRetries } from '@engram/http-json';
 import type { SummaryMaterial, SummaryWriter } from '@engram/domain';
-import { chatCompletionsEndpoint, LlmExtractionError, messageContent, type OpenAiChatExtractorOptions } from './openai-chat-extractor';
+import { chatClientSettings, LlmExtractionError, messageContent, type OpenAiChatExtractorOptions } from './openai-chat-extractor';
 
 /** Bumped whenever the prompt or the schema changes: it is part of the summarizer version. */
 export const SUMMARY_PROMPT_VERSION = 1;
@@ -41,10 +41,7 @@ export class OpenAiChatSummarizer implements SummaryWriter {
   private readonly backoffMs: number;
 
   constructor(private readonly options: OpenAiChatExtractorOptions) {
-    this.endpoint = chatCompletionsEndpoint(options.url);
-    this.timeoutMs = options.timeoutMs ?? 60_000;
-    this.retries = options.retries ?? 3;
-    this.backoffMs = options.backoffMs ?? 500;
+    ({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, retries: this.retries, backoffMs: this.backoffMs } = chatClientSettings(options));
     this.version = `llm-summary-${SUMMARY_PROMPT_VERSION}:${options.model || 'default'}`;
   }
 
