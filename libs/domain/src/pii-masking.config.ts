@@ -36,7 +36,9 @@ const SPACED = String.raw`[ -]?`;
 export const PII_DETECTORS: readonly PiiDetectorConfig[] = [
   {
     type: 'EMAIL',
-    pattern: String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`,
+    // Starts where a run of local-part characters starts: tried from every character of a long run
+    // (32,000 digits), the unanchored `+` rescanned the run each time, quadratically.
+    pattern: String.raw`(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`,
   },
   {
     // Strong cues: whatever follows, up to whitespace or clause punctuation, is the secret — symbols

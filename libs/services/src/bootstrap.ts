@@ -9,15 +9,16 @@ import { Registry } from 'prom-client';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
-import { MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
+import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
 export function configureHttp(app: INestApplication, config: EngramConfig): void {
-  const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void };
+  const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void; router: Parameters<typeof methodNotAllowed>[0] };
   express.disable('x-powered-by');
+  app.use(methodNotAllowed(express.router));
   app.use(MONITORING_PATHS, monitoringAuth(config));
   app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody }));
   app.useGlobalPipes(
