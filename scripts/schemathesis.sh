@@ -4,15 +4,15 @@
 # engram started here on a fresh data directory and a free loopback port, with API keys configured.
 # Any failure (a 500, a status code or a response the document does not declare) exits non-zero.
 #
-# Bounded: ENGRAM_SCHEMATHESIS_MAX_EXAMPLES (default 30) cases per operation and phase, one
-# worker per core, a fixed seed (ENGRAM_SCHEMATHESIS_SEED, default 1): about two minutes on 2 cores.
+# Bounded: ENGRAM_SCHEMATHESIS_MAX_EXAMPLES (default 100) cases per operation and phase, one
+# worker per core, a fixed seed (ENGRAM_SCHEMATHESIS_SEED, default 1): two to three minutes on 2 cores.
 # The venv lives in the git-ignored .cache/schemathesis/py3.N and is reused. Extra schemathesis
 # options go after the script's name (e.g. --max-failures 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCHEMATHESIS_VERSION=4.32.5
-max_examples="${ENGRAM_SCHEMATHESIS_MAX_EXAMPLES:-30}"
+max_examples="${ENGRAM_SCHEMATHESIS_MAX_EXAMPLES:-100}"
 # The newest Python at hand: 3.11's ast.parse fails intermittently in schemathesis's worker threads
 # ("AST constructor recursion depth mismatch").
 python="${ENGRAM_SCHEMATHESIS_PYTHON:-}"
