@@ -1,4 +1,4 @@
-import { INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
+import { BadRequestException, INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
@@ -20,7 +20,11 @@ export function configureHttp(app: INestApplication, config: EngramConfig): void
   express.disable('x-powered-by');
   app.use(methodNotAllowed(express.router));
   app.use(MONITORING_PATHS, monitoringAuth(config));
-  app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody }));
+  const parseJson = json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody });
+  // Nest turns body-parser's SyntaxError into a bare 400 before any filter sees its `type`: name `body` here.
+  app.use((req: Request, res: Response, next: (error?: unknown) => void) =>
+    parseJson(req, res, (error?: unknown) => next((error as { type?: string } | undefined)?.type === 'entity.parse.failed' ? malformedJson() : error)),
+  );
   app.useGlobalPipes(
     new ValidationPipe({
       transform: true,
@@ -33,6 +37,10 @@ export function configureHttp(app: INestApplication, config: EngramConfig): void
   );
   app.useGlobalFilters(new HttpExceptionFilter());
   SwaggerModule.setup('docs', app, () => openApiDocument(app));
+}
+
+function malformedJson(): BadRequestException {
+  return new BadRequestException({ error: 'Bad Request', message: ['request body must be valid JSON'], fields: ['body'] });
 }
 
 export function openApiDocument(app: INestApplication): OpenAPIObject {
