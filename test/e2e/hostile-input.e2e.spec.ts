@@ -127,6 +127,96 @@ describe('hostile input (embedded)', () => {
     });
   });
 
+  describe('import bundles, retract reasons and profile values get the checks turns get', () => {
+    const memory = (extra: Record<string, unknown> = {}) => ({
+      memoryId: 'm1', mergeKey: 'user/editor', kind: 'preference', subject: 'user', attribute: 'editor', value: 'Vim',
+      content: '我喜欢用 Vim', entities: [], confidence: 0.9, importance: 0.5, ephemeral: false, pinned: false, status: 'active',
+      version: 1, revision: 1, mentionCount: 1, sourceTurnIds: ['t1'], validFrom: '2026-11-30T08:00:00.000Z', validTo: null,
+      createdAt: '2026-11-30T08:00:00.000Z', updatedAt: '2026-11-30T08:00:00.000Z', lastSeenAt: '2026-11-30T08:00:00.000Z', history: [],
+      ...extra,
+    });
+    const bundle = (memories: unknown[], extra: Record<string, unknown> = {}) => ({ format: 'engram.export', version: 1, exportedAt: '2026-11-30T09:00:00Z', memories, ...extra });
+    const held = async (userId: string) => (await engram.http().get(`/v1/users/${userId}/memories?status=all`).expect(200)).body.memories as { memoryId: string; kind: string; status: string; content: string }[];
+
+    async function importRefused(payload: unknown, field: string, message?: RegExp) {
+      const response = await engram.http().post('/v1/users/u-import/import').send(payload as object);
+      expect({ status: response.status, fields: response.body.fields }).toEqual({ status: 400, fields: expect.arrayContaining([field]) });
+      if (message) expect(response.body.message.join(' ')).toMatch(message);
+      expect(await held('u-import')).toEqual([]);
+    }
+
+    it('import: lone surrogates, nothing visible, too many code points, instants without a time zone, null for absent', async () => {
+      await importRefused(bundle([memory({ content: '我喜欢\ud800咖啡' })]), 'memories.0.content', /well-formed/);
+      await importRefused(bundle([memory({ value: 'Vim\udc00' })]), 'memories.0.value', /well-formed/);
+      await importRefused(bundle([memory({ entities: ['\udfff'] })]), 'memories.0.entities', /well-formed/);
+      await importRefused(bundle([memory({ mergeKey: 'user/\ud800' })]), 'memories.0.mergeKey');
+      for (const content of [' ', '\u3000\u3000', '\u200b\u200c\u200d', '\ufeff\u2060 ', '\u00ad']) {
+        await importRefused(bundle([memory({ content })]), 'memories.0.content', /visible characters/);
+      }
+      await importRefused(bundle([memory({ speaker: '\u200b' })]), 'memories.0.speaker', /visible characters/);
+      const history = [{ version: 1, value: 'Emacs', content: '我用\udc00 Emacs', validFrom: '2026-11-29T08:00:00Z', validTo: '2026-11-30T08:00:00Z', recordedAt: '2026-11-29T08:00:00Z', supersededAt: '2026-11-30T08:00:00Z', sourceTurnIds: ['t0'] }];
+      await importRefused(bundle([memory({ version: 2, history })]), 'memories.0.history.0.content', /well-formed/);
+      await importRefused(bundle([memory()], { facts: [{ memoryId: 'm1', attribute: 'editor', value: 'Vim', content: '\u200b' }] }), 'facts.0.content');
+      // Lengths count code points: 32,000 emoji are 64,000 UTF-16 units, and fit.
+      await importRefused(bundle([memory({ content: '😀'.repeat(32_001) })]), 'memories.0.content', /at most 32000 characters \(code points\)/);
+      await importRefused(bundle([memory({ validFrom: '2026-11-30T08:00:00' })]), 'memories.0.validFrom', /time zone/);
+      await importRefused(bundle([memory()], { exportedAt: '2026-02-30T08:00:00Z' }), 'exportedAt');
+      await importRefused(bundle([memory({ validTo: undefined })]), 'memories.0.validTo');
+      await importRefused(bundle([memory({ sources: null })]), 'memories.0.sources');
+      await engram.http().post('/v1/users/u-import/import').send(bundle([memory({ content: '😀'.repeat(32_000) })])).expect(200);
+      expect((await held('u-import')).map((m) => [...m.content].length)).toEqual([32_000]);
+    });
+
+    it('retract: the reason, in the body or the query, is text like a turn; the memory stays active', async () => {
+      const { body: written } = await engram.http().post('/v1/turns').send(body([turn({ turnId: 'r1', text: '我喜欢吃榴莲' })], { userId: 'u-retract' })).expect(202);
+      await engram.http().post('/v1/recall').send({ userId: 'u-retract', query: '榴莲', after: written.position }).expect(200);
+      const durian = (await held('u-retract')).find((m) => m.kind !== 'episode' && m.content.includes('榴莲'))!;
+      const retract = (reason: unknown, query?: string) => {
+        const call = engram.http().delete(`/v1/users/u-retract/memories/${durian.memoryId}${query === undefined ? '' : `?reason=${encodeURIComponent(query)}`}`);
+        return reason === undefined ? call : call.send({ reason });
+      };
+      for (const [reason, query, message] of [
+        ['不再喜欢\ud800', undefined, /well-formed/],
+        ['\u200b\u200c\u200d', undefined, /visible characters/],
+        ['\u3000 ', undefined, /visible characters/],
+        [null, undefined, /reason must be a string/],
+        ['😀'.repeat(1001), undefined, /at most 1000 characters \(code points\)/],
+        [undefined, '\u2060\ufeff', /visible characters/],
+        [undefined, '', /visible characters/],
+        // A valid body does not excuse an invalid query.
+        ['不再喜欢了', '\u200b', /visible characters/],
+      ] as const) {
+        const response = await retract(reason, query);
+        expect({ reason, query, status: response.status, fields: response.body.fields }).toEqual({ reason, query, status: 400, fields: ['reason'] });
+        expect(response.body.message.join(' ')).toMatch(message);
+      }
+      expect((await held('u-retract')).find((m) => m.memoryId === durian.memoryId)!.status).toBe('active');
+      const done = await retract('😀'.repeat(1000)).expect(200);
+      expect(done.body.memory.status).toBe('retracted');
+    });
+
+    it('profile: values are text like a turn', async () => {
+      for (const [value, message] of [['杭\ud800州', /well-formed/], ['\u200b\u3000', /visible characters/], ['城'.repeat(1001), /at most 1000 characters/]] as const) {
+        const response = await engram.http().put('/v1/users/u-profile/profile').send({ attributes: { city: value } });
+        expect({ status: response.status, fields: response.body.fields }).toEqual({ status: 400, fields: ['attributes.city'] });
+        expect(response.body.message.join(' ')).toMatch(message);
+      }
+      expect(await held('u-profile')).toEqual([]);
+      await engram.http().put('/v1/users/u-profile/profile').send({ attributes: { city: '城'.repeat(1000) } }).expect(200);
+    });
+  });
+
+  describe('methods a path does not serve', () => {
+    it('given a known path and another method, then 405 with the allowed methods in Allow; an unknown path stays 404', async () => {
+      for (const [method, route, allow] of [['trace', '/health', 'GET, HEAD'], ['put', '/v1/turns', 'POST'], ['patch', '/v1/users/u1/memories', 'GET, HEAD']] as const) {
+        const response = await engram.http()[method](route);
+        expect({ route, status: response.status, allow: response.headers.allow }).toEqual({ route, status: 405, allow });
+        expect(response.body).toMatchObject({ statusCode: 405, error: 'Method Not Allowed', fields: [] });
+      }
+      await engram.http().get('/v1/no-such-route').expect(404);
+    });
+  });
+
   describe('cheap rejection', () => {
     it('given 10,000 one-letter turns, then the count is refused before any turn is validated', async () => {
       // The last turn is invalid too: a count checked first answers with `turns` alone.
@@ -240,6 +330,29 @@ describe('tenant scope of /metrics and /docs (embedded)', () => {
     for (const key of ['scrape-key', 'admin-key']) {
       const response = await engram.http().get(route).set('Authorization', `Bearer ${key}`).redirects(1);
       expect({ route, key, status: response.status }).toEqual({ route, key, status: 200 });
+    }
+  });
+});
+
+describe('tenant scope of /v1/pipeline/status (embedded)', () => {
+  let engram: EngramHarness;
+  beforeAll(async () => {
+    engram = await startEngram({ env: { ENGRAM_API_KEYS: 'key-a=acme,key-b=globex', ENGRAM_ADMIN_KEY: 'admin-key' } });
+  });
+  afterAll(async () => engram.destroy());
+
+  it('given a tenant key, then only the backlog it waits behind; the admin key sees the deployment; no key or a wrong one is a 401', async () => {
+    await engram.http().post('/v1/turns').set('Authorization', 'Bearer key-b').send(turnsBody('u-globex', 's1', [{ turnId: 't1', text: 'globex is busy' }])).expect(202);
+    const tenant = await engram.http().get('/v1/pipeline/status').set('Authorization', 'Bearer key-a').expect(200);
+    expect(Object.keys(tenant.body).sort()).toEqual(['pending', 'scope']);
+    expect(tenant.body).toEqual({ scope: 'tenant', pending: expect.any(Number) });
+    const admin = await engram.http().get('/v1/pipeline/status').set('Authorization', 'Bearer admin-key').expect(200);
+    expect(admin.body).toMatchObject({ scope: 'deployment', pending: expect.any(Number), ingested: 1 });
+    expect(admin.body.stages.map((s: { group: string }) => s.group)).toEqual(['filter', 'extractor', 'sessions', 'resolver', 'indexer']);
+    for (const auth of [undefined, 'Bearer wrong', 'Basic key-a']) {
+      const call = engram.http().get('/v1/pipeline/status');
+      const response = await (auth ? call.set('Authorization', auth) : call);
+      expect({ auth, status: response.status }).toEqual({ auth, status: 401 });
     }
   });
 });

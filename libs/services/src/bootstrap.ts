@@ -1,4 +1,4 @@
-import { INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
+import { BadRequestException, INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
@@ -9,17 +9,22 @@ import { Registry } from 'prom-client';
 import { EngramConfig } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
-import { MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
+import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './http/input-limits';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
 export function configureHttp(app: INestApplication, config: EngramConfig): void {
-  const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void };
+  const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void; router: Parameters<typeof methodNotAllowed>[0] };
   express.disable('x-powered-by');
+  app.use(methodNotAllowed(express.router));
   app.use(MONITORING_PATHS, monitoringAuth(config));
-  app.use(json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody }));
+  const parseJson = json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody });
+  // Nest turns body-parser's SyntaxError into a bare 400 before any filter sees its `type`: name `body` here.
+  app.use((req: Request, res: Response, next: (error?: unknown) => void) =>
+    parseJson(req, res, (error?: unknown) => next((error as { type?: string } | undefined)?.type === 'entity.parse.failed' ? malformedJson() : error)),
+  );
   app.useGlobalPipes(
     new ValidationPipe({
       transform: true,
@@ -32,6 +37,10 @@ export function configureHttp(app: INestApplication, config: EngramConfig): void
   );
   app.useGlobalFilters(new HttpExceptionFilter());
   SwaggerModule.setup('docs', app, () => openApiDocument(app));
+}
+
+function malformedJson(): BadRequestException {
+  return new BadRequestException({ error: 'Bad Request', message: ['request body must be valid JSON'], fields: ['body'] });
 }
 
 export function openApiDocument(app: INestApplication): OpenAPIObject {

@@ -188,7 +188,8 @@ export function httpApiSuite(mode?: EngramMode): void {
       });
 
       it('answers 400 for malformed JSON', async () => {
-        await engram.http().post('/v1/turns').set('content-type', 'application/json').send('{"userId": ').expect(400);
+        const response = await engram.http().post('/v1/turns').set('content-type', 'application/json').send('{"userId": ').expect(400);
+        expect(response.body).toMatchObject({ message: ['request body must be valid JSON'], fields: ['body'] });
       });
 
       it.each([

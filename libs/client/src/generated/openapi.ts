@@ -329,6 +329,25 @@ export interface components {
             /** @example embedded */
             mode: string;
         };
+        ErrorResponse: {
+            /** @example 400 */
+            statusCode: number;
+            /** @example Bad Request */
+            error: string;
+            /**
+             * @example [
+             *       "userId must be 1-128 characters without whitespace, control, invisible characters or lone surrogates"
+             *     ]
+             */
+            message: string[];
+            /**
+             * @description The fields at fault, by path (`turns.0.text`, `body`); empty when no field is.
+             * @example [
+             *       "userId"
+             *     ]
+             */
+            fields: string[];
+        };
         TurnDto: {
             /**
              * @description The client's idempotency key within a user: a turn sent twice is stored once.
@@ -345,7 +364,10 @@ export interface components {
              * @example 老周
              */
             speaker?: string;
-            /** @example 我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL */
+            /**
+             * @description At most ENGRAM_MAX_TEXT_LENGTH code points (default 16000).
+             * @example 我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL
+             */
             text: string;
             /**
              * @description Where the turn came from (lower-case slug: web, app, wechat…).
@@ -364,6 +386,7 @@ export interface components {
             userId: string;
             /** @example s-1 */
             sessionId: string;
+            /** @description At most ENGRAM_MAX_TURNS_PER_REQUEST (default 500). */
             turns: components["schemas"]["TurnDto"][];
         };
         PostTurnsResponse: {
@@ -395,21 +418,36 @@ export interface components {
             sessionId?: string;
             /** @default 5 */
             k?: number;
-            /** @description ISO instant used for time decay (default: now). */
+            /**
+             * Format: date-time
+             * @description ISO instant used for time decay (default: now).
+             */
             now?: string;
-            /** @description ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given. */
+            /**
+             * Format: date-time
+             * @description ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.
+             */
             asOf?: string;
-            /** @description ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given. */
+            /**
+             * Format: date-time
+             * @description ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.
+             */
             validAt?: string;
             /** @description Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"]. */
             kinds?: ("preference" | "fact" | "task" | "decision" | "profile" | "episode" | "insight" | "procedure" | "summary")[];
             /** @description Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories. */
             sessions?: string[];
-            /** @description ISO instant: only memories said at or after it (world time: when the value was first or last said). */
+            /**
+             * Format: date-time
+             * @description ISO instant: only memories said at or after it (world time: when the value was first or last said).
+             */
             from?: string;
-            /** @description ISO instant: only memories said before it (world time). Must be after `from`. */
+            /**
+             * Format: date-time
+             * @description ISO instant: only memories said before it (world time). Must be after `from`.
+             */
             to?: string;
-            /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it. */
+            /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else). */
             after?: string;
             /** @description Adds per-memory score components, tokens per zone and what the budget cut (`debug`). */
             debug?: boolean;
@@ -424,6 +462,7 @@ export interface components {
             value: string;
             content: string;
             sourceTurnIds: string[];
+            /** Format: date-time */
             updatedAt: string;
             version: number;
         };
@@ -455,7 +494,9 @@ export interface components {
             sourceTurnIds: string[];
             /** @description Insights only: ids of the memories the insight is derived from. */
             sources?: string[];
+            /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
             updatedAt: string;
             version: number;
             components?: components["schemas"]["ScoreComponentsView"];
@@ -475,6 +516,7 @@ export interface components {
             role: string;
             speaker?: string;
             text: string;
+            /** Format: date-time */
             occurredAt: string;
         };
         ZoneTokensView: {
@@ -527,17 +569,70 @@ export interface components {
             /** @description The turns found (masked as stored), oldest first; ids the user has no turn for are left out. */
             turns: components["schemas"]["RecentTurnView"][];
         };
+        MemoryVersionView: {
+            version: number;
+            value: string;
+            content: string;
+            /** Format: date-time */
+            validFrom: string;
+            /** Format: date-time */
+            validTo: string | null;
+            /** Format: date-time */
+            recordedAt: string;
+            /** Format: date-time */
+            supersededAt: string | null;
+            sourceTurnIds: string[];
+        };
+        MemoryRecordView: {
+            memoryId: string;
+            mergeKey: string;
+            /** @enum {string} */
+            kind: "preference" | "fact" | "task" | "decision" | "profile" | "episode" | "insight" | "procedure" | "summary";
+            subject: string;
+            attribute: string;
+            value: string;
+            content: string;
+            /** @enum {string} */
+            status: "active" | "retracted" | "archived" | "expired";
+            /** @description Why it is not active, when the application said so. */
+            statusReason?: string;
+            version: number;
+            pinned: boolean;
+            confidence: number;
+            /** Format: date-time */
+            validFrom: string;
+            /** Format: date-time */
+            validTo: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            history: components["schemas"]["MemoryVersionView"][];
+        };
+        UserMemoriesResponse: {
+            memories: components["schemas"]["MemoryRecordView"][];
+        };
+        ForgetUserResponse: {
+            /** @enum {boolean} */
+            forgotten: true;
+            /** @description The UserForgotten event in the log, as a consistency token. */
+            position: string;
+        };
         StageLagView: {
             topic: string;
             group: string;
             lag: number;
         };
         PipelineStatusResponse: {
-            /** @description Events accepted but not yet visible to recall; 0 = recall sees everything ingested. */
+            /**
+             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.
+             * @enum {string}
+             */
+            scope: "tenant" | "deployment";
+            /** @description Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested. */
             pending: number;
-            /** @description Events ever accepted onto the turns topic. */
-            ingested: number;
-            stages: components["schemas"]["StageLagView"][];
+            /** @description Deployment scope only: events ever accepted onto the turns topic. */
+            ingested?: number;
+            /** @description Deployment scope only: the lag of each stage of the read path. */
+            stages?: components["schemas"]["StageLagView"][];
         };
         ExportedFactDto: {
             memoryId: string;
@@ -549,9 +644,13 @@ export interface components {
             version: number;
             value: string;
             content: string;
+            /** Format: date-time */
             validFrom: string;
+            /** Format: date-time */
             validTo: string | null;
+            /** Format: date-time */
             recordedAt: string;
+            /** Format: date-time */
             supersededAt: string | null;
             sourceTurnIds: string[];
             /** @description Insights: the memories this version was derived from. */
@@ -583,10 +682,15 @@ export interface components {
             keys?: string[];
             /** @description Insights: ids (in this bundle) of the memories the insight is derived from. */
             sources?: string[];
+            /** Format: date-time */
             validFrom: string;
+            /** Format: date-time */
             validTo: string | null;
+            /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
             updatedAt: string;
+            /** Format: date-time */
             lastSeenAt: string;
             history: components["schemas"]["ExportedVersionDto"][];
         };
@@ -595,8 +699,9 @@ export interface components {
             format: "engram.export";
             /** @enum {number} */
             version: 1;
+            /** Format: date-time */
             exportedAt: string;
-            /** @description Informative: the pinned, active memories. */
+            /** @description Informative: the pinned, active memories (checked, not imported). */
             facts?: components["schemas"]["ExportedFactDto"][];
             /** @description Every memory, of every status, with its version history. */
             memories: components["schemas"]["ExportedMemoryDto"][];
@@ -626,37 +731,6 @@ export interface components {
         RetractMemoryDto: {
             /** @description Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`. */
             reason?: string;
-        };
-        MemoryVersionView: {
-            version: number;
-            value: string;
-            content: string;
-            validFrom: string;
-            validTo: string | null;
-            recordedAt: string;
-            supersededAt: string | null;
-            sourceTurnIds: string[];
-        };
-        MemoryRecordView: {
-            memoryId: string;
-            mergeKey: string;
-            /** @enum {string} */
-            kind: "preference" | "fact" | "task" | "decision" | "profile" | "episode" | "insight" | "procedure" | "summary";
-            subject: string;
-            attribute: string;
-            value: string;
-            content: string;
-            /** @enum {string} */
-            status: "active" | "retracted" | "archived" | "expired";
-            /** @description Why it is not active, when the application said so. */
-            statusReason?: string;
-            version: number;
-            pinned: boolean;
-            confidence: number;
-            validFrom: string;
-            validTo: string | null;
-            updatedAt: string;
-            history: components["schemas"]["MemoryVersionView"][];
         };
         MemoryCommandResponse: {
             /** @description The memory after the command. */
@@ -755,8 +829,11 @@ export interface components {
             etaSeconds: number | null;
             /** @description Runs in the process that answered (else: last persisted numbers). */
             running: boolean;
+            /** Format: date-time */
             startedAt: string;
+            /** Format: date-time */
             swappedAt?: string;
+            /** Format: date-time */
             finishedAt?: string;
             error?: string;
         };
@@ -813,26 +890,41 @@ export interface operations {
                     "application/json": components["schemas"]["PostTurnsResponse"];
                 };
             };
-            /** @description A field is missing or invalid; nothing was stored. */
+            /** @description A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The pipeline lags too far behind, or the tenant is over its rate; see Retry-After. */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -855,6 +947,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecallResponse"];
+                };
+            };
+            /** @description A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -899,7 +1018,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UserMemoriesResponse"];
+                };
+            };
+            /** @description A malformed `userId`, or `status` is not active or all. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -942,7 +1081,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ForgetUserResponse"];
+                };
+            };
+            /** @description A malformed `userId`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -961,6 +1120,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PipelineStatusResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -982,6 +1150,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExportBundleDto"];
+                };
+            };
+            /** @description A malformed `userId`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1009,6 +1195,33 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponse"];
                 };
             };
+            /** @description Not an export bundle: a field missing or invalid (named in `fields`), or a malformed id; nothing was imported. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     ForgettingController_run: {
@@ -1018,7 +1231,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["RunForgettingDto"];
             };
@@ -1032,12 +1245,39 @@ export interface operations {
                     "application/json": components["schemas"]["ForgettingRunResponse"];
                 };
             };
+            /** @description A field is missing or invalid (named in `fields`), or the body is not JSON; nothing was stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     MemoryControlController_retract: {
         parameters: {
             query?: {
-                /** @description Why (or `reason` in the body). */
+                /** @description Why (or `reason` in the body; one of the two is required). */
                 reason?: string;
             };
             header?: never;
@@ -1061,26 +1301,50 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryCommandResponse"];
                 };
             };
-            /** @description No reason, or a malformed id. */
+            /** @description No reason (neither in the body nor the query), a reason that is not text (lone surrogates, only invisible characters, too long), or a malformed id. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The user holds no such memory. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The memory is an insight (derived from others). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -1108,26 +1372,50 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryCommandResponse"];
                 };
             };
-            /** @description `version` is not a positive integer, or is already the current value. */
+            /** @description `version` is not a positive integer, or is already the current value; or a malformed id. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The user holds no such memory (`memoryId`), or it has no such version (`version`). */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description The memory is an insight (derived from others). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -1154,12 +1442,32 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileUpdateResponse"];
                 };
             };
-            /** @description No attributes, or an attribute or value that is not allowed (`attributes.<key>`). */
+            /** @description No attributes, an attribute or value that is not allowed (`attributes.<key>`), or a malformed id. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -1251,14 +1559,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
-            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            /** @description Not the admin key (a tenant key is not), or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -1283,26 +1595,50 @@ export interface operations {
                     "application/json": components["schemas"]["RebuildListResponse"];
                 };
             };
+            /** @description `projection` is not one of the projections or `all`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description ENGRAM_ADMIN_KEY is set and no bearer was sent. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
-            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            /** @description Not the admin key (a tenant key is not), or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description A rebuild of that projection is already running. */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };

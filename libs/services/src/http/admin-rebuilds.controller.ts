@@ -13,7 +13,7 @@ import {
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiConflictResponse, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
@@ -21,6 +21,7 @@ import { EngramConfig } from '@engram/config';
 import { VERSIONED_PROJECTIONS, type VersionedProjection } from '@engram/ports';
 import { OnlineRebuilds, RebuildConflict, type RebuildStatus } from '../pipeline/online-rebuild';
 import { Public } from './tenancy';
+import { ApiErrors, JsonBody } from './api-contract';
 
 const REBUILD_TARGETS = [...VERSIONED_PROJECTIONS, 'all'] as const;
 
@@ -63,18 +64,18 @@ export class StartRebuildDto {
 
 export class RebuildStatusResponse implements RebuildStatus {
   @ApiProperty({ enum: VERSIONED_PROJECTIONS }) projection!: VersionedProjection;
-  @ApiProperty({ description: 'The version being built.' }) version!: number;
-  @ApiProperty({ description: 'The version that served when it started; dropped after the grace period.' }) previousVersion!: number;
+  @ApiProperty({ type: 'integer', description: 'The version being built.' }) version!: number;
+  @ApiProperty({ type: 'integer', description: 'The version that served when it started; dropped after the grace period.' }) previousVersion!: number;
   @ApiProperty({ enum: ['replaying', 'swapped', 'done', 'failed'], description: 'replaying (old version serves) → swapped (new version serves, overlap applied, old kept for ENGRAM_REBUILD_GRACE_MS) → done' })
   phase!: RebuildStatus['phase'];
-  @ApiProperty({ description: 'Messages of the input topic applied to the new version.' }) done!: number;
-  @ApiProperty({ description: 'Messages in the input topic (grows with live traffic).' }) total!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Messages of the input topic applied to the new version.' }) done!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Messages in the input topic (grows with live traffic).' }) total!: number;
   @ApiProperty({ description: 'Over the last few seconds.' }) eventsPerSecond!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Seconds until the replay reaches the live end; null when unknown.' }) etaSeconds!: number | null;
   @ApiProperty({ description: 'Runs in the process that answered (else: last persisted numbers).' }) running!: boolean;
-  @ApiProperty() startedAt!: string;
-  @ApiPropertyOptional() swappedAt?: string;
-  @ApiPropertyOptional() finishedAt?: string;
+  @ApiProperty({ format: 'date-time' }) startedAt!: string;
+  @ApiPropertyOptional({ format: 'date-time' }) swappedAt?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) finishedAt?: string;
   @ApiPropertyOptional() error?: string;
 }
 
@@ -86,8 +87,10 @@ export class RebuildListResponse {
 @ApiBearerAuth()
 @Public() // not a tenant's call: AdminGuard decides
 @UseGuards(AdminGuard)
-@ApiUnauthorizedResponse({ description: 'ENGRAM_ADMIN_KEY is set and no bearer was sent.' })
-@ApiForbiddenResponse({ description: 'Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY.' })
+@ApiErrors({
+  401: 'ENGRAM_ADMIN_KEY is set and no bearer was sent.',
+  403: 'Not the admin key (a tenant key is not), or API keys are configured without ENGRAM_ADMIN_KEY.',
+})
 @Controller('v1/admin/rebuilds')
 export class AdminRebuildsController {
   constructor(private readonly rebuilds: OnlineRebuilds) {}
@@ -99,7 +102,8 @@ export class AdminRebuildsController {
     description: 'Progress: GET /v1/admin/rebuilds. A rebuild survives a restart of the process running it (it resumes from its checkpoint).',
   })
   @ApiAcceptedResponse({ type: RebuildListResponse })
-  @ApiConflictResponse({ description: 'A rebuild of that projection is already running.' })
+  @JsonBody('`projection` is not one of the projections or `all`.')
+  @ApiErrors({ 409: 'A rebuild of that projection is already running.' })
   async start(@Body() body: StartRebuildDto): Promise<RebuildListResponse> {
     const projections = body.projection === 'all' ? [...VERSIONED_PROJECTIONS] : [body.projection];
     const busy = projections.filter((p) => this.rebuilds.isRunning(p));

@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { EngramConfig } from '@engram/config';
-import { MemoryRecord } from '@engram/contracts';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { BadRequestException } from '@nestjs/common';
 import { aliasesChanged } from '../pipeline/entity-aliases.provider';
@@ -15,6 +14,9 @@ import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
 import { ListUsersQuery, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
+import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
+import { MemoryRecordView } from './memory-control.dto';
+import { PipelineAccess, PipelineCaller } from './pipeline-access';
 
 class HealthResponse {
   @ApiProperty({ example: 'ok' }) status!: string;
@@ -35,7 +37,7 @@ export class HealthController {
 }
 
 @ApiTags('ingest')
-@ApiBearerAuth()
+@TenantRoute()
 @Controller('v1/turns')
 export class TurnsController {
   constructor(
@@ -48,9 +50,8 @@ export class TurnsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
   @ApiResponse({ status: 202, type: PostTurnsResponse })
-  @ApiResponse({ status: 400, description: 'A field is missing or invalid; nothing was stored.' })
-  @ApiResponse({ status: 413, description: 'The body is larger than ENGRAM_BODY_LIMIT_BYTES.' })
-  @ApiResponse({ status: 429, description: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
+  @JsonBody('A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.')
+  @ApiErrors({ 429: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
   async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
     await this.backpressure.admit(tenantId, body.turns.length);
     return this.ingest.ingest(tenantId, body);
@@ -58,7 +59,7 @@ export class TurnsController {
 }
 
 @ApiTags('recall')
-@ApiBearerAuth()
+@TenantRoute()
 @Controller('v1/recall')
 export class RecallController {
   constructor(
@@ -70,6 +71,7 @@ export class RecallController {
   @HttpCode(200)
   @ApiOperation({ summary: 'The memories that matter for a prompt, and a context block ready to inject.' })
   @ApiOkResponse({ type: RecallResponse })
+  @JsonBody('A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.')
   async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
     const done = this.metrics.recallDuration.startTimer();
     try {
@@ -83,28 +85,52 @@ export class RecallController {
 class StageLagView {
   @ApiProperty() topic!: string;
   @ApiProperty() group!: string;
-  @ApiProperty() lag!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) lag!: number;
 }
 
 class PipelineStatusResponse {
-  @ApiProperty({ description: 'Events accepted but not yet visible to recall; 0 = recall sees everything ingested.' })
+  @ApiProperty({
+    enum: ['tenant', 'deployment'],
+    description: '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.',
+  })
+  scope!: 'tenant' | 'deployment';
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested.' })
   pending!: number;
-  @ApiProperty({ description: 'Events ever accepted onto the turns topic.' }) ingested!: number;
-  @ApiProperty({ type: [StageLagView] }) stages!: StageLagView[];
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Deployment scope only: events ever accepted onto the turns topic.' })
+  ingested?: number;
+  @ApiPropertyOptional({ type: [StageLagView], description: 'Deployment scope only: the lag of each stage of the read path.' })
+  stages?: StageLagView[];
 }
 
+/**
+ * The figures are offsets of the shared log (Kafka's lag, in the distributed mode): they cannot be
+ * split by tenant. A tenant sees the backlog it waits behind (the figure backpressure's 429 names
+ * anyway); the volume ever ingested and the stages are the deployment's, for the admin key.
+ */
 @ApiTags('pipeline')
-@ApiBearerAuth()
+@TenantRoute()
 @Controller('v1/pipeline')
 export class PipelineController {
   constructor(private readonly progress: PipelineProgress) {}
 
   @Get('status')
+  @PipelineAccess()
   @ApiOkResponse({ type: PipelineStatusResponse })
-  async status(): Promise<PipelineStatusResponse> {
+  async status(@PipelineCaller() caller: 'tenant' | 'deployment'): Promise<PipelineStatusResponse> {
     const stages = await this.progress.stages();
-    return { pending: stages.reduce((sum, s) => sum + s.lag, 0), ingested: await this.progress.ingested(), stages };
+    const pending = stages.reduce((sum, s) => sum + s.lag, 0);
+    if (caller === 'tenant') return { scope: 'tenant', pending };
+    return { scope: 'deployment', pending, ingested: await this.progress.ingested(), stages };
   }
+}
+
+class UserMemoriesResponse {
+  @ApiProperty({ type: [MemoryRecordView] }) memories!: MemoryRecordView[];
+}
+
+class ForgetUserResponse {
+  @ApiProperty({ enum: [true] }) forgotten!: true;
+  @ApiProperty({ description: 'The UserForgotten event in the log, as a consistency token.' }) position!: string;
 }
 
 function checkUserId(userId: string): string {
@@ -113,7 +139,7 @@ function checkUserId(userId: string): string {
 }
 
 @ApiTags('users')
-@ApiBearerAuth()
+@TenantRoute()
 @Controller('v1/users')
 export class UsersController {
   constructor(
@@ -138,12 +164,15 @@ export class UsersController {
 
   @Get(':userId/memories')
   @ApiOperation({ summary: "A user's memories, each with its version history." })
+  @ApiIdParam('userId')
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'all'] })
+  @ApiOkResponse({ type: UserMemoriesResponse })
+  @ApiErrors({ 400: 'A malformed `userId`, or `status` is not active or all.' })
   async memories(
     @TenantId() tenantId: string,
     @Param('userId') userId: string,
     @Query('status') status?: string,
-  ): Promise<{ memories: Omit<MemoryRecord, 'appliedItemIds'>[] }> {
+  ): Promise<UserMemoriesResponse> {
     if (status !== undefined && status !== 'active' && status !== 'all') {
       throw new BadRequestException({ message: ['status must be one of: active, all'], fields: ['status'] });
     }
@@ -153,7 +182,7 @@ export class UsersController {
       ...(status === 'all' ? {} : { statuses: ['active'] }),
     });
     // appliedItemIds is the resolver's bookkeeping, not the user's data.
-    return { memories: memories.map(({ appliedItemIds: _bookkeeping, ...memory }) => memory) };
+    return { memories: memories.map(({ appliedItemIds: _bookkeeping, ...memory }) => memory as unknown as MemoryRecordView) };
   }
 
   @Get(':userId/turns')
@@ -169,7 +198,10 @@ export class UsersController {
     summary: 'Forget a user in every store and projection.',
     description: 'Writes UserForgotten to the log (so rebuilds honour it) and erases the projections at once.',
   })
-  async forget(@TenantId() tenantId: string, @Param('userId') userId: string): Promise<{ forgotten: boolean; position: string }> {
+  @ApiIdParam('userId')
+  @ApiOkResponse({ type: ForgetUserResponse })
+  @ApiErrors({ 400: 'A malformed `userId`.' })
+  async forget(@TenantId() tenantId: string, @Param('userId') userId: string): Promise<ForgetUserResponse> {
     checkUserId(userId);
     const position = await this.ingest.forget(tenantId, userId);
     await this.erase(tenantId, userId);

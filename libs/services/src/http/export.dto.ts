@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -6,17 +7,16 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO8601,
   IsNotEmpty,
   IsNumber,
-  IsOptional,
   IsString,
   Max,
-  MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MEMORY_STATUSES } from '@engram/contracts';
+import { Absent, IsInstant, IsText, IsWellFormed, MaxCodePoints, textSchema } from './turns.dto';
 
 /** The export bundle: what `GET /v1/users/:userId/export` returns and `POST …/import` accepts. */
 export const EXPORT_FORMAT = 'engram.export';
@@ -26,75 +26,88 @@ export const EXPORT_MAX_MEMORIES = 10_000;
 const ID_MAX = 256;
 const TEXT_MAX = 32_000;
 
+/**
+ * A bundle comes from outside like a turn does: every string is well-formed Unicode and bounded in
+ * code points, the texts a person reads have something visible, the instants have a time zone.
+ */
+const Str = (max: number) => applyDecorators(IsString(), IsWellFormed(), MaxCodePoints(max));
+const Strs = (maxItems: number, max: number) =>
+  applyDecorators(IsArray(), ArrayMaxSize(maxItems), IsString({ each: true }), IsWellFormed({ each: true }), MaxCodePoints(max, { each: true }));
+const Text = (max: number) => applyDecorators(IsString(), MaxCodePoints(max), IsText());
+const strings = (maxItems: number, maxLength: number): ApiPropertyOptions => ({ type: 'array', maxItems, items: { type: 'string', maxLength } });
+const instant = { format: 'date-time' } as const;
+/** Required, and may be null (`validTo` of a memory still valid): absent is refused. */
+const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
+
 export class ExportedVersionDto {
-  @ApiProperty() @IsInt() @Min(1) version!: number;
-  @ApiProperty() @IsString() @MaxLength(TEXT_MAX) value!: string;
-  @ApiProperty() @IsString() @MaxLength(TEXT_MAX) content!: string;
-  @ApiProperty() @IsISO8601({ strict: true }) validFrom!: string;
-  @ApiProperty({ nullable: true, type: String }) @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
-  @ApiProperty() @IsISO8601({ strict: true }) recordedAt!: string;
-  @ApiProperty({ nullable: true, type: String }) @IsOptional() @IsISO8601({ strict: true }) supersededAt!: string | null;
-  @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sourceTurnIds!: string[];
-  @ApiPropertyOptional({ type: [String], description: 'Insights: the memories this version was derived from.' })
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sources?: string[];
+  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) version!: number;
+  @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) value!: string;
+  @ApiProperty(textSchema(TEXT_MAX)) @Text(TEXT_MAX) content!: string;
+  @ApiProperty(instant) @IsInstant() validFrom!: string;
+  @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() validTo!: string | null;
+  @ApiProperty(instant) @IsInstant() recordedAt!: string;
+  @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() supersededAt!: string | null;
+  @ApiProperty(strings(1000, ID_MAX)) @Strs(1000, ID_MAX) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ ...strings(1000, ID_MAX), description: 'Insights: the memories this version was derived from.' })
+  @Absent() @Strs(1000, ID_MAX) sources?: string[];
 }
 
 /** One memory, without tenant, user or resolver bookkeeping: the bundle is tenant-agnostic. */
 export class ExportedMemoryDto {
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(1000) mergeKey!: string;
+  @ApiProperty({ minLength: 1, maxLength: ID_MAX }) @Str(ID_MAX) @IsNotEmpty() memoryId!: string;
+  @ApiProperty({ minLength: 1, maxLength: 1000 }) @Str(1000) @IsNotEmpty() mergeKey!: string;
   @ApiProperty({ enum: MEMORY_KINDS }) @IsIn(MEMORY_KINDS) kind!: (typeof MEMORY_KINDS)[number];
-  @ApiProperty() @IsString() @MaxLength(1000) subject!: string;
-  @ApiProperty() @IsString() @MaxLength(1000) attribute!: string;
-  @ApiProperty() @IsString() @MaxLength(TEXT_MAX) value!: string;
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(TEXT_MAX) content!: string;
-  @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(1000, { each: true }) entities!: string[];
-  @ApiProperty() @IsNumber() @Min(0) @Max(1) confidence!: number;
-  @ApiProperty() @IsNumber() @Min(0) @Max(1) importance!: number;
+  @ApiProperty({ maxLength: 1000 }) @Str(1000) subject!: string;
+  @ApiProperty({ maxLength: 1000 }) @Str(1000) attribute!: string;
+  @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) value!: string;
+  @ApiProperty(textSchema(TEXT_MAX)) @Text(TEXT_MAX) content!: string;
+  @ApiProperty(strings(1000, 1000)) @Strs(1000, 1000) entities!: string[];
+  @ApiProperty({ minimum: 0, maximum: 1 }) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) confidence!: number;
+  @ApiProperty({ minimum: 0, maximum: 1 }) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) importance!: number;
   @ApiProperty() @IsBoolean() ephemeral!: boolean;
   @ApiProperty() @IsBoolean() pinned!: boolean;
   @ApiProperty({ enum: MEMORY_STATUSES }) @IsIn(MEMORY_STATUSES) status!: (typeof MEMORY_STATUSES)[number];
-  @ApiProperty() @IsInt() @Min(1) version!: number;
-  @ApiProperty() @IsInt() @Min(1) revision!: number;
-  @ApiProperty() @IsInt() @Min(1) mentionCount!: number;
-  @ApiProperty({ type: [String] }) @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sourceTurnIds!: string[];
-  @ApiPropertyOptional({ description: 'Who said the source turn, when named.' }) @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
-  @ApiPropertyOptional({ type: [String], description: 'What else the memory is found by, never shown (the facts read from its turn, the turn before it).' })
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @MaxLength(TEXT_MAX, { each: true }) keys?: string[];
-  @ApiPropertyOptional({ type: [String], description: 'Insights: ids (in this bundle) of the memories the insight is derived from.' })
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) @MaxLength(ID_MAX, { each: true }) sources?: string[];
-  @ApiProperty() @IsISO8601({ strict: true }) validFrom!: string;
-  @ApiProperty({ nullable: true, type: String }) @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
-  @ApiProperty() @IsISO8601({ strict: true }) createdAt!: string;
-  @ApiProperty() @IsISO8601({ strict: true }) updatedAt!: string;
-  @ApiProperty() @IsISO8601({ strict: true }) lastSeenAt!: string;
-  @ApiProperty({ type: [ExportedVersionDto] })
+  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) version!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) revision!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) mentionCount!: number;
+  @ApiProperty(strings(1000, ID_MAX)) @Strs(1000, ID_MAX) sourceTurnIds!: string[];
+  @ApiPropertyOptional({ ...textSchema(ID_MAX), description: 'Who said the source turn, when named.' }) @Absent() @Text(ID_MAX) speaker?: string;
+  @ApiPropertyOptional({ ...strings(100, TEXT_MAX), description: 'What else the memory is found by, never shown (the facts read from its turn, the turn before it).' })
+  @Absent() @Strs(100, TEXT_MAX) keys?: string[];
+  @ApiPropertyOptional({ ...strings(1000, ID_MAX), description: 'Insights: ids (in this bundle) of the memories the insight is derived from.' })
+  @Absent() @Strs(1000, ID_MAX) sources?: string[];
+  @ApiProperty(instant) @IsInstant() validFrom!: string;
+  @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() validTo!: string | null;
+  @ApiProperty(instant) @IsInstant() createdAt!: string;
+  @ApiProperty(instant) @IsInstant() updatedAt!: string;
+  @ApiProperty(instant) @IsInstant() lastSeenAt!: string;
+  @ApiProperty({ type: [ExportedVersionDto], maxItems: 1000 })
   @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => ExportedVersionDto)
   history!: ExportedVersionDto[];
 }
 
 /** A pinned fact, for people reading the bundle; import derives facts from `memories`. */
 export class ExportedFactDto {
-  @ApiProperty() memoryId!: string;
-  @ApiProperty() attribute!: string;
-  @ApiProperty() value!: string;
-  @ApiProperty() content!: string;
+  @ApiProperty({ minLength: 1, maxLength: ID_MAX }) @Str(ID_MAX) @IsNotEmpty() memoryId!: string;
+  @ApiProperty({ maxLength: 1000 }) @Str(1000) attribute!: string;
+  @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) value!: string;
+  @ApiProperty(textSchema(TEXT_MAX)) @Text(TEXT_MAX) content!: string;
 }
 
 export class ExportBundleDto {
   @ApiProperty({ enum: [EXPORT_FORMAT] }) @IsIn([EXPORT_FORMAT]) format!: typeof EXPORT_FORMAT;
   @ApiProperty({ enum: [EXPORT_VERSION] }) @IsIn([EXPORT_VERSION]) version!: typeof EXPORT_VERSION;
-  @ApiProperty() @IsISO8601({ strict: true }) exportedAt!: string;
-  @ApiPropertyOptional({ type: [ExportedFactDto], description: 'Informative: the pinned, active memories.' })
-  @IsOptional() @IsArray()
+  @ApiProperty(instant) @IsInstant() exportedAt!: string;
+  @ApiPropertyOptional({ type: [ExportedFactDto], maxItems: EXPORT_MAX_MEMORIES, description: 'Informative: the pinned, active memories (checked, not imported).' })
+  @Absent() @IsArray() @ArrayMaxSize(EXPORT_MAX_MEMORIES) @ValidateNested({ each: true }) @Type(() => ExportedFactDto)
   facts?: ExportedFactDto[];
-  @ApiProperty({ type: [ExportedMemoryDto], description: 'Every memory, of every status, with its version history.' })
+  @ApiProperty({ type: [ExportedMemoryDto], maxItems: EXPORT_MAX_MEMORIES, description: 'Every memory, of every status, with its version history.' })
   @IsArray() @ArrayMaxSize(EXPORT_MAX_MEMORIES) @ValidateNested({ each: true }) @Type(() => ExportedMemoryDto)
   memories!: ExportedMemoryDto[];
 }
 
 export class ImportResponse {
-  @ApiProperty({ description: 'Memories in the bundle.' }) memories!: number;
-  @ApiProperty({ description: 'Memories this import added (0 on a re-import; a merge key the user already holds is kept).' }) added!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Memories in the bundle.' }) memories!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Memories this import added (0 on a re-import; a merge key the user already holds is kept).' }) added!: number;
   @ApiProperty({ description: 'False when the read side did not catch up in time (then `added` may be low).' }) consistent!: boolean;
 }

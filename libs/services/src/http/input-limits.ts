@@ -118,3 +118,30 @@ export function monitoringAuth(config: EngramConfig): (req: Request, res: Respon
 
 /** The paths monitoringAuth guards (Swagger UI, its JSON and YAML, the Prometheus scrape). */
 export const MONITORING_PATHS = ['/metrics', '/docs', '/docs-json', '/docs-yaml'];
+
+interface RouteLayer {
+  readonly route?: { readonly path: string; _handlesMethod(method: string): boolean; _methods(): string[] };
+  match(path: string): unknown;
+}
+
+/**
+ * A known path asked with a method it does not serve is a 405 with an Allow header, not a 404
+ * (RFC 9110 §15.5.6). Looks the path up in express's own route table at request time, so it knows
+ * every route Nest registered; OPTIONS is left to express, which answers it with Allow. Wildcard
+ * routes are Nest's middleware (`forRoutes('*')`, mounted for every method), not endpoints.
+ */
+export function methodNotAllowed(router: { readonly stack: readonly RouteLayer[] }): (req: Request, res: Response, next: () => void) => void {
+  return (req, res, next) => {
+    if (req.method === 'OPTIONS') return next();
+    const allowed = new Set<string>();
+    for (const layer of router.stack) {
+      if (!layer.route || layer.route.path.includes('*') || !layer.match(req.path)) continue;
+      if (layer.route._handlesMethod(req.method)) return next();
+      for (const method of layer.route._methods()) allowed.add(method);
+    }
+    if (allowed.size === 0) return next();
+    const allow = [...allowed].join(', ');
+    res.setHeader('Allow', allow);
+    res.status(405).json({ statusCode: 405, error: 'Method Not Allowed', message: [`${req.method} is not allowed on ${req.path}; allowed: ${allow}`], fields: [] });
+  };
+}

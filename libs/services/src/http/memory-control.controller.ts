@@ -1,9 +1,11 @@
 import { BadRequestException, Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { PROFILE_TEXT_MAX } from '@engram/contracts';
+import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
 import { MemoryCommandResponse, ProfileUpdateDto, ProfileUpdateResponse, RetractMemoryDto, RevertMemoryDto } from './memory-control.dto';
 import { MemoryControlService } from './memory-control.service';
 import { TenantId } from './tenancy';
-import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
+import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from './turns.dto';
 
 function checkId(field: 'userId' | 'memoryId', id: string): string {
   if (!ID_PATTERN.test(id)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });
@@ -12,7 +14,7 @@ function checkId(field: 'userId' | 'memoryId', id: string): string {
 
 /** Per-memory control by the application: commands through the resolver (docs/memory-model.md §12). */
 @ApiTags('users')
-@ApiBearerAuth()
+@TenantRoute()
 @Controller('v1/users')
 export class MemoryControlController {
   constructor(private readonly control: MemoryControlService) {}
@@ -22,20 +24,26 @@ export class MemoryControlController {
     summary: 'Retract one memory, with a reason; answers once recall no longer returns it.',
     description: 'A MemoryRetracted decision (status `retracted`, `statusReason`), kept and listed with ?status=all; the episodes of the turns that only said it are retracted with it. Revert to its current version to restore it.',
   })
-  @ApiQuery({ name: 'reason', required: false, description: 'Why (or `reason` in the body).' })
+  @ApiIdParam('userId')
+  @ApiIdParam('memoryId')
+  @ApiQuery({
+    name: 'reason',
+    required: false,
+    description: 'Why (or `reason` in the body; one of the two is required).',
+    schema: { type: 'string', minLength: 1, maxLength: PROFILE_TEXT_MAX, pattern: VISIBLE_PATTERN_SOURCE },
+  })
   @ApiBody({ type: RetractMemoryDto, required: false })
   @ApiOkResponse({ type: MemoryCommandResponse })
-  @ApiResponse({ status: 400, description: 'No reason, or a malformed id.' })
-  @ApiResponse({ status: 404, description: 'The user holds no such memory.' })
-  @ApiResponse({ status: 409, description: 'The memory is an insight (derived from others).' })
+  @JsonBody('No reason (neither in the body nor the query), a reason that is not text (lone surrogates, only invisible characters, too long), or a malformed id.')
+  @ApiErrors({ 404: 'The user holds no such memory.', 409: 'The memory is an insight (derived from others).' })
   retract(
     @TenantId() tenantId: string,
     @Param('userId') userId: string,
     @Param('memoryId') memoryId: string,
     @Body() body: RetractMemoryDto,
-    @Query('reason') reason?: string,
+    @Query('reason') reason?: unknown,
   ): Promise<MemoryCommandResponse> {
-    return this.control.retract(tenantId, checkId('userId', userId), checkId('memoryId', memoryId), body?.reason ?? reason);
+    return this.control.retract(tenantId, checkId('userId', userId), checkId('memoryId', memoryId), body?.reason, reason);
   }
 
   @Post(':userId/memories/:memoryId/revert')
@@ -44,10 +52,14 @@ export class MemoryControlController {
     summary: 'Restore an earlier value of one memory as a new version; answers once recall sees it.',
     description: 'The current value moves to the history (so a revert can be reverted); `version` is one listed in the memory\'s history, or its current version when it is retracted (restores it).',
   })
+  @ApiIdParam('userId')
+  @ApiIdParam('memoryId')
   @ApiOkResponse({ type: MemoryCommandResponse })
-  @ApiResponse({ status: 400, description: '`version` is not a positive integer, or is already the current value.' })
-  @ApiResponse({ status: 404, description: 'The user holds no such memory (`memoryId`), or it has no such version (`version`).' })
-  @ApiResponse({ status: 409, description: 'The memory is an insight (derived from others).' })
+  @JsonBody('`version` is not a positive integer, or is already the current value; or a malformed id.')
+  @ApiErrors({
+    404: 'The user holds no such memory (`memoryId`), or it has no such version (`version`).',
+    409: 'The memory is an insight (derived from others).',
+  })
   revert(
     @TenantId() tenantId: string,
     @Param('userId') userId: string,
@@ -62,8 +74,9 @@ export class MemoryControlController {
     summary: 'Profile facts the application knows for certain (the seeds\' save_profile); answers once recall sees them.',
     description: 'Each attribute is a profile memory under `user/<attribute>`, the merge key conversation uses: a new value supersedes the old one (kept in history), the same value reinforces it, and what the user says later supersedes it in turn.',
   })
+  @ApiIdParam('userId')
   @ApiOkResponse({ type: ProfileUpdateResponse })
-  @ApiResponse({ status: 400, description: 'No attributes, or an attribute or value that is not allowed (`attributes.<key>`).' })
+  @JsonBody('No attributes, an attribute or value that is not allowed (`attributes.<key>`), or a malformed id.')
   saveProfile(@TenantId() tenantId: string, @Param('userId') userId: string, @Body() body: ProfileUpdateDto): Promise<ProfileUpdateResponse> {
     return this.control.saveProfile(tenantId, checkId('userId', userId), body.attributes);
   }

@@ -1,15 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsInt, IsObject, IsString, Min } from 'class-validator';
 import { MEMORY_KINDS, MEMORY_STATUSES, PROFILE_KEY_MAX, PROFILE_MAX_ATTRIBUTES, PROFILE_TEXT_MAX } from '@engram/contracts';
+import { Absent, IsText, MaxCodePoints, textSchema } from './turns.dto';
 
 export class RetractMemoryDto {
-  @ApiPropertyOptional({ description: 'Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`.', maxLength: PROFILE_TEXT_MAX })
-  @IsOptional() @IsString() @MaxLength(PROFILE_TEXT_MAX)
+  @ApiPropertyOptional({ description: 'Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`.', ...textSchema(PROFILE_TEXT_MAX) })
+  @Absent() @IsString() @MaxCodePoints(PROFILE_TEXT_MAX) @IsText()
   reason?: string;
 }
 
 export class RevertMemoryDto {
-  @ApiProperty({ description: 'The version whose value comes back as a new version: an earlier one, or the current one of a retracted memory.', minimum: 1 })
+  @ApiProperty({ type: 'integer', description: 'The version whose value comes back as a new version: an earlier one, or the current one of a retracted memory.', minimum: 1 })
   @IsInt() @Min(1)
   version!: number;
 }
@@ -18,7 +19,9 @@ export class ProfileUpdateDto {
   @ApiProperty({
     description: `Facts the application knows for certain, attribute → value (1–${PROFILE_MAX_ATTRIBUTES}). Attributes: letters, digits and _ . : - (≤ ${PROFILE_KEY_MAX}, lower-cased), the keys conversation facts use (name, city, budget, employer …); values: non-empty text ≤ ${PROFILE_TEXT_MAX}.`,
     type: 'object',
-    additionalProperties: { type: 'string' },
+    minProperties: 1,
+    maxProperties: PROFILE_MAX_ATTRIBUTES,
+    additionalProperties: { type: 'string', ...textSchema(PROFILE_TEXT_MAX) },
     example: { name: '老周', city: '杭州' },
   })
   @IsObject()
@@ -26,13 +29,13 @@ export class ProfileUpdateDto {
 }
 
 export class MemoryVersionView {
-  @ApiProperty() version!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiProperty() value!: string;
   @ApiProperty() content!: string;
-  @ApiProperty() validFrom!: string;
-  @ApiProperty({ nullable: true, type: String }) validTo!: string | null;
-  @ApiProperty() recordedAt!: string;
-  @ApiProperty({ nullable: true, type: String }) supersededAt!: string | null;
+  @ApiProperty({ format: 'date-time' }) validFrom!: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) validTo!: string | null;
+  @ApiProperty({ format: 'date-time' }) recordedAt!: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) supersededAt!: string | null;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
 }
 
@@ -47,12 +50,12 @@ export class MemoryRecordView {
   @ApiProperty() content!: string;
   @ApiProperty({ enum: MEMORY_STATUSES }) status!: string;
   @ApiPropertyOptional({ description: 'Why it is not active, when the application said so.' }) statusReason?: string;
-  @ApiProperty() version!: number;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiProperty() pinned!: boolean;
-  @ApiProperty() confidence!: number;
-  @ApiProperty() validFrom!: string;
-  @ApiProperty({ nullable: true, type: String }) validTo!: string | null;
-  @ApiProperty() updatedAt!: string;
+  @ApiProperty({ minimum: 0, maximum: 1 }) confidence!: number;
+  @ApiProperty({ format: 'date-time' }) validFrom!: string;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) validTo!: string | null;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ type: [MemoryVersionView] }) history!: MemoryVersionView[];
 }
 

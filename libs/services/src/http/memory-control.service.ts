@@ -14,6 +14,7 @@ import { maskPii, mergeKeyOf, revertTarget } from '@engram/domain';
 import { Clock, FactStore } from '@engram/ports';
 import { MemoryCommand, MemoryCommandPublisher } from '../pipeline/memory-commands';
 import type { MemoryCommandResponse, ProfileUpdateResponse } from './memory-control.dto';
+import { textProblem } from './turns.dto';
 
 /** What a profile attribute may look like: one word of letters and digits, joined by _ . : - (the rules' slugs, in any script). */
 const PROFILE_KEY = new RegExp(`^[\\p{L}\\p{N}][\\p{L}\\p{N}_.:-]{0,${PROFILE_KEY_MAX - 1}}$`, 'u');
@@ -36,10 +37,16 @@ export class MemoryControlService {
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async retract(tenantId: string, userId: string, memoryId: string, reason: string | undefined): Promise<MemoryCommandResponse> {
-    const text = (reason ?? '').trim();
-    if (text === '') throw new BadRequestException({ message: ['reason must say why the memory is retracted'], fields: ['reason'] });
-    if (text.length > PROFILE_TEXT_MAX) throw new BadRequestException({ message: [`reason must be at most ${PROFILE_TEXT_MAX} characters`], fields: ['reason'] });
+  /** `reason` from the body or (HTTP) the query: either may be given, and each given must be text (the body's wins). */
+  async retract(tenantId: string, userId: string, memoryId: string, reason: unknown, queryReason?: unknown): Promise<MemoryCommandResponse> {
+    const given = [reason, queryReason].filter((r) => r !== undefined);
+    if (given.length === 0) throw new BadRequestException({ message: ['reason must say why the memory is retracted'], fields: ['reason'] });
+    // The query parameter is not validated by a DTO: the same checks as a turn's text, here.
+    for (const r of given) {
+      const problem = textProblem(r, PROFILE_TEXT_MAX);
+      if (problem) throw new BadRequestException({ message: [`reason ${problem}`], fields: ['reason'] });
+    }
+    const text = (given[0] as string).trim();
     const memory = await this.controllable(tenantId, userId, memoryId);
     if (memory.status !== 'active') return { memory: view(memory), changed: false, consistent: true };
     const now = this.clock.now().toISOString();
@@ -132,13 +139,13 @@ export function checkedAttributes(attributes: Record<string, unknown>): { attrib
     } else if (seen.has(attribute)) {
       messages.push(`${field}: names the same attribute as another key`);
       fields.push(field);
-    } else if (typeof value !== 'string' || value.trim() === '' || value.length > PROFILE_TEXT_MAX) {
-      messages.push(`${field} must be a non-empty string of at most ${PROFILE_TEXT_MAX} characters`);
+    } else if (textProblem(value, PROFILE_TEXT_MAX)) {
+      messages.push(`${field} ${textProblem(value, PROFILE_TEXT_MAX)}`);
       fields.push(field);
     } else {
       seen.add(attribute);
       // Outside input: masked like a turn before it reaches the log.
-      checked.push({ attribute: maskPii(attribute).text, value: maskPii(value.trim()).text });
+      checked.push({ attribute: maskPii(attribute).text, value: maskPii((value as string).trim()).text });
     }
   }
   if (fields.length > 0) throw new BadRequestException({ message: messages, fields });

@@ -16,85 +16,87 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
-import { Absent, ID_MESSAGE, ID_PATTERN, IsInstant, IsText } from './turns.dto';
+import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from './turns.dto';
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
-  @ApiPropertyOptional({ description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).', minimum: 50, maximum: 100000 })
+  @ApiPropertyOptional({ type: 'integer', description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).', minimum: 50, maximum: 100000 })
   @Absent() @IsInt() @Min(50) @Max(100_000)
   total?: number;
 
-  @ApiPropertyOptional({ description: 'Pinned facts (default ENGRAM_BUDGET_FACTS).', minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Pinned facts (default ENGRAM_BUDGET_FACTS).', minimum: 0, maximum: 100000 })
   @Absent() @IsInt() @Min(0) @Max(100_000)
   facts?: number;
 
-  @ApiPropertyOptional({ description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).", minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).", minimum: 0, maximum: 100000 })
   @Absent() @IsInt() @Min(0) @Max(100_000)
   procedures?: number;
 
-  @ApiPropertyOptional({ description: 'Ranked memories (default ENGRAM_BUDGET_MEMORIES).', minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Ranked memories (default ENGRAM_BUDGET_MEMORIES).', minimum: 0, maximum: 100000 })
   @Absent() @IsInt() @Min(0) @Max(100_000)
   memories?: number;
 
-  @ApiPropertyOptional({ description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).', minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).', minimum: 0, maximum: 100000 })
   @Absent() @IsInt() @Min(0) @Max(100_000)
   summary?: number;
 
-  @ApiPropertyOptional({ description: 'Recent turns (default ENGRAM_BUDGET_RECENT).', minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', description: 'Recent turns (default ENGRAM_BUDGET_RECENT).', minimum: 0, maximum: 100000 })
   @Absent() @IsInt() @Min(0) @Max(100_000)
   recent?: number;
 }
 
 export class RecallDto {
-  @ApiProperty({ example: 'u-42' })
+  @ApiProperty({ example: 'u-42', ...idSchema })
   @IsString() @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
   userId!: string;
 
-  @ApiProperty({ example: '数据库用什么' })
-  @IsString() @MaxLength(4000) @IsText()
+  @ApiProperty({ example: '数据库用什么', ...textSchema(4000) })
+  @IsString() @MaxCodePoints(4000) @IsText()
   query!: string;
 
-  @ApiPropertyOptional({ description: "Adds the session's recent turns." })
+  @ApiPropertyOptional({ description: "Adds the session's recent turns.", ...idSchema })
   @Absent() @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
   sessionId?: string;
 
-  @ApiPropertyOptional({ default: 5, minimum: 1, maximum: 50 })
+  @ApiPropertyOptional({ type: 'integer', default: 5, minimum: 1, maximum: 50 })
   @Absent() @IsInt() @Min(1) @Max(50)
   k?: number;
 
-  @ApiPropertyOptional({ description: 'ISO instant used for time decay (default: now).' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant used for time decay (default: now).' })
   @Absent() @IsInstant()
   now?: string;
 
   @ApiPropertyOptional({
+    format: 'date-time',
     description: 'ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.',
   })
   @Absent() @IsInstant()
   asOf?: string;
 
   @ApiPropertyOptional({
+    format: 'date-time',
     description: 'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
   })
   @Absent() @IsInstant()
   validAt?: string;
 
-  @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
+  @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, minItems: 1, maxItems: MEMORY_KINDS.length, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
   @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
   kinds?: MemoryKind[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 100, items: { type: 'string', ...idSchema }, description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
   @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
   sessions?: string[];
 
-  @ApiPropertyOptional({ description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
   @Absent() @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
   @Absent() @IsInstant()
   to?: string;
 
-  @ApiPropertyOptional({ description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it.' })
+  @ApiPropertyOptional({ maxLength: 2000, description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else).' })
   @Absent() @IsString() @MaxLength(2000)
   after?: string;
 
@@ -122,8 +124,8 @@ export class ScoreComponentsView {
   @ApiProperty({ description: '1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named).' })
   steering!: number;
   @ApiPropertyOptional({ description: "What the best match of the memory's session added to its score (session evidence), when anything." }) session?: number;
-  @ApiPropertyOptional() bm25Rank?: number;
-  @ApiPropertyOptional() knnRank?: number;
+  @ApiPropertyOptional({ type: 'integer' }) bm25Rank?: number;
+  @ApiPropertyOptional({ type: 'integer' }) knnRank?: number;
 }
 
 export class MemoryView {
@@ -133,9 +135,9 @@ export class MemoryView {
   @ApiProperty() score!: number;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
   @ApiPropertyOptional({ type: [String], description: 'Insights only: ids of the memories the insight is derived from.' }) sources?: string[];
-  @ApiProperty() createdAt!: string;
-  @ApiProperty() updatedAt!: string;
-  @ApiProperty() version!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiPropertyOptional({ type: ScoreComponentsView }) components?: ScoreComponentsView;
 }
 
@@ -146,8 +148,8 @@ export class FactView {
   @ApiProperty() value!: string;
   @ApiProperty() content!: string;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
-  @ApiProperty() updatedAt!: string;
-  @ApiProperty() version!: number;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
 }
 
 export class RecentTurnView {
@@ -156,7 +158,7 @@ export class RecentTurnView {
   @ApiProperty() role!: string;
   @ApiPropertyOptional() speaker?: string;
   @ApiProperty() text!: string;
-  @ApiProperty() occurredAt!: string;
+  @ApiProperty({ format: 'date-time' }) occurredAt!: string;
 }
 
 export class SummaryView {
@@ -194,7 +196,7 @@ export class RecallResponse {
   @ApiProperty({ type: SummaryView, nullable: true, description: "The session's rolling summary (or the previous session's, in a new session)." }) summary!: SummaryView | null;
   @ApiProperty({ type: [RecentTurnView], description: "The session's turns after its summary (a new session: the previous session's last turns first)." }) recent!: RecentTurnView[];
   @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' }) context!: string;
-  @ApiProperty({ description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
   @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' }) debug?: RecallDebugView;
 }

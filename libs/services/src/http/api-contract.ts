@@ -1,0 +1,52 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiBearerAuth, ApiParam, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ID_MAX_LENGTH, ID_PATTERN_SOURCE } from './turns.dto';
+
+/** Every 4xx/5xx body (HttpExceptionFilter): what went wrong, and which fields. */
+export class ErrorResponse {
+  @ApiProperty({ type: 'integer', example: 400 }) statusCode!: number;
+  @ApiProperty({ example: 'Bad Request' }) error!: string;
+  @ApiProperty({ type: [String], example: ['userId must be 1-128 characters without whitespace, control, invisible characters or lone surrogates'] })
+  message!: string[];
+  @ApiProperty({ type: [String], description: 'The fields at fault, by path (`turns.0.text`, `body`); empty when no field is.', example: ['userId'] })
+  fields!: string[];
+}
+
+const GENERIC: Record<number, string> = {
+  400: 'A field is missing or invalid (named in `fields`), or the body is not JSON; nothing was stored.',
+  401: 'API keys are configured and no valid key was sent: Authorization: Bearer <key>.',
+  403: 'The key does not open this endpoint.',
+  404: 'No such resource.',
+  409: 'The request conflicts with the current state.',
+  413: 'The body is larger than ENGRAM_BODY_LIMIT_BYTES.',
+  429: 'Too many requests; see Retry-After.',
+  503: 'A store the answer needs is unavailable; retry later.',
+};
+
+type ErrorStatus = keyof typeof GENERIC;
+
+/** Declares error answers with the one error body; a description replaces the generic one. */
+export function ApiErrors(errors: Partial<Record<ErrorStatus, string | true>>): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...Object.entries(errors).map(([status, description]) =>
+      ApiResponse({ status: Number(status), type: ErrorResponse, description: description === true ? GENERIC[Number(status)] : description }),
+    ),
+  );
+}
+
+/** A tenant's route: the bearer API key names the tenant (401 without one, once keys are configured). */
+export function TenantRoute(): MethodDecorator & ClassDecorator {
+  return applyDecorators(ApiBearerAuth(), ApiErrors({ 401: true }));
+}
+
+/** A route with a JSON body: unparseable or invalid bodies are 400, oversized ones 413. */
+export function JsonBody(description: string | true = true): MethodDecorator {
+  return applyDecorators(ApiErrors({ 400: description, 413: true }));
+}
+
+/** An id in the path, as ID_PATTERN accepts it (anything else is a 400 naming it: declare it with ApiErrors). */
+export function ApiIdParam(name: 'userId' | 'memoryId', description?: string): MethodDecorator {
+  return applyDecorators(
+    ApiParam({ name, description, schema: { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE } }),
+  );
+}
