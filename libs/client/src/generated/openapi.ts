@@ -565,10 +565,6 @@ export interface components {
             /** @description Pass as `after` for the next page; null on the last page. */
             next: string | null;
         };
-        TurnListResponse: {
-            /** @description The turns found (masked as stored), oldest first; ids the user has no turn for are left out. */
-            turns: components["schemas"]["RecentTurnView"][];
-        };
         MemoryVersionView: {
             version: number;
             value: string;
@@ -609,6 +605,10 @@ export interface components {
         };
         UserMemoriesResponse: {
             memories: components["schemas"]["MemoryRecordView"][];
+        };
+        TurnListResponse: {
+            /** @description The turns found (masked as stored), oldest first; ids the user has no turn for are left out. */
+            turns: components["schemas"]["RecentTurnView"][];
         };
         ForgetUserResponse: {
             /** @enum {boolean} */
@@ -999,6 +999,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponse"];
                 };
             };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     UsersController_memories: {
@@ -1062,6 +1071,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TurnListResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
