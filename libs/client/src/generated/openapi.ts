@@ -999,6 +999,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserListResponse"];
                 };
             };
+            /** @description `limit` not an integer in 1-200, or a malformed `after`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
             401: {
                 headers: {
@@ -1071,6 +1080,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TurnListResponse"];
+                };
+            };
+            /** @description A malformed `userId`, or `ids` missing, more than 100, or malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
@@ -1511,14 +1529,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };
@@ -1544,14 +1566,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
             /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
             };
         };
     };

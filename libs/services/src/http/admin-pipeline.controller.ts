@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from './api-contract';
 import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import {
@@ -61,8 +62,10 @@ export class DeadLettersResponse {
 @ApiBearerAuth()
 @Public() // not a tenant's call: AdminGuard decides
 @UseGuards(AdminGuard)
-@ApiUnauthorizedResponse({ description: 'ENGRAM_ADMIN_KEY is set and no bearer was sent.' })
-@ApiForbiddenResponse({ description: 'Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY.' })
+@ApiErrors({
+  401: 'ENGRAM_ADMIN_KEY is set and no bearer was sent.',
+  403: 'Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY.',
+})
 @Controller('v1/admin')
 export class AdminPipelineController {
   private readonly versioned: readonly ProjectionVersions<unknown>[];

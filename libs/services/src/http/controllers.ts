@@ -13,7 +13,7 @@ import { RecallService } from './recall.service';
 import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
-import { ListUsersQuery, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
+import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TURNS_BY_ID_MAX, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
 import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
 import { MemoryRecordView } from './memory-control.dto';
 import { PipelineAccess, PipelineCaller } from './pipeline-access';
@@ -155,6 +155,7 @@ export class UsersController {
   @Get()
   @ApiOperation({ summary: "The tenant's users holding memories, a page at a time, sorted by id." })
   @ApiOkResponse({ type: UserListResponse })
+  @ApiErrors({ 400: '`limit` not an integer in 1-200, or a malformed `after`.' })
   async list(@TenantId() tenantId: string, @Query() query: ListUsersQuery): Promise<UserListResponse> {
     const limit = query.limit ?? 50;
     // One more than asked says whether another page follows.
@@ -187,7 +188,10 @@ export class UsersController {
 
   @Get(':userId/turns')
   @ApiOperation({ summary: "A user's turns by id, in any session: what a memory was said in (its sourceTurnIds)." })
+  @ApiIdParam('userId')
+  @ApiQuery({ name: 'ids', required: true, schema: TURN_IDS_QUERY_SCHEMA, style: 'form', explode: true, description: `Turn ids, the parameter repeated (at most ${TURNS_BY_ID_MAX}).`, example: ['t1', 't4'] })
   @ApiOkResponse({ type: TurnListResponse })
+  @ApiErrors({ 400: 'A malformed `userId`, or `ids` missing, more than 100, or malformed.' })
   async turns(@TenantId() tenantId: string, @Param('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {
     const turns = await this.sessions.turnsById(tenantId, checkUserId(userId), query.ids);
     return { turns: turns.map(({ tenantId: _tenant, userId: _user, ...turn }) => turn) };

@@ -2,17 +2,17 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { RecentTurnView } from './recall.dto';
-import { Absent, ID_MESSAGE, ID_PATTERN } from './turns.dto';
+import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from './turns.dto';
 
 export const USERS_PAGE_MAX = 200;
 
 /** `GET /v1/users`: one page of the tenant's users, by id. */
 export class ListUsersQuery {
-  @ApiPropertyOptional({ description: 'The `next` of the previous page: users after this id.' })
+  @ApiPropertyOptional({ description: 'The `next` of the previous page: users after this id.', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE })
   @Absent() @IsString() @Matches(ID_PATTERN, { message: `after ${ID_MESSAGE}` })
   after?: string;
 
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: USERS_PAGE_MAX })
+  @ApiPropertyOptional({ type: 'integer', default: 50, minimum: 1, maximum: USERS_PAGE_MAX })
   @Absent() @Type(() => Number) @IsInt() @Min(1) @Max(USERS_PAGE_MAX)
   limit?: number;
 }
@@ -24,9 +24,17 @@ export class UserListResponse {
 
 export const TURNS_BY_ID_MAX = 100;
 
+/** `ids` as the OpenAPI document declares it. */
+export const TURN_IDS_QUERY_SCHEMA = {
+  type: 'array',
+  minItems: 1,
+  maxItems: TURNS_BY_ID_MAX,
+  items: { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE },
+} as const;
+
 /** `GET /v1/users/:userId/turns?ids=t1&ids=t4`: the turns a memory rests on (its `sourceTurnIds`). */
 export class TurnsByIdQuery {
-  @ApiProperty({ type: [String], description: `Turn ids, the parameter repeated (at most ${TURNS_BY_ID_MAX}).`, example: ['t1', 't4'] })
+  // Documented on the route (ApiQuery): as a DTO property the generator drops the items' pattern.
   @Transform(({ value }) => (typeof value === 'string' ? [value] : value))
   @IsArray() @ArrayNotEmpty() @ArrayMaxSize(TURNS_BY_ID_MAX) @Matches(ID_PATTERN, { each: true, message: `ids ${ID_MESSAGE}` })
   ids!: string[];
