@@ -174,13 +174,15 @@ inBrowser('web inspector in Chromium', () => {
     expect(await page.locator('#cut-memories td[data-component="decay"]').first().textContent()).toMatch(/^\d/);
   });
 
-  it('the pipeline shows lag per stage; admin data asks for the admin key, then shows projection versions and dead letters', async () => {
+  it('the pipeline shows the tenant its pending events; the admin key opens lag per stage, projection versions and dead letters', async () => {
     await page.locator('#tab-pipeline').click();
-    await page.locator('#stages tbody tr').first().waitFor();
-    expect(await page.locator('#stages').textContent()).toContain('memory.turns.v1');
     await page.getByRole('heading', { name: 'Admin data needs the admin key' }).waitFor();
+    expect(await page.locator('#panel-pipeline .summary-line').textContent()).toMatch(/^\d+ events pending/);
+    expect(await page.locator('#stages').count()).toBe(0); // the deployment's lag is not a tenant's to see
     await page.locator('#admin-key').fill('admin-secret');
     await page.keyboard.press('Enter');
+    await page.locator('#stages tbody tr').first().waitFor();
+    expect(await page.locator('#stages').textContent()).toContain('memory.turns.v1');
     await page.locator('#projections').waitFor();
     expect(await page.locator('#projections tbody tr').allTextContents()).toEqual(['facts11', 'sessions11', 'search11']);
     expect(await page.locator('#dead-letters').textContent()).toContain('memory.turns.v1');

@@ -51,7 +51,8 @@ export const api = {
   turns: (userId: string, turnIds: readonly string[]) =>
     call<{ turns: RecentTurn[] }>('GET', `${user(userId)}/turns?${new URLSearchParams(turnIds.map((id) => ['ids', id]))}`, keys.tenant()),
   recall: (request: RecallRequest) => call<RecallResponse>('POST', '/v1/recall', keys.tenant(), { ...request, debug: true }),
-  pipeline: () => call<PipelineStatus>('GET', '/v1/pipeline/status', keys.tenant()),
+  // The deployment's lag per stage with the admin key; a tenant key gets its pending count only.
+  pipeline: () => call<PipelineStatus>('GET', '/v1/pipeline/status', keys.admin() ?? keys.tenant()),
   // Admin endpoints: the admin key when one was given; without keys configured at all they are open.
   projections: () => call<ProjectionVersions>('GET', '/v1/admin/projections', keys.admin() ?? keys.tenant()),
   deadLetters: () => call<DeadLettersResponse>('GET', '/v1/admin/dead-letters', keys.admin() ?? keys.tenant()),

@@ -1,6 +1,7 @@
 /**
- * The pipeline: lag per stage (any key), then what only the admin key opens: projection versions,
- * rebuilds and dead letters. Without the admin key it says so and offers to take it.
+ * The pipeline: what the tenant's key may see (its pending events), then what only the admin key
+ * opens, since it covers every tenant: lag per stage, projection versions, rebuilds and dead
+ * letters. Without the admin key it says so and offers to take it.
  */
 import { api, ApiError, keys } from './api.js';
 import { h, instant, notice, number, replace } from './dom.js';
@@ -88,10 +89,14 @@ function table(title: string, columns: string[], rows: (string | number | Node)[
 }
 
 function stagesTable(status: PipelineStatus): HTMLElement {
+  const caughtUp = status.pending === 0 ? ' · recall sees everything' : '';
+  if (status.scope === 'tenant' || !status.stages) {
+    return h('p', { class: 'summary-line' }, `${status.pending} events pending`, caughtUp);
+  }
   return h(
     'div',
     {},
-    h('p', { class: 'summary-line' }, `${status.pending} events pending of ${status.ingested} ingested`, status.pending === 0 ? ' · recall sees everything' : ''),
+    h('p', { class: 'summary-line' }, `${status.pending} events pending of ${status.ingested ?? 0} ingested`, caughtUp),
     table('Lag per stage', ['Topic', 'Stage (group)', 'Lag'], status.stages.map((s) => [s.topic, s.group, s.lag]), 'stages'),
   );
 }

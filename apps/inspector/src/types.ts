@@ -112,10 +112,12 @@ export interface RecallResponse {
   };
 }
 
+/** A tenant key sees its `pending` only; the admin key (or no keys configured) the whole deployment. */
 export interface PipelineStatus {
+  scope: 'tenant' | 'deployment';
   pending: number;
-  ingested: number;
-  stages: { topic: string; group: string; lag: number }[];
+  ingested?: number;
+  stages?: { topic: string; group: string; lag: number }[];
 }
 
 export interface ProjectionVersions {
