@@ -27,6 +27,9 @@ export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions 
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.pragma('foreign_keys = ON');
+  // Deleted rows (a forgotten user's projections, a destroyed data key) are overwritten with
+  // zeros, not left readable in free pages (docs/security.md).
+  db.pragma('secure_delete = ON');
   return db;
 }
 
