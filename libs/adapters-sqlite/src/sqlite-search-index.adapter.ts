@@ -84,6 +84,9 @@ export class SqliteSearchIndex implements SearchIndex {
       CREATE INDEX IF NOT EXISTS ${docs}_by_status ON ${docs} (tenant_id, user_id, status);
       CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(owner, terms, tokenize = 'ascii');
     `);
+    // A deleted row's terms are removed from the index's segments at once, not left there until a
+    // merge: a forgotten user's words must not stay in the file (docs/security.md).
+    db.prepare(`INSERT INTO ${fts} (${fts}, rank) VALUES ('secure-delete', 1)`).run();
     this.statements = {
       existing: db.prepare(`SELECT id, revision FROM ${docs} WHERE tenant_id = ? AND user_id = ? AND memory_id = ?`),
       insertDocument: db.prepare(
