@@ -120,24 +120,10 @@ export class SealingEventLog implements EventLog {
       this.keys.evict(value.tenantId, value.userId);
       return value;
     }
-    if (!isSealed(value.payload)) {
-      this.follow(value, null);
-      return value;
-    }
-    const key = await this.keys.byId(value.tenantId, value.userId, value.payload.keyId);
-    if (!key) {
-      this.undecryptable(message.topic, value);
-      return SHREDDED;
-    }
-    try {
-      const payload = openJson(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
-      this.follow(value, key.keyId);
-      return { ...value, payload };
-    } catch (error) {
-      // The right key does not open it: altered, or moved from another event. Invalid, not forgotten.
-      if (error instanceof SealError) return undefined;
-      throw error;
-    }
+    const opened = await openStoredEvent(this.keys, value);
+    if (opened === SHREDDED) this.undecryptable(message.topic, value);
+    else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
+    return opened;
   }
 
   private follow(event: EventShape, keyId: string | null): void {
@@ -157,4 +143,23 @@ export class SealingEventLog implements EventLog {
   }
 }
 
-const SHREDDED = Symbol('shredded');
+/** What an event's key was destroyed: it opens for no one. */
+export const SHREDDED = Symbol('shredded');
+
+/**
+ * A stored value as consumers see it: a sealed event opened, anything else as it is; SHREDDED
+ * when its key was destroyed; undefined when the right key does not open it (altered, or moved
+ * from another event: invalid, not forgotten). For the log boundary and for reading stored
+ * copies (dead letters).
+ */
+export async function openStoredEvent(keys: DataKeyRing, value: unknown): Promise<unknown> {
+  if (!isEventShaped(value) || !isSealed(value.payload)) return value;
+  const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
+  if (!key) return SHREDDED;
+  try {
+    return { ...value, payload: openJson(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId)) };
+  } catch (error) {
+    if (error instanceof SealError) return undefined;
+    throw error;
+  }
+}
