@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { eventAssociatedData, isSealed, openJson, sealJson, SealError } from '@engram/domain';
+import { eventAssociatedData, isSealed, openText, sealText, SealError } from '@engram/domain';
 import type { DataKey, BatchHandler, ConsumedMessage, ConsumerSpec, EventLog, LogMessage, LogPosition, ResetTarget, Subscription } from '@engram/ports';
 import type { DataKeyRing } from './data-key-ring';
 
@@ -54,6 +54,7 @@ export class SealingEventLog implements EventLog {
   private readonly chains = new Map<string, string | null>();
   private readonly reported = new Set<string>();
   private readonly maxChains: number;
+  private readonly recent = new RecentPlaintexts();
 
   constructor(
     private readonly inner: EventLog,
@@ -104,7 +105,10 @@ export class SealingEventLog implements EventLog {
   private async seal(value: unknown): Promise<unknown> {
     if (!isEventShaped(value) || UNSEALED_TYPES.has(value.type) || isSealed(value.payload)) return value;
     const key = await this.sealingKey(value);
-    return { ...value, payload: sealJson(key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId)) };
+    const json = JSON.stringify(value.payload);
+    const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
+    this.recent.remember(value, payload.data, json);
+    return { ...value, payload };
   }
 
   private async sealingKey(event: EventShape): Promise<DataKey> {
@@ -120,7 +124,7 @@ export class SealingEventLog implements EventLog {
       this.keys.evict(value.tenantId, value.userId);
       return value;
     }
-    const opened = await openStoredEvent(this.keys, value);
+    const opened = await openStoredEvent(this.keys, value, this.recent);
     if (opened === SHREDDED) this.undecryptable(message.topic, value);
     else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
     return opened;
@@ -152,14 +156,43 @@ export const SHREDDED = Symbol('shredded');
  * from another event: invalid, not forgotten). For the log boundary and for reading stored
  * copies (dead letters).
  */
-export async function openStoredEvent(keys: DataKeyRing, value: unknown): Promise<unknown> {
+export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?: RecentPlaintexts): Promise<unknown> {
   if (!isEventShaped(value) || !isSealed(value.payload)) return value;
+  // The key first, always: a forgotten user's event never opens, cached plaintext or not.
   const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
   if (!key) return SHREDDED;
-  try {
-    return { ...value, payload: openJson(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId)) };
-  } catch (error) {
-    if (error instanceof SealError) return undefined;
-    throw error;
+  let json = recent?.lookup(value, value.payload.data);
+  if (json === undefined) {
+    try {
+      json = openText(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
+    } catch (error) {
+      if (error instanceof SealError) return undefined;
+      throw error;
+    }
+    recent?.remember(value, value.payload.data, json);
+  }
+  return { ...value, payload: JSON.parse(json) as unknown };
+}
+
+/**
+ * The plaintext of events this process sealed or opened lately, by event id and ciphertext: the
+ * embedded process opens what it sealed a moment ago, often for several consumer groups, and the
+ * same ciphertext of the same event can only hold what it was sealed from. Parsed again on every
+ * hit, so each consumer gets its own copy, as from the log.
+ */
+export class RecentPlaintexts {
+  private readonly entries = new Map<string, { readonly tenantId: string; readonly userId: string; readonly data: string; readonly json: string }>();
+
+  constructor(private readonly max = 8192) {}
+
+  remember(event: EventShape, data: string, json: string): void {
+    this.entries.delete(event.eventId);
+    this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  lookup(event: EventShape, data: string): string | undefined {
+    const entry = this.entries.get(event.eventId);
+    return entry && entry.data === data && entry.tenantId === event.tenantId && entry.userId === event.userId ? entry.json : undefined;
   }
 }
