@@ -182,13 +182,23 @@ export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?
  */
 export class RecentPlaintexts {
   private readonly entries = new Map<string, { readonly tenantId: string; readonly userId: string; readonly data: string; readonly json: string }>();
+  private chars = 0;
 
-  constructor(private readonly max = 8192) {}
+  /** Bounded by the text it holds (UTF-16 code units, about 2 bytes each): the stages right behind need little. */
+  constructor(private readonly maxChars = 4 * 1024 * 1024) {}
 
   remember(event: EventShape, data: string, json: string): void {
-    this.entries.delete(event.eventId);
+    this.forget(event.eventId);
     this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.chars += data.length + json.length;
+    while (this.chars > this.maxChars && this.entries.size > 0) this.forget(this.entries.keys().next().value!);
+  }
+
+  private forget(eventId: string): void {
+    const entry = this.entries.get(eventId);
+    if (!entry) return;
+    this.entries.delete(eventId);
+    this.chars -= entry.data.length + entry.json.length;
   }
 
   lookup(event: EventShape, data: string): string | undefined {
