@@ -135,7 +135,6 @@ describe('crypto-shredding: a forgotten user leaves nothing readable in the data
     const dataDir = engram!.dataDir;
     expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
     for (const { name } of filesOf(dataDir)) {
-      if (name === 'engram.server.json') continue; // the running server's address, announced for the CLI
       expect({ name, mode: (fs.statSync(path.join(dataDir, name)).mode & 0o777).toString(8) }).toEqual({ name, mode: '600' });
     }
   });

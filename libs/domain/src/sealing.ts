@@ -80,7 +80,9 @@ function decrypt(key: Buffer, sealed: Buffer, associatedData: string): Buffer {
   decipher.setAAD(Buffer.from(associatedData, 'utf8'));
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+    const body = decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES));
+    const rest = decipher.final(); // GCM releases everything in update: this checks the tag
+    return rest.length === 0 ? body : Buffer.concat([body, rest]);
   } catch {
     throw new SealError('sealed value does not open: wrong key, wrong place, or altered');
   }

@@ -169,16 +169,16 @@ export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?
       if (error instanceof SealError) return undefined;
       throw error;
     }
-    recent?.remember(value, value.payload.data, json);
   }
   return { ...value, payload: JSON.parse(json) as unknown };
 }
 
 /**
- * The plaintext of events this process sealed or opened lately, by event id and ciphertext: the
- * embedded process opens what it sealed a moment ago, often for several consumer groups, and the
- * same ciphertext of the same event can only hold what it was sealed from. Parsed again on every
- * hit, so each consumer gets its own copy, as from the log.
+ * The plaintext of events this process sealed lately, by event id and ciphertext: the embedded
+ * process opens what it sealed a moment ago, often for several consumer groups, and the same
+ * ciphertext of the same event can only hold what it was sealed from. Parsed again on every hit,
+ * so each consumer gets its own copy, as from the log. (What it opened is not kept: a replay reads
+ * each event once per projection, far apart.)
  */
 export class RecentPlaintexts {
   private readonly entries = new Map<string, { readonly tenantId: string; readonly userId: string; readonly data: string; readonly json: string }>();
