@@ -1,6 +1,6 @@
 import { deterministicId, parseEvent, partitionKey, Topics } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
-import { DEFAULT_TENANT, readDeadLetters } from '@engram/services';
+import { DataKeyRing, DEFAULT_TENANT, openStoredEvent, readDeadLetters } from '@engram/services';
 import { eventually } from '@engram/testing';
 import { EngramHarness, startEngram } from '../support/engram-harness';
 
@@ -64,7 +64,9 @@ describe('schema evolution: TurnRecorded v1 beside v2', () => {
     const [letter] = await readDeadLetters(log, Topics.turns);
     expect(letter).toMatchObject({ reason: 'invalid', stage: 'filter' });
     expect(letter.error).toContain('schemaVersion 3');
-    expect(JSON.parse(letter.raw).payload.turnId).toBe('future');
+    // The letter keeps the bytes as stored: sealed (docs/security.md), opened with the user's key.
+    expect(letter.raw).not.toContain('Emacs');
+    expect(((await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))) as { payload: { turnId: string } }).payload.turnId).toBe('future');
   });
 
   it('rejects a channel that is not a slug, naming the field', async () => {

@@ -1,6 +1,6 @@
 import { deterministicId, MEMORY_STATUSES, MemoryRecord, partitionKey, Topics } from '@engram/contracts';
 import { EventLog, FactStore, lag, SearchIndex, SessionStore } from '@engram/ports';
-import { DEFAULT_TENANT, EventPublisher, PipelineProgress, readDeadLetters } from '@engram/services';
+import { DataKeyRing, DEFAULT_TENANT, EventPublisher, openStoredEvent, PipelineProgress, readDeadLetters } from '@engram/services';
 import { eventually } from '@engram/testing';
 import { EngramHarness, rebuildOffline, startEngram, useEngramMode } from '../support/engram-harness';
 
@@ -138,7 +138,8 @@ describe('mixed-schema replay on Kafka (TurnRecorded v1, v2 and a future v3)', (
     for (const letter of letters) {
       expect(letter).toMatchObject({ reason: 'invalid', stage: 'filter', topic: turnsTopic });
       expect(letter.error).toContain('schemaVersion 3');
-      expect(JSON.parse(letter.raw)).toMatchObject({ schemaVersion: 3, payload: { turnId: 'future', mood: 'new field' } });
+      // The bytes as stored: sealed (docs/security.md), opened with the user's key.
+      expect(await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))).toMatchObject({ schemaVersion: 3, payload: { turnId: 'future', mood: 'new field' } });
     }
 
     // Replay: rebuild every projection from the log, restart, and find the same state.

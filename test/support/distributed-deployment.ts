@@ -5,7 +5,10 @@ import { Client } from '@elastic/elasticsearch';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { KafkaEventLog } from '@engram/adapters-kafka';
+import { MongoKeyStore } from '@engram/adapters-mongodb';
+import { MasterKey, parseMasterKey } from '@engram/domain';
 import type { ConsumedMessage } from '@engram/ports';
+import { DataKeyRing, SealingEventLog } from '@engram/services';
 
 /** Where the real servers are: `npm run test:infra` starts them on these defaults. */
 export const infra = {
@@ -25,6 +28,8 @@ export interface Deployment {
   readonly database: string;
   /** The search alias; indices are `<prefix>-v<n>`. */
   readonly indexPrefix: string;
+  /** ENGRAM_MASTER_KEY of its processes (hex): every restart must wrap and unwrap with the same. */
+  readonly masterKey: string;
 }
 
 export function newDeployment(label = 'it'): Deployment {
@@ -33,6 +38,7 @@ export function newDeployment(label = 'it'): Deployment {
     topicPrefix: `engram-${label}-${suffix}.`,
     database: `engram_${label}_${suffix}`,
     indexPrefix: `engram-${label}-${suffix}-memories`,
+    masterKey: randomBytes(32).toString('hex'),
   };
 }
 
@@ -58,6 +64,7 @@ export function distributedEnv(deployment: Deployment): Record<string, string> {
     MONGODB_DATABASE: deployment.database,
     ELASTICSEARCH_URL: infra.elasticsearchUrl,
     ELASTICSEARCH_INDEX_PREFIX: deployment.indexPrefix,
+    ENGRAM_MASTER_KEY: deployment.masterKey,
   };
 }
 
@@ -129,10 +136,15 @@ export async function destroyDeployment(deployment: Deployment): Promise<void> {
 
 /**
  * Every message of a topic, from the beginning to its end as it is now, read
- * by a throwaway consumer group of the deployment (deleted with it).
+ * by a throwaway consumer group of the deployment (deleted with it). Payloads
+ * are opened with the deployment's keys, as engram reads them (`raw` stays as
+ * stored: ciphertext).
  */
 export async function readTopic(deployment: Deployment, topic: string): Promise<ConsumedMessage[]> {
-  const log = new KafkaEventLog({ brokers: infra.kafkaBrokers.split(','), clientId: 'engram-infra-test-reader', logLevel: 'nothing', maxWaitTimeMs: 100 });
+  const mongo = await MongoClient.connect(infra.mongodbUri, { serverSelectionTimeoutMS: 5_000 });
+  const keys = new DataKeyRing(new MongoKeyStore(mongo.db(deployment.database), new MasterKey(parseMasterKey(deployment.masterKey)!)));
+  const kafkaLog = new KafkaEventLog({ brokers: infra.kafkaBrokers.split(','), clientId: 'engram-infra-test-reader', logLevel: 'nothing', maxWaitTimeMs: 100 });
+  const log = new SealingEventLog(kafkaLog, keys);
   try {
     const end = await log.endPosition(topic);
     const messages: ConsumedMessage[] = [];
@@ -152,6 +164,7 @@ export async function readTopic(deployment: Deployment, topic: string): Promise<
     return messages.filter((m) => m.offset < (end[m.partition] ?? 0));
   } finally {
     await log.close();
+    await mongo.close();
   }
 }
 

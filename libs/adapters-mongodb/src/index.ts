@@ -3,3 +3,4 @@ export * from './mongo-session-store.adapter';
 export * from './mongo-access-store.adapter';
 export { compoundId } from './mongo-common';
 export * from './mongo-projection-versions';
+export * from './mongo-key-store.adapter';

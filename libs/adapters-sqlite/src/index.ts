@@ -5,3 +5,4 @@ export * from './sqlite-session-store.adapter';
 export * from './sqlite-search-index.adapter';
 export * from './sqlite-access-store.adapter';
 export * from './sqlite-projection-versions';
+export * from './sqlite-key-store.adapter';

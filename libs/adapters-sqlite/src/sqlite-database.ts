@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 
@@ -21,12 +21,23 @@ export interface SqliteDatabaseOptions {
  */
 export function openSqliteDatabase(file: string, options: SqliteDatabaseOptions = {}): Database {
   const inMemory = file === ':memory:' || file === '';
-  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  if (!inMemory) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
+    writeFileSync(file, '', { mode: 0o600, flag: 'a' });
+  }
   const db = new BetterSqlite3(file);
-  if (!inMemory) db.pragma('journal_mode = WAL');
+  if (!inMemory) {
+    db.pragma('journal_mode = WAL');
+    // A data directory from before: narrow what it already has.
+    for (const each of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(each)) chmodSync(each, 0o600);
+  }
   db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   db.pragma('foreign_keys = ON');
+  // Deleted rows (a forgotten user's projections, a destroyed data key) are overwritten with
+  // zeros, not left readable in free pages (docs/security.md).
+  db.pragma('secure_delete = ON');
   return db;
 }
 

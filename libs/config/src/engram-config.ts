@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
 // The rule schema is the domain's (pure, no I/O); configuration only reads and reports.
-import { parseInsightRules } from '@engram/domain';
+import { parseInsightRules, parseMasterKey } from '@engram/domain';
 
 /**
  * The whole configuration, read once from the environment at start-up and
@@ -23,6 +23,12 @@ export class EngramConfig {
   @IsOptional() @IsString() HOST?: string;
 
   @IsString() ENGRAM_DATA_DIR = './data';
+
+  /**
+   * Wraps every user's data key (docs/security.md): 32 bytes, as 64 hex digits or base64. Required
+   * when distributed; embedded, unset, a key is generated into ENGRAM_DATA_DIR/master.key (0600).
+   */
+  @IsOptional() @IsString() ENGRAM_MASTER_KEY?: string;
 
   /** `key=tenant` pairs, comma-separated. Empty: no auth, tenant `default`, loopback only. */
   @IsString() ENGRAM_API_KEYS = '';
@@ -268,6 +274,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'ELASTICSEARCH_URL'] as const) {
       if (!config[name]?.trim()) problems.push(`${name}: required when ENGRAM_MODE=distributed`);
     }
+  }
+  if (config.ENGRAM_MASTER_KEY !== undefined && !parseMasterKey(config.ENGRAM_MASTER_KEY)) {
+    // Never echoed: it is a secret.
+    problems.push('ENGRAM_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64 (e.g. `openssl rand -base64 32`)');
+  } else if (config.ENGRAM_MODE === 'distributed' && config.ENGRAM_MASTER_KEY === undefined) {
+    problems.push('ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed (32 bytes, as 64 hex digits or base64)');
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');

@@ -58,3 +58,35 @@ describe('loadConfig: API keys that cannot lie', () => {
     expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme=x' })).toMatch(/ENGRAM_API_KEYS: entry 1 must look like key=tenant/);
   });
 });
+
+describe('loadConfig: ENGRAM_MASTER_KEY', () => {
+  const hex = 'a1'.repeat(32);
+  const distributed = { ENGRAM_MODE: 'distributed', KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1', ELASTICSEARCH_URL: 'http://127.0.0.1:9200' };
+  const problemsOf = (env: Record<string, string>): string => {
+    try {
+      loadConfig({ LOG_LEVEL: 'silent', ...env });
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return '';
+  };
+
+  it('takes 32 bytes as hex or base64, and is optional when embedded', () => {
+    expect(problemsOf({ ENGRAM_MASTER_KEY: hex })).toBe('');
+    expect(problemsOf({ ENGRAM_MASTER_KEY: Buffer.from(hex, 'hex').toString('base64') })).toBe('');
+    expect(problemsOf({})).toBe('');
+  });
+
+  it('refuses a key of another size or encoding, naming the variable and never echoing the value', () => {
+    for (const bad of ['secret-passphrase', 'a1'.repeat(16), Buffer.alloc(24).toString('base64')]) {
+      const message = problemsOf({ ENGRAM_MASTER_KEY: bad });
+      expect(message).toMatch(/ENGRAM_MASTER_KEY: must be 32 bytes/);
+      expect(message).not.toContain(bad);
+    }
+  });
+
+  it('is required when distributed', () => {
+    expect(problemsOf(distributed)).toMatch(/ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed/);
+    expect(problemsOf({ ...distributed, ENGRAM_MASTER_KEY: hex })).toBe('');
+  });
+});

@@ -28,3 +28,4 @@ export { InsightDecider, compileInsightRules, insightMergeKey, isInsight, withou
 export type { CompiledInsightRules, InsightOptions, InsightReview } from './insights';
 export { MemoryControlDecider, profileExtraction, revertTarget, PROFILE_SOURCE } from './memory-control.decider';
 export type { MemoryControlCommand } from './memory-control.decider';
+export * from './sealing';

@@ -26,6 +26,11 @@ export interface ConsumedMessage {
   /** The bytes as stored, for dead-lettering. */
   readonly raw: string;
   readonly timestamp: number;
+  /**
+   * Its data key was destroyed (its user was forgotten): nothing in it can be read. Delivered,
+   * so positions move on as ever; every consumer skips it, and it is no error (docs/security.md).
+   */
+  readonly shredded?: boolean;
 }
 
 export interface ConsumerSpec {

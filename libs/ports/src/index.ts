@@ -6,3 +6,4 @@ export * from './fact-store.port';
 export * from './search-index.port';
 export * from './session-store.port';
 export * from './projection-versions.port';
+export * from './key-store.port';

@@ -47,3 +47,4 @@ export * from './pipeline/online-rebuild';
 export * from './http/admin-rebuilds.controller';
 export * from './pipeline/consume-up-to';
 export * from './http/recall-audit';
+export * from './crypto';

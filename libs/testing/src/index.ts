@@ -9,3 +9,4 @@ export * from './temp-dir';
 export * from './projection-versions.contract';
 export * from './json-http-stub';
 export * from './pii-arbitraries';
+export * from './key-store.contract';

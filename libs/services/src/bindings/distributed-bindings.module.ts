@@ -4,7 +4,7 @@ import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import { ElasticsearchSearchIndex, ElasticsearchSearchIndexVersions } from '@engram/adapters-elasticsearch';
 import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
-import { MongoAccessStore, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
+import { MongoAccessStore, MongoKeyStore, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
 import { createEmbedder } from '@engram/embedding';
 import {
   AccessStore,
@@ -13,6 +13,7 @@ import {
   FactStore,
   FactStoreVersions,
   followActiveVersion,
+  KeyStore,
   ProjectionVersions,
   RebuildLedger,
   SearchIndex,
@@ -20,6 +21,8 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
+import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { EngramMetrics } from '../observability/metrics';
 import { GroupScopedEventLog } from './group-scoped-event-log';
 import { VisibleSearchIndex } from './visible-search-index';
 import { VisibleVersions } from './visible-versions';
@@ -78,8 +81,8 @@ export function kafkaBrokers(config: EngramConfig): string[] {
   providers: [
     {
       provide: EventLog,
-      inject: [EngramConfig],
-      useFactory: async (config: EngramConfig): Promise<EventLog> => {
+      inject: [EngramConfig, DataKeyRing, EngramMetrics],
+      useFactory: async (config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics): Promise<EventLog> => {
         const logger = new Logger('KafkaEventLog');
         const kafka = new KafkaEventLog({
           brokers: kafkaBrokers(config),
@@ -93,7 +96,9 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           onHandlerError: (error, failure) =>
             logger.warn({ ...failure, reason: error instanceof Error ? error.message : String(error) }, 'batch failed, retrying'),
         });
-        const log = new GroupScopedEventLog(kafka, config.ENGRAM_TOPIC_PREFIX);
+        const log = new SealingEventLog(new GroupScopedEventLog(kafka, config.ENGRAM_TOPIC_PREFIX), keys, {
+          onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
+        });
         try {
           // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
           await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)));
@@ -143,6 +148,9 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       },
     },
     { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
+    // Data keys in MongoDB's `data_keys`, wrapped by ENGRAM_MASTER_KEY (required in this mode).
+    { provide: KeyStore, inject: [MONGO_DATABASE, EngramConfig], useFactory: (db: Db, config: EngramConfig) => new MongoKeyStore(db, loadMasterKey(config)) },
+    { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
     // The same embedder as the embedded mode (hashing, or ENGRAM_EMBEDDINGS_URL), so both modes rank alike.
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
     {
@@ -174,7 +182,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
     },
   ],
   exports: [
-    MONGO_CLIENT, MONGO_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    MONGO_CLIENT, MONGO_DATABASE, EventLog, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
     FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
   ],
 })

@@ -7,6 +7,7 @@ import {
   openSqliteDatabase,
   SqliteAccessStore,
   SqliteEventLog,
+  SqliteKeyStore,
   SqliteRebuildLedger,
   sqliteFactStoreVersions,
   sqliteSearchIndexVersions,
@@ -20,6 +21,7 @@ import {
   FactStore,
   FactStoreVersions,
   followActiveVersion,
+  KeyStore,
   ProjectionVersions,
   RebuildLedger,
   SearchIndex,
@@ -27,6 +29,8 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
+import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { EngramMetrics } from '../observability/metrics';
 
 export const SQLITE_DATABASE = Symbol('SqliteDatabase');
 
@@ -38,14 +42,22 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
       provide: SQLITE_DATABASE,
       inject: [EngramConfig],
       useFactory: (config: EngramConfig): Database => {
-        fs.mkdirSync(config.ENGRAM_DATA_DIR, { recursive: true });
+        // Only its owner may read the data directory: the log, the projections, the master key.
+        fs.mkdirSync(config.ENGRAM_DATA_DIR, { recursive: true, mode: 0o700 });
+        fs.chmodSync(config.ENGRAM_DATA_DIR, 0o700);
         return openSqliteDatabase(path.join(config.ENGRAM_DATA_DIR, 'engram.db'));
       },
     },
+    // Data keys in the engram database, wrapped by ENGRAM_MASTER_KEY or the data directory's master.key.
+    { provide: KeyStore, inject: [SQLITE_DATABASE, EngramConfig], useFactory: (db: Database, config: EngramConfig) => new SqliteKeyStore(db, loadMasterKey(config)) },
+    { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
     {
       provide: EventLog,
-      inject: [SQLITE_DATABASE, EngramConfig],
-      useFactory: (db: Database, config: EngramConfig) => new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }),
+      inject: [SQLITE_DATABASE, EngramConfig, DataKeyRing, EngramMetrics],
+      useFactory: (db: Database, config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics) =>
+        new SealingEventLog(new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }), keys, {
+          onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
+        }),
     },
     // Versioned projections: tables per version (`facts`, `v2_facts`, …) behind a pointer row that
     // the live stores read on every call (other processes on the file see a swap at once).
@@ -60,7 +72,7 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
   ],
   exports: [
-    SQLITE_DATABASE, EventLog, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    SQLITE_DATABASE, EventLog, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
     FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
   ],
 })

@@ -16,7 +16,7 @@ export function announceServer(dataDir: string, url: string): () => void {
   const file = fileOf(dataDir);
   // Distributed mode keeps nothing else there, so the directory may not exist yet.
   fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, url } satisfies ServerFile));
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, url } satisfies ServerFile), { mode: 0o600 });
   return () => {
     try {
       const current = JSON.parse(fs.readFileSync(file, 'utf8')) as ServerFile;

@@ -212,6 +212,7 @@ export class UsersController {
     // Anything already in flight for this user is erased again when UserForgotten reaches each stage;
     // wait (bounded) for that so the answer is true when it arrives.
     await this.progress.waitFor(decodePosition(position)!, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+    await this.ingest.shred(tenantId, userId);
     return { forgotten: true, position };
   }
 

@@ -4,6 +4,7 @@ import { deterministicId, Topics, TurnRecorded, UserForgotten } from '@engram/co
 import { maskPii } from '@engram/domain';
 import { Clock } from '@engram/ports';
 import { Inject } from '@nestjs/common';
+import { DataKeyRing } from '../crypto';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { encodePosition } from '../pipeline/pipeline-progress';
 import { checkTurnLimits } from './input-limits';
@@ -18,6 +19,7 @@ export class IngestService {
     private readonly publisher: EventPublisher,
     private readonly config: EngramConfig,
     @Inject(Clock) private readonly clock: Clock,
+    private readonly keys: DataKeyRing,
   ) {}
 
   async ingest(tenantId: string, request: PostTurnsDto): Promise<{ accepted: number; position: string }> {
@@ -79,7 +81,21 @@ export class IngestService {
       correlationId: eventId,
       payload: { requestedAt },
     };
-    return encodePosition(await this.publisher.publish(Topics.turns, [event]));
+    const position = await this.publisher.publish(Topics.turns, [event]);
+    // Access statistics are projected from memory.access.v1 alone: the tombstone goes there too,
+    // so a rebuild of them forgets the user as well.
+    await this.publisher.publish(Topics.access, [event]);
+    return encodePosition(position);
+  }
+
+  /**
+   * Crypto-shredding, once the projections are erased: every sealed event of the user, in every
+   * topic and every later replay, is unreadable from here on (docs/security.md). The embedded
+   * key store also checkpoints and truncates SQLite's write-ahead log, so the pages the erasure
+   * zeroed replace every older copy on disk.
+   */
+  async shred(tenantId: string, userId: string): Promise<void> {
+    await this.keys.destroy(tenantId, userId);
   }
 
   /** Checked again here for callers that are not the HTTP controller (the CLI), and against the clock. */

@@ -44,6 +44,13 @@ export class EngramMetrics {
     registers: [this.registry],
   });
 
+  readonly undecryptable = new Counter({
+    name: 'engram_events_undecryptable_total',
+    help: "Events skipped because their data key was destroyed (a forgotten user's), by topic.",
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
+  });
+
   readonly recallDuration = new Histogram({
     name: 'engram_recall_duration_seconds',
     help: 'Recall latency, end to end inside the service.',

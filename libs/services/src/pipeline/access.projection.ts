@@ -16,6 +16,8 @@ export class AccessProjection {
     for (const event of events) {
       if (event.type === 'MemoriesAccessed') {
         await this.store.record(event.eventId, event.tenantId, event.userId, event.payload.memoryIds, event.payload.accessedAt);
+      } else if (event.type === 'UserForgotten') {
+        await this.store.deleteUser(event.tenantId, event.userId);
       }
     }
   }

@@ -87,6 +87,7 @@ describe('cachedUserAliasTable', () => {
   it('keeps nothing in distributed mode, where the recall app does not see the resolver write', async () => {
     const distributed = loadConfig({
       ENGRAM_MODE: 'distributed', KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1:27017/', ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+      ENGRAM_MASTER_KEY: 'ab'.repeat(32),
     });
     await store.save([glossing(1)]);
     expect(await learned(distributed, store, TENANT, USER)).toBeUndefined();

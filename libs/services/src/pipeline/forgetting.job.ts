@@ -48,6 +48,7 @@ export class KnownUsers implements OnApplicationShutdown {
     const end = await this.eventLog.endPosition(topic);
     this.subscription = await this.eventLog.subscribe({ topic, group: KnownUsers.GROUP, maxBatchSize: 5000 }, async (messages) => {
       for (const message of messages) {
+        if (message.shredded) continue;
         try {
           const event = parseEvent(message.value);
           const key = `${event.tenantId}\u0000${event.userId}`;

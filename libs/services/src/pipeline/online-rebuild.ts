@@ -431,6 +431,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       try {
         const events: EngramEvent[] = [];
         for (const message of fromPosition(messages, skipBelow)) {
+          if (message.shredded) continue;
           try {
             events.push(parseEvent(message.value));
           } catch (error) {

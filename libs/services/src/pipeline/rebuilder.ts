@@ -104,6 +104,7 @@ export class Rebuilder {
       async (messages) => {
         const events: EngramEvent[] = [];
         for (const message of messages) {
+          if (message.shredded) continue;
           try {
             events.push(parseEvent(message.value));
           } catch (error) {

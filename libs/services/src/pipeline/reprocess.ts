@@ -255,6 +255,7 @@ async function consumeUpToOrFail(
 function parseAll(messages: readonly ConsumedMessage[], log?: Logger): EngramEvent[] {
   const events: EngramEvent[] = [];
   for (const message of messages) {
+    if (message.shredded) continue;
     try {
       events.push(parseEvent(message.value));
     } catch (error) {

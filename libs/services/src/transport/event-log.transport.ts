@@ -105,6 +105,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     const valid: Delivery[] = [];
     const invalid: DeadLetter[] = [];
     for (const message of messages) {
+      if (message.shredded) continue;
       try {
         valid.push({ message, event: parseEvent(message.value) });
       } catch (error) {

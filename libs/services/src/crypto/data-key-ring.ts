@@ -1,0 +1,91 @@
+import { newDataKey } from '@engram/domain';
+import type { DataKey, KeyStore } from '@engram/ports';
+
+interface Cached {
+  /** Undefined: the store had no key for the user when it was read. */
+  readonly key: DataKey | undefined;
+  readonly readAt: number;
+}
+
+export interface DataKeyRingOptions {
+  /**
+   * How long a key read from the store is used before it is read again. Another process's
+   * forget reaches this process's cache through UserForgotten, or at the latest after this.
+   */
+  readonly ttlMs?: number;
+  /** Users whose keys are kept in memory (least recently read dropped first). */
+  readonly maxUsers?: number;
+  readonly now?: () => number;
+}
+
+const userOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;
+
+/**
+ * The key store behind a per-user cache, so sealing and opening events costs a key lookup only
+ * once per user and TTL. Destroying through the ring (forget) evicts at once; a UserForgotten
+ * passing through this process evicts too.
+ */
+export class DataKeyRing {
+  private readonly cache = new Map<string, Cached>();
+  private readonly ttlMs: number;
+  private readonly maxUsers: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: KeyStore,
+    options: DataKeyRingOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 3_000;
+    this.maxUsers = options.maxUsers ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The user's current key, created on first use: for events entering engram from outside. */
+  async current(tenantId: string, userId: string): Promise<DataKey> {
+    const cached = this.fresh(tenantId, userId)?.key;
+    if (cached) return cached;
+    const key = await this.store.getOrCreate(tenantId, userId);
+    this.remember(tenantId, userId, key);
+    return key;
+  }
+
+  /**
+   * The key `keyId` of the user, while it exists: what opens an event sealed with it, and what
+   * seals the events derived from that one. Undefined once it was destroyed.
+   */
+  async byId(tenantId: string, userId: string, keyId: string): Promise<DataKey | undefined> {
+    const cached = this.fresh(tenantId, userId);
+    if (cached && cached.key?.keyId === keyId) return cached.key;
+    if (cached && cached.key === undefined) return undefined;
+    const key = await this.store.get(tenantId, userId);
+    this.remember(tenantId, userId, key);
+    return key?.keyId === keyId ? key : undefined;
+  }
+
+  /** A key that exists nowhere but here, for a moment: what seals what must never open again. */
+  throwaway(): DataKey {
+    return newDataKey();
+  }
+
+  async destroy(tenantId: string, userId: string): Promise<void> {
+    this.evict(tenantId, userId);
+    await this.store.destroy(tenantId, userId);
+    this.evict(tenantId, userId);
+  }
+
+  evict(tenantId: string, userId: string): void {
+    this.cache.delete(userOf(tenantId, userId));
+  }
+
+  private fresh(tenantId: string, userId: string): Cached | undefined {
+    const cached = this.cache.get(userOf(tenantId, userId));
+    return cached && this.now() - cached.readAt < this.ttlMs ? cached : undefined;
+  }
+
+  private remember(tenantId: string, userId: string, key: DataKey | undefined): void {
+    const user = userOf(tenantId, userId);
+    this.cache.delete(user);
+    this.cache.set(user, { key, readAt: this.now() });
+    if (this.cache.size > this.maxUsers) this.cache.delete(this.cache.keys().next().value!);
+  }
+}

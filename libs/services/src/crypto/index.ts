@@ -1,0 +1,3 @@
+export * from './data-key-ring';
+export * from './master-key';
+export * from './sealing-event-log';

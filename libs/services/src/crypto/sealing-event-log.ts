@@ -1,0 +1,208 @@
+import { Logger } from '@nestjs/common';
+import { eventAssociatedData, isSealed, openText, sealText, SealError } from '@engram/domain';
+import type { DataKey, BatchHandler, ConsumedMessage, ConsumerSpec, EventLog, LogMessage, LogPosition, ResetTarget, Subscription } from '@engram/ports';
+import type { DataKeyRing } from './data-key-ring';
+
+interface EventShape {
+  readonly eventId: string;
+  readonly type: string;
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly causationId?: unknown;
+  readonly correlationId?: unknown;
+  readonly payload: unknown;
+}
+
+function isEventShaped(value: unknown): value is EventShape {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.eventId === 'string' && typeof v.type === 'string' && typeof v.tenantId === 'string' &&
+    typeof v.userId === 'string' && typeof v.payload === 'object' && v.payload !== null
+  );
+}
+
+/** The tombstone stays readable after the key is gone: it is what makes every replay forget. */
+const UNSEALED_TYPES = new Set(['UserForgotten']);
+
+export interface SealingEventLogOptions {
+  /** Called for each event skipped because its key was destroyed (its user was forgotten). */
+  readonly onUndecryptable?: (topic: string) => void;
+  /** Turn chains whose key is remembered (see `chains`). */
+  readonly maxChains?: number;
+}
+
+/**
+ * Crypto-shredding at the event log's boundary, in both modes: every event's payload is sealed
+ * (AES-256-GCM under its user's data key, bound to tenant, user and event id) when it is appended,
+ * and opened when it is consumed, before any stage, projection, rebuild or reprocess parses it.
+ * The envelope (ids, type, times) stays readable for routing; `UserForgotten` stays whole.
+ *
+ * An event whose key was destroyed is delivered marked `shredded` (positions move on as ever) and
+ * every consumer skips it: counted, logged once per user, never dead-lettered, so every replay
+ * after a forget sees the user's events end at the tombstone.
+ * A plaintext payload (a log written before sealing, a producer writing to Kafka directly) is
+ * handed on as it is: `engram encrypt-log` is the migration, docs/security.md.
+ */
+export class SealingEventLog implements EventLog {
+  private readonly log = new Logger('SealingEventLog');
+  /**
+   * Which key opened each turn's chain (by correlation id; null: it was plaintext): an event
+   * derived from it is sealed with that same key, or, if that key was destroyed meanwhile (the
+   * user was forgotten while it was in flight), with a throwaway key, never under a new key.
+   */
+  private readonly chains = new Map<string, string | null>();
+  private readonly reported = new Set<string>();
+  private readonly maxChains: number;
+  private readonly recent = new RecentPlaintexts();
+
+  constructor(
+    private readonly inner: EventLog,
+    private readonly keys: DataKeyRing,
+    private readonly options: SealingEventLogOptions = {},
+  ) {
+    this.maxChains = options.maxChains ?? 50_000;
+  }
+
+  ensureTopics(topics: readonly string[]): Promise<void> {
+    return this.inner.ensureTopics(topics);
+  }
+
+  async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
+    const sealed: LogMessage[] = [];
+    for (const message of messages) sealed.push({ key: message.key, value: await this.seal(message.value) });
+    return this.inner.append(topic, sealed);
+  }
+
+  subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
+    return this.inner.subscribe(spec, async (messages, context) => {
+      const opened: ConsumedMessage[] = [];
+      for (const message of messages) {
+        const value = await this.open(message);
+        if (value === SHREDDED) opened.push({ ...message, shredded: true });
+        else opened.push(value === message.value ? message : { ...message, value });
+      }
+      await handler(opened, context);
+    });
+  }
+
+  endPosition(topic: string): Promise<LogPosition> {
+    return this.inner.endPosition(topic);
+  }
+
+  committedPosition(topic: string, group: string): Promise<LogPosition> {
+    return this.inner.committedPosition(topic, group);
+  }
+
+  resetGroup(topic: string, group: string, target: ResetTarget): Promise<void> {
+    return this.inner.resetGroup(topic, group, target);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async seal(value: unknown): Promise<unknown> {
+    if (!isEventShaped(value) || UNSEALED_TYPES.has(value.type) || isSealed(value.payload)) return value;
+    const key = await this.sealingKey(value);
+    const json = JSON.stringify(value.payload);
+    const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
+    this.recent.remember(value, payload.data, json);
+    return { ...value, payload };
+  }
+
+  private async sealingKey(event: EventShape): Promise<DataKey> {
+    const chain = event.causationId !== null && typeof event.correlationId === 'string' ? this.chains.get(event.correlationId) : undefined;
+    if (typeof chain === 'string') return (await this.keys.byId(event.tenantId, event.userId, chain)) ?? this.keys.throwaway();
+    return this.keys.current(event.tenantId, event.userId);
+  }
+
+  private async open(message: ConsumedMessage): Promise<unknown> {
+    const value = message.value;
+    if (!isEventShaped(value)) return value;
+    if (UNSEALED_TYPES.has(value.type)) {
+      this.keys.evict(value.tenantId, value.userId);
+      return value;
+    }
+    const opened = await openStoredEvent(this.keys, value, this.recent);
+    if (opened === SHREDDED) this.undecryptable(message.topic, value);
+    else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
+    return opened;
+  }
+
+  private follow(event: EventShape, keyId: string | null): void {
+    if (typeof event.correlationId !== 'string') return;
+    this.chains.delete(event.correlationId);
+    this.chains.set(event.correlationId, keyId);
+    if (this.chains.size > this.maxChains) this.chains.delete(this.chains.keys().next().value!);
+  }
+
+  private undecryptable(topic: string, event: EventShape): void {
+    this.options.onUndecryptable?.(topic);
+    const user = `${event.tenantId}\u0000${event.userId}`;
+    if (this.reported.has(user)) return;
+    if (this.reported.size >= 10_000) this.reported.clear();
+    this.reported.add(user);
+    this.log.log({ tenantId: event.tenantId, userId: event.userId, topic }, "skipping events whose data key was destroyed (a forgotten user's)");
+  }
+}
+
+/** What an event's key was destroyed: it opens for no one. */
+export const SHREDDED = Symbol('shredded');
+
+/**
+ * A stored value as consumers see it: a sealed event opened, anything else as it is; SHREDDED
+ * when its key was destroyed; undefined when the right key does not open it (altered, or moved
+ * from another event: invalid, not forgotten). For the log boundary and for reading stored
+ * copies (dead letters).
+ */
+export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?: RecentPlaintexts): Promise<unknown> {
+  if (!isEventShaped(value) || !isSealed(value.payload)) return value;
+  // The key first, always: a forgotten user's event never opens, cached plaintext or not.
+  const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
+  if (!key) return SHREDDED;
+  let json = recent?.lookup(value, value.payload.data);
+  if (json === undefined) {
+    try {
+      json = openText(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
+    } catch (error) {
+      if (error instanceof SealError) return undefined;
+      throw error;
+    }
+  }
+  return { ...value, payload: JSON.parse(json) as unknown };
+}
+
+/**
+ * The plaintext of events this process sealed lately, by event id and ciphertext: the embedded
+ * process opens what it sealed a moment ago, often for several consumer groups, and the same
+ * ciphertext of the same event can only hold what it was sealed from. Parsed again on every hit,
+ * so each consumer gets its own copy, as from the log. (What it opened is not kept: a replay reads
+ * each event once per projection, far apart.)
+ */
+export class RecentPlaintexts {
+  private readonly entries = new Map<string, { readonly tenantId: string; readonly userId: string; readonly data: string; readonly json: string }>();
+  private chars = 0;
+
+  /** Bounded by the text it holds (UTF-16 code units, about 2 bytes each): the stages right behind need little. */
+  constructor(private readonly maxChars = 4 * 1024 * 1024) {}
+
+  remember(event: EventShape, data: string, json: string): void {
+    this.forget(event.eventId);
+    this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json });
+    this.chars += data.length + json.length;
+    while (this.chars > this.maxChars && this.entries.size > 0) this.forget(this.entries.keys().next().value!);
+  }
+
+  private forget(eventId: string): void {
+    const entry = this.entries.get(eventId);
+    if (!entry) return;
+    this.entries.delete(eventId);
+    this.chars -= entry.data.length + entry.json.length;
+  }
+
+  lookup(event: EventShape, data: string): string | undefined {
+    const entry = this.entries.get(event.eventId);
+    return entry && entry.data === data && entry.tenantId === event.tenantId && entry.userId === event.userId ? entry.json : undefined;
+  }
+}
