@@ -42,9 +42,9 @@ describe('the log contract against what engram writes', () => {
   async function read(topic: string) {
     const log = engram.app.get<EventLog>(EventLog);
     const name = engram.app.get(EventPublisher).topic(topic);
-    const out: { key: string; value: unknown }[] = [];
+    const out: { key: string; value: unknown; shredded: boolean }[] = [];
     await consumeUpTo(log, name, `contract-${randomUUID()}`, await log.endPosition(name), async (messages) => {
-      out.push(...messages.map((m) => ({ key: m.key, value: m.value })));
+      out.push(...messages.map((m) => ({ key: m.key, value: m.value, shredded: m.shredded === true })));
     });
     return out;
   }
@@ -75,19 +75,26 @@ describe('the log contract against what engram writes', () => {
     const validate = validators();
     const seen = new Set<string>();
     const problems: string[] = [];
+    const shredded = new Set<string>();
     for (const topic of ALL_TOPICS) {
       const contract = TOPIC_CATALOGUE.find((c) => c.topic === topic)!;
       const allowed = topicEvents(contract);
-      for (const { key, value } of await read(topic)) {
+      for (const { key, value, shredded: sealedForGood } of await read(topic)) {
         const event = value as { type: string; tenantId: string; userId: string };
         seen.add(event.type);
         if (!allowed.includes(event.type as never)) problems.push(`${event.type} on ${topic}, which does not list it`);
         if (key !== `${event.tenantId}:${event.userId}`) problems.push(`${event.type} on ${topic} keyed ${key}`);
+        // A forgotten user's events: their key is destroyed, so only the envelope can be read (docs/security.md).
+        if (sealedForGood) {
+          shredded.add(event.userId);
+          continue;
+        }
         const check = validate[event.type];
         if (!check?.(event)) problems.push(`${event.type} on ${topic} fails its schema: ${JSON.stringify(check?.errors)}`);
       }
     }
     expect(problems).toEqual([]);
+    expect([...shredded]).toEqual(['copy']); // the user forgotten above, and nobody else
     // The scenario really wrote every sender's events (each row of the catalogue but the external producer).
     const expected = [
       'TurnRecorded', 'UserForgotten', 'TurnScreened', 'MemoriesExtracted', 'MemoryAdded', 'MemorySuperseded', 'MemoryReinforced',

@@ -84,8 +84,8 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
   },
   {
     topic: Topics.access,
-    summary: 'Which memories a recall returned, for use statistics.',
-    senders: [{ service: 'recall', events: ['MemoriesAccessed'], summary: 'POST /v1/recall' }],
+    summary: "Which memories a recall returned, for use statistics; a user's forgetting, so a rebuild does not bring their statistics back.",
+    senders: [{ service: 'recall', events: ['MemoriesAccessed', 'UserForgotten'], summary: 'POST /v1/recall; DELETE /v1/users/{userId}' }],
     receivers: [{ service: 'indexer', group: 'access', summary: 'the access projection (hits, last access)' }],
   },
 ];
