@@ -14,7 +14,7 @@ export const envelope = (type: string, payload: object, schemaVersion = 1) => ({
   payload,
 });
 const turn = { sessionId: 's1', turnId: 't1', role: 'user', speaker: 'Lao Zhou', text: '我叫老周', channel: 'web' };
-const item = {
+export const item = {
   itemId: 'i1',
   kind: 'profile',
   subject: 'user',
