@@ -10,8 +10,10 @@
 // --over-bm25 X   recall@k at least X times the BM25 baseline's of the same run
 // --over-dense    recall@k at least the dense baseline's of the same run
 // --legs          hybrid at least each leg alone (ENGRAM_RECALL_LEGS=bm25, =knn) less LEG_TOLERANCE
+// --result FILE   also write { passed, failed } (floors held and missed) as JSON, for CI's tally
 // The embedder is whatever the environment configures (ENGRAM_EMBEDDINGS_URL for a real model).
 const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 /**
@@ -37,6 +39,7 @@ function parseArgs(argv) {
     else if (name === '--over-bm25') options.overBm25 = Number(value());
     else if (name === '--over-dense') options.overDense = true;
     else if (name === '--legs') options.legs = true;
+    else if (name === '--result') options.result = value();
     else throw new Error(`unknown option ${name}`);
   }
   if (!options.dataset) throw new Error('--dataset is required');
@@ -58,11 +61,14 @@ function main() {
   const options = parseArgs(process.argv.slice(2));
   const report = evaluate(options.dataset, options.k);
   const failures = [];
+  let checked = 0;
   const figure = (v) => v.toFixed(4);
   const name = path.basename(options.dataset);
   console.log(
     `${name}: recall@${options.k} ${figure(report.recallAtK)} (BM25 ${figure(report.baseline.recallAtK)}, dense ${figure(report.dense.recallAtK)} ${report.dense.model}), coverage ${figure(report.coverage)}`,
   );
+  checked += [options.recall, options.coverage, options.overBm25].filter((v) => v !== undefined).length;
+  if (options.overDense) checked++;
   if (options.recall !== undefined && report.recallAtK < options.recall) failures.push(`recall@${options.k} ${figure(report.recallAtK)} < ${options.recall}`);
   if (options.coverage !== undefined && report.coverage < options.coverage) failures.push(`coverage ${figure(report.coverage)} < ${options.coverage}`);
   if (options.overBm25 !== undefined && report.recallAtK < options.overBm25 * report.baseline.recallAtK) {
@@ -72,9 +78,13 @@ function main() {
   if (options.legs) {
     for (const leg of ['bm25', 'knn']) {
       const alone = evaluate(options.dataset, options.k, { ENGRAM_RECALL_LEGS: leg });
+      checked++;
       console.log(`${name}: ${leg} alone recall@${options.k} ${figure(alone.recallAtK)}`);
       if (report.recallAtK < alone.recallAtK - LEG_TOLERANCE) failures.push(`hybrid ${figure(report.recallAtK)} < ${leg} alone ${figure(alone.recallAtK)}`);
     }
+  }
+  if (options.result) {
+    fs.writeFileSync(options.result, JSON.stringify({ passed: checked - failures.length, failed: failures.length }));
   }
   if (failures.length > 0) {
     console.error(`${name}: below its floors:\n  ${failures.join('\n  ')}`);
