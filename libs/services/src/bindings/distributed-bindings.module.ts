@@ -21,7 +21,7 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
-import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { DataKeyRing, loadMasterKeys, SealingEventLog } from '../crypto';
 import { EngramMetrics } from '../observability/metrics';
 import { GroupScopedEventLog } from './group-scoped-event-log';
 import { VisibleSearchIndex } from './visible-search-index';
@@ -148,8 +148,16 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       },
     },
     { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
-    // Data keys in MongoDB's `data_keys`, wrapped by ENGRAM_MASTER_KEY (required in this mode).
-    { provide: KeyStore, inject: [MONGO_DATABASE, EngramConfig], useFactory: (db: Db, config: EngramConfig) => new MongoKeyStore(db, loadMasterKey(config)) },
+    // Data keys in MongoDB's `data_keys`, wrapped by ENGRAM_MASTER_KEY (required in this mode; during a
+    // rotation, keys still under ENGRAM_PREVIOUS_MASTER_KEY are read too).
+    {
+      provide: KeyStore,
+      inject: [MONGO_DATABASE, EngramConfig],
+      useFactory: (db: Db, config: EngramConfig) => {
+        const { current, previous } = loadMasterKeys(config);
+        return new MongoKeyStore(db, current, previous);
+      },
+    },
     { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
     // The same embedder as the embedded mode (hashing, or ENGRAM_EMBEDDINGS_URL), so both modes rank alike.
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },

@@ -29,7 +29,7 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
-import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { DataKeyRing, loadMasterKeys, SealingEventLog } from '../crypto';
 import { EngramMetrics } from '../observability/metrics';
 
 export const SQLITE_DATABASE = Symbol('SqliteDatabase');
@@ -48,8 +48,16 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
         return openSqliteDatabase(path.join(config.ENGRAM_DATA_DIR, 'engram.db'));
       },
     },
-    // Data keys in the engram database, wrapped by ENGRAM_MASTER_KEY or the data directory's master.key.
-    { provide: KeyStore, inject: [SQLITE_DATABASE, EngramConfig], useFactory: (db: Database, config: EngramConfig) => new SqliteKeyStore(db, loadMasterKey(config)) },
+    // Data keys in the engram database, wrapped by ENGRAM_MASTER_KEY or the data directory's master.key
+    // (and, during a rotation, still read under ENGRAM_PREVIOUS_MASTER_KEY or master.key.next).
+    {
+      provide: KeyStore,
+      inject: [SQLITE_DATABASE, EngramConfig],
+      useFactory: (db: Database, config: EngramConfig) => {
+        const { current, previous } = loadMasterKeys(config);
+        return new SqliteKeyStore(db, current, previous);
+      },
+    },
     { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
     {
       provide: EventLog,
