@@ -4,13 +4,21 @@ import type { Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './mongo-common';
 
 interface LogVersionDocument {
-  _id: 'log';
+  /** The revision: one document per write. */
+  _id: number;
   version: number;
-  revision: number;
   migration?: LogMigration;
 }
 
-/** The log's version (distributed): one document in `log_versions`, written by compare-and-set on its revision. */
+/** Revisions kept behind the newest (older ones are deleted as new ones are written). */
+const KEPT_REVISIONS = 20;
+
+/**
+ * The log's version (distributed), in `log_versions`: one document per revision, the newest is
+ * the state. Writing revision N+1 is an insert by `_id`, which only one writer can win; a
+ * conditional update would not do, since concurrent updates of one document are not atomic on
+ * FerretDB (mongo-common.ts).
+ */
 export class MongoLogVersions implements LogVersions {
   private readonly states: Collection<LogVersionDocument>;
 
@@ -19,23 +27,25 @@ export class MongoLogVersions implements LogVersions {
   }
 
   async read(): Promise<LogVersionState> {
-    const document = await this.states.findOne({ _id: 'log' });
-    if (!document) return INITIAL_LOG_VERSION;
-    return { version: document.version, revision: document.revision, ...(document.migration ? { migration: document.migration } : {}) };
+    const [newest] = await this.states.find({}).sort({ _id: -1 }).limit(1).toArray();
+    if (!newest) return INITIAL_LOG_VERSION;
+    return { version: newest.version, revision: newest._id, ...(newest.migration ? { migration: newest.migration } : {}) };
   }
 
   async replace(expectedRevision: number, next: Omit<LogVersionState, 'revision'>): Promise<boolean> {
-    const document: LogVersionDocument = { _id: 'log', version: next.version, revision: expectedRevision + 1, ...(next.migration ? { migration: next.migration } : {}) };
-    if (expectedRevision === 0) {
-      try {
-        await this.states.insertOne(document);
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+    const revision = expectedRevision + 1;
+    try {
+      await this.states.insertOne({ _id: revision, version: next.version, ...(next.migration ? { migration: next.migration } : {}) });
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
     }
-    const { matchedCount } = await this.states.replaceOne({ _id: 'log', revision: expectedRevision }, document);
-    return matchedCount === 1;
+    // A writer more than KEPT_REVISIONS behind finds its slot free again: it is not the newest, so it lost.
+    if ((await this.states.countDocuments({ _id: { $gt: revision } })) > 0) {
+      await this.states.deleteOne({ _id: revision });
+      return false;
+    }
+    await this.states.deleteMany({ _id: { $lt: revision - KEPT_REVISIONS } });
+    return true;
   }
 }
