@@ -131,7 +131,10 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_REBUILD_BATCH_SIZE = 2000;
   /** Events/s an online rebuild may apply (spares the live system); 0: no limit. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_RATE_LIMIT = 0;
-  /** How long a process may use a cached projection pointer (distributed; embedded reads it per call). Keep below the grace period. */
+  /**
+   * How long a process may use a cached projection pointer (distributed; embedded reads it per call), and, in both modes, the
+   * log's version (`engram encrypt-log` waits twice this before it reads the log). Keep below the grace period.
+   */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_PROJECTION_POINTER_TTL_MS = 1000;
 
   // Entity normalisation
