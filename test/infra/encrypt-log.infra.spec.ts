@@ -15,8 +15,9 @@ import { EngramHarness, rebuildOffline, startEngram, turnsBody, useEngramMode } 
 /*
  * The Kafka twin of test/e2e/encrypt-log.e2e.spec.ts: a distributed engram from before
  * crypto-shredding (the Kafka log bound as it is, unsealed) writes its users' words in plaintext
- * to every topic and forgets one user; `engram encrypt-log` copies every topic, sealed, into
- * `<topic>.log2`, moves every consumer group over, switches and deletes the old topics. Then the
+ * to every topic and forgets one user; `engram encrypt-log`, killed mid-copy and resumed by a new
+ * process, copies every topic, sealed, into `<topic>.log2`, moves every consumer group over,
+ * switches and deletes the old topics. Then the
  * broker's log segments (once Kafka has removed the deleted topics' files), every message of the
  * deployment's topics, MongoDB and Elasticsearch hold none of the forgotten user's words; the log
  * holds no user's words in plaintext; the others recall as before, also after an offline rebuild;
@@ -124,6 +125,19 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     for (const topic of before) messagesBefore.set(topic, (await readTopic(deployment, topic)).length);
     expect(inBytes(segmentsOf(prefix), FORGOTTEN_WORDS)).toEqual(FORGOTTEN_WORDS); // plaintext on the broker's disk
 
+    // Killed during the copy: the workers then refuse to start, and a rerun (a new process) resumes.
+    const first = await startApp(EngramModule.forMaintenance({ config: configOf(dataDir) }), { http: false, stages: false });
+    try {
+      const killed = first.get(LogEncryptor).run({
+        onProgress: (p) => {
+          if (p.phase === 'sealing' && p.done > 0) throw new Error('killed');
+        },
+      });
+      await expect(killed).rejects.toThrow('killed');
+    } finally {
+      await first.close();
+    }
+    await expect(startEngram({ dataDir })).rejects.toThrow(/being sealed into version 2 by engram encrypt-log/);
     const maintenance = await startApp(EngramModule.forMaintenance({ config: configOf(dataDir) }), { http: false, stages: false });
     let result;
     try {
@@ -131,7 +145,7 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     } finally {
       await maintenance.close();
     }
-    expect(result).toMatchObject({ from: 1, to: 2, switched: true, leftOver: [] });
+    expect(result).toMatchObject({ from: 1, to: 2, switched: true, resumed: true, leftOver: [] });
     expect(result.topics.reduce((n, t) => n + t.shredded, 0)).toBeGreaterThan(0);
     expect(result.topics.reduce((n, t) => n + t.unattributed, 0)).toBe(0);
 

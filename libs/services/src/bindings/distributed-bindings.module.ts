@@ -115,8 +115,13 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
           await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)), (error) => !(error instanceof EventLogUnavailable));
         } catch (error) {
+          if (error instanceof EventLogUnavailable) {
+            // engram encrypt-log is copying the log: start anyway (reads serve, writes answer 503,
+            // stages refuse to subscribe), so that the encrypt-log run itself can start and resume.
+            new Logger('EventLog').warn(error.message);
+            return log;
+          }
           await log.close().catch(() => undefined);
-          if (error instanceof EventLogUnavailable) throw error; // a migration runs: the message says what to do
           throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`);
         }
         return log;
