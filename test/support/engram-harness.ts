@@ -6,7 +6,7 @@ import request from 'supertest';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { loadConfig } from '@engram/config';
 import type { Clock } from '@engram/ports';
-import { PROJECTION_NAMES, Rebuilder, startApp } from '@engram/services';
+import { PROJECTION_NAMES, ProjectionName, Rebuilder, startApp } from '@engram/services';
 import { distributedEnv, Deployment, destroyDeployment, dumpDeployment, loadDeployment } from './distributed-deployment';
 
 /** A settable clock for tests that move time. */
@@ -105,13 +105,13 @@ export async function startEngram(
  * server (its data directory, or its topics and stores). Returns how many
  * events were replayed.
  */
-export async function rebuildOffline(dataDir: string, options: { mode?: EngramMode } = {}): Promise<number> {
+export async function rebuildOffline(dataDir: string, options: { mode?: EngramMode; projections?: readonly ProjectionName[] } = {}): Promise<number> {
   const mode = options.mode ?? defaultMode;
   const deployment: Deployment | undefined = mode === 'distributed' ? loadDeployment(dataDir) : undefined;
   const config = loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ...(deployment ? distributedEnv(deployment) : {}), ENGRAM_DATA_DIR: dataDir });
   const app = await startApp(EngramModule.forMaintenance({ config }), { http: false, stages: false });
   try {
-    return (await app.get(Rebuilder).rebuild(PROJECTION_NAMES)).events;
+    return (await app.get(Rebuilder).rebuild(options.projections ?? PROJECTION_NAMES)).events;
   } finally {
     await app.close();
   }

@@ -65,12 +65,14 @@ function keyObjectOf(key: Buffer): KeyObject {
   return object;
 }
 
-function encrypt(key: Buffer, plaintext: Buffer, associatedData: string): Buffer {
+/** A string is encrypted as its UTF-8 bytes, without a copy of them first; the result is one buffer. */
+function encrypt(key: Buffer, plaintext: Buffer | string, associatedData: string): Buffer {
   const iv = nextIv();
   const cipher = createCipheriv(CIPHER, keyObjectOf(key), iv);
   cipher.setAAD(Buffer.from(associatedData, 'utf8'));
-  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]);
+  const body = typeof plaintext === 'string' ? cipher.update(plaintext, 'utf8') : cipher.update(plaintext);
+  const rest = cipher.final(); // GCM releases everything in update: empty
+  return Buffer.concat(rest.length === 0 ? [iv, body, cipher.getAuthTag()] : [iv, body, rest, cipher.getAuthTag()]);
 }
 
 /** Throws when the key, the associated data or a single byte is not what sealed it. */
@@ -96,7 +98,7 @@ export class SealError extends Error {
 }
 
 export function sealText(dataKey: DataKey, text: string, associatedData: string): Sealed {
-  return { sealed: CIPHER, keyId: dataKey.keyId, data: encrypt(dataKey.key, Buffer.from(text, 'utf8'), associatedData).toString('base64') };
+  return { sealed: CIPHER, keyId: dataKey.keyId, data: encrypt(dataKey.key, text, associatedData).toString('base64') };
 }
 
 export function openText(key: Buffer, sealed: Sealed, associatedData: string): string {

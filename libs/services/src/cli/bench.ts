@@ -875,7 +875,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
           if (projection !== current) {
             bar?.stop();
             current = projection;
-            bar = progressBar(bars, `rebuild ${projection.padEnd(8)}`, total);
+            bar = progressBar(bars, `rebuild ${projection.padEnd(12)}`, total);
           }
           bar?.update(done);
         });

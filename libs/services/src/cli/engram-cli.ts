@@ -156,7 +156,7 @@ export function buildCli(modules: CliModules): Command {
           if (p.projection !== current) {
             bar?.stop();
             current = p.projection;
-            bar = progressBar(p.projection.padEnd(8), p.total);
+            bar = progressBar(p.projection.padEnd(12), p.total);
           }
           bar?.update(p.done);
         });

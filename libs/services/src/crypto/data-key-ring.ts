@@ -1,5 +1,6 @@
 import { newDataKey } from '@engram/domain';
 import type { DataKey, KeyStore } from '@engram/ports';
+import { Generations } from './generations';
 
 interface Cached {
   /** Undefined: the store had no key for the user when it was read. */
@@ -13,7 +14,7 @@ export interface DataKeyRingOptions {
    * forget reaches this process's cache through UserForgotten, or at the latest after this.
    */
   readonly ttlMs?: number;
-  /** Users whose keys are kept in memory (least recently read dropped first). */
+  /** Users whose keys are kept in memory: at most this many, the least recently read dropped first (half at a time). */
   readonly maxUsers?: number;
   readonly now?: () => number;
 }
@@ -26,9 +27,8 @@ const userOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}
  * passing through this process evicts too.
  */
 export class DataKeyRing {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: Generations<string, Cached>;
   private readonly ttlMs: number;
-  private readonly maxUsers: number;
   private readonly now: () => number;
 
   constructor(
@@ -36,7 +36,7 @@ export class DataKeyRing {
     options: DataKeyRingOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 3_000;
-    this.maxUsers = options.maxUsers ?? 10_000;
+    this.cache = new Generations(options.maxUsers ?? 10_000);
     this.now = options.now ?? Date.now;
   }
 
@@ -83,9 +83,6 @@ export class DataKeyRing {
   }
 
   private remember(tenantId: string, userId: string, key: DataKey | undefined): void {
-    const user = userOf(tenantId, userId);
-    this.cache.delete(user);
-    this.cache.set(user, { key, readAt: this.now() });
-    if (this.cache.size > this.maxUsers) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(userOf(tenantId, userId), { key, readAt: this.now() });
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { eventAssociatedData, isSealed, openText, sealText, SealError } from '@engram/domain';
 import type { DataKey, BatchHandler, ConsumedMessage, ConsumerSpec, EventLog, GroupInfo, LogMessage, LogPosition, ResetTarget, StoredMessage, Subscription } from '@engram/ports';
 import type { DataKeyRing } from './data-key-ring';
+import { Generations } from './generations';
 
 interface EventShape {
   readonly eventId: string;
@@ -25,10 +26,16 @@ function isEventShaped(value: unknown): value is EventShape {
 /** The tombstone stays readable after the key is gone: it is what makes every replay forget. */
 const UNSEALED_TYPES = new Set(['UserForgotten']);
 
+/** Recent plaintexts kept per topic at most (UTF-16 code units): the stages right behind need little. */
+const RECENT_CHARS_PER_TOPIC = 1024 * 1024;
+
+/** A reader that consumed a message appended less than this ago keeps up with the topic. */
+const KEEPING_UP_MS = 1_000;
+
 export interface SealingEventLogOptions {
   /** Called for each event skipped because its key was destroyed (its user was forgotten). */
   readonly onUndecryptable?: (topic: string) => void;
-  /** Turn chains whose key is remembered (see `chains`). */
+  /** Turn chains whose key is remembered (see `chains`): at most this many, at least the newest half. */
   readonly maxChains?: number;
 }
 
@@ -51,17 +58,17 @@ export class SealingEventLog implements EventLog {
    * derived from it is sealed with that same key, or, if that key was destroyed meanwhile (the
    * user was forgotten while it was in flight), with a throwaway key, never under a new key.
    */
-  private readonly chains = new Map<string, string | null>();
+  private readonly chains: Generations<string, string | null>;
   private readonly reported = new Set<string>();
-  private readonly maxChains: number;
-  private readonly recent = new RecentPlaintexts();
+  /** Per topic: this process's readers of it, and the plaintexts sealed lately for them. */
+  private readonly reading = new Map<string, TopicReading>();
 
   constructor(
     private readonly inner: EventLog,
     private readonly keys: DataKeyRing,
     private readonly options: SealingEventLogOptions = {},
   ) {
-    this.maxChains = options.maxChains ?? 50_000;
+    this.chains = new Generations(options.maxChains ?? 50_000);
   }
 
   ensureTopics(topics: readonly string[]): Promise<void> {
@@ -70,20 +77,34 @@ export class SealingEventLog implements EventLog {
 
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     const sealed: LogMessage[] = [];
-    for (const message of messages) sealed.push({ key: message.key, value: await this.seal(message.value) });
+    for (const message of messages) sealed.push({ key: message.key, value: await this.seal(topic, message.value) });
     return this.inner.append(topic, sealed);
   }
 
-  subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
-    return this.inner.subscribe(spec, async (messages, context) => {
+  async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
+    const reading = this.readingOf(spec.topic);
+    const subscription = await this.inner.subscribe(spec, async (messages, context) => {
       const opened: ConsumedMessage[] = [];
+      let newest = 0;
       for (const message of messages) {
-        const value = await this.open(message);
+        const value = await this.open(message, reading.recent);
         if (value === SHREDDED) opened.push({ ...message, shredded: true });
         else opened.push(value === message.value ? message : { ...message, value });
+        if (message.timestamp > newest) newest = message.timestamp;
       }
+      const now = Date.now();
+      if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
       await handler(opened, context);
     });
+    reading.readers++;
+    let stopped = false;
+    return {
+      stop: async () => {
+        if (!stopped) reading.readers--;
+        stopped = true;
+        await subscription.stop();
+      },
+    };
   }
 
   endPosition(topic: string): Promise<LogPosition> {
@@ -119,13 +140,22 @@ export class SealingEventLog implements EventLog {
     return this.inner.close();
   }
 
-  private async seal(value: unknown): Promise<unknown> {
+  private async seal(topic: string, value: unknown): Promise<unknown> {
     if (!isEventShaped(value) || UNSEALED_TYPES.has(value.type) || isSealed(value.payload)) return value;
     const key = await this.sealingKey(value);
     const json = JSON.stringify(value.payload);
     const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
-    this.recent.remember(value, payload.data, json);
+    const reading = this.reading.get(topic);
+    // Kept only for readers that will open it soon: one far behind would find it gone, and
+    // plaintext kept for no one costs the garbage collector about what opening the event costs.
+    if (reading && reading.readers > 0 && Date.now() - reading.keptUpAt < KEEPING_UP_MS) reading.recent.remember(value, payload.data, json, reading.readers);
     return { ...value, payload };
+  }
+
+  private readingOf(topic: string): TopicReading {
+    let reading = this.reading.get(topic);
+    if (!reading) this.reading.set(topic, (reading = { readers: 0, keptUpAt: -Infinity, recent: new RecentPlaintexts(RECENT_CHARS_PER_TOPIC) }));
+    return reading;
   }
 
   private async sealingKey(event: EventShape): Promise<DataKey> {
@@ -134,14 +164,14 @@ export class SealingEventLog implements EventLog {
     return this.keys.current(event.tenantId, event.userId);
   }
 
-  private async open(message: ConsumedMessage): Promise<unknown> {
+  private async open(message: ConsumedMessage, recent: RecentPlaintexts): Promise<unknown> {
     const value = message.value;
     if (!isEventShaped(value)) return value;
     if (UNSEALED_TYPES.has(value.type)) {
       this.keys.evict(value.tenantId, value.userId);
       return value;
     }
-    const opened = await openStoredEvent(this.keys, value, this.recent);
+    const opened = await openStoredEvent(this.keys, value, recent);
     if (opened === SHREDDED) this.undecryptable(message.topic, value);
     else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
     return opened;
@@ -149,9 +179,7 @@ export class SealingEventLog implements EventLog {
 
   private follow(event: EventShape, keyId: string | null): void {
     if (typeof event.correlationId !== 'string') return;
-    this.chains.delete(event.correlationId);
     this.chains.set(event.correlationId, keyId);
-    if (this.chains.size > this.maxChains) this.chains.delete(this.chains.keys().next().value!);
   }
 
   private undecryptable(topic: string, event: EventShape): void {
@@ -178,7 +206,7 @@ export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?
   // The key first, always: a forgotten user's event never opens, cached plaintext or not.
   const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
   if (!key) return SHREDDED;
-  let json = recent?.lookup(value, value.payload.data);
+  let json = recent?.take(value, value.payload.data);
   if (json === undefined) {
     try {
       json = openText(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
@@ -190,36 +218,47 @@ export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?
   return { ...value, payload: JSON.parse(json) as unknown };
 }
 
+interface TopicReading {
+  /** Subscriptions of this process to the topic. */
+  readers: number;
+  /** When one of them last consumed a message appended less than KEEPING_UP_MS before. */
+  keptUpAt: number;
+  readonly recent: RecentPlaintexts;
+}
+
 /**
  * The plaintext of events this process sealed lately, by event id and ciphertext: the embedded
  * process opens what it sealed a moment ago, often for several consumer groups, and the same
  * ciphertext of the same event can only hold what it was sealed from. Parsed again on every hit,
- * so each consumer gets its own copy, as from the log. (What it opened is not kept: a replay reads
- * each event once per projection, far apart.)
+ * so each consumer gets its own copy, as from the log. An entry goes once each of the readers it
+ * was kept for has taken it, or when newer ones need the room. (What it opened is not kept: a
+ * replay reads each event once, far from where it was appended.)
  */
 export class RecentPlaintexts {
-  private readonly entries = new Map<string, { readonly tenantId: string; readonly userId: string; readonly data: string; readonly json: string }>();
-  private chars = 0;
+  private readonly entries: Generations<string, Recent>;
 
-  /** Bounded by the text it holds (UTF-16 code units, about 2 bytes each): the stages right behind need little. */
-  constructor(private readonly maxChars = 4 * 1024 * 1024) {}
-
-  remember(event: EventShape, data: string, json: string): void {
-    this.forget(event.eventId);
-    this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json });
-    this.chars += data.length + json.length;
-    while (this.chars > this.maxChars && this.entries.size > 0) this.forget(this.entries.keys().next().value!);
+  /** Bounded by the text it holds (UTF-16 code units, about 2 bytes each). */
+  constructor(maxChars: number) {
+    this.entries = new Generations(maxChars, (entry) => entry.data.length + entry.json.length);
   }
 
-  private forget(eventId: string): void {
-    const entry = this.entries.get(eventId);
-    if (!entry) return;
-    this.entries.delete(eventId);
-    this.chars -= entry.data.length + entry.json.length;
+  remember(event: EventShape, data: string, json: string, readers = 1): void {
+    this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json, readers });
   }
 
-  lookup(event: EventShape, data: string): string | undefined {
+  /** The plaintext sealed into `data` for this event, if kept; each reader it was kept for takes it once. */
+  take(event: EventShape, data: string): string | undefined {
     const entry = this.entries.get(event.eventId);
-    return entry && entry.data === data && entry.tenantId === event.tenantId && entry.userId === event.userId ? entry.json : undefined;
+    if (!entry || entry.data !== data || entry.tenantId !== event.tenantId || entry.userId !== event.userId) return undefined;
+    if (--entry.readers <= 0) this.entries.delete(event.eventId);
+    return entry.json;
   }
+}
+
+interface Recent {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly data: string;
+  readonly json: string;
+  readers: number;
 }

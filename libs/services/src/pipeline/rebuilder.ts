@@ -15,14 +15,18 @@ export type ProjectionName = (typeof PROJECTION_NAMES)[number];
 interface Replayable {
   readonly name: ProjectionName;
   readonly topic: string;
-  /** The consumer group that feeds the projection in normal operation. */
+  /**
+   * The consumer group that feeds the projection in normal operation (facts: the rebuild's own,
+   * used when facts replays alone; replayed with search, the pass goes on `indexer`).
+   */
   readonly group: string;
   apply(events: readonly EngramEvent[]): Promise<void>;
   truncate(): Promise<void>;
 }
 
 export interface RebuildProgress {
-  readonly projection: ProjectionName;
+  /** What the pass replays into: a projection, or `facts+search` (one pass over memory.facts.v1 feeds both). */
+  readonly projection: string;
   readonly done: number;
   readonly total: number;
 }
@@ -30,7 +34,10 @@ export interface RebuildProgress {
 /**
  * Drops projections and replays the log into them from the start. Decisions
  * are replayed, never re-decided: the facts projection comes from
- * memory.facts.v1, not from re-running the resolver.
+ * memory.facts.v1, not from re-running the resolver. Facts and search both
+ * replay memory.facts.v1: rebuilt together, one pass feeds both, so each
+ * decision (a memory's whole state and history) is read, opened and validated
+ * once, not twice.
  * Offline: no stage of the same data directory may be running.
  */
 @Injectable()
@@ -59,12 +66,29 @@ export class Rebuilder {
     ];
   }
 
+  /** Events applied, counted per projection (a decision feeding facts and search counts twice, as when replayed apart). */
   async rebuild(names: readonly ProjectionName[], onProgress?: (p: RebuildProgress) => void): Promise<{ events: number }> {
     let events = 0;
-    for (const projection of this.projections.filter((p) => names.includes(p.name))) {
-      events += await this.replay(projection, onProgress);
+    for (const pass of await this.passes(names)) {
+      events += pass.length === 1 ? await this.replay(pass[0], onProgress) : (await this.replayTogether(pass, onProgress)) * pass.length;
     }
     return { events };
+  }
+
+  /**
+   * The projections in replay order, facts and search as one pass when both are asked for and
+   * neither is a reprocessed version (whose search replay needs the facts store rebuilt first).
+   */
+  private async passes(names: readonly ProjectionName[]): Promise<Replayable[][]> {
+    const selected = this.projections.filter((p) => names.includes(p.name));
+    const together =
+      names.includes('facts') &&
+      names.includes('search') &&
+      !(await reprocessLineageOf(this.ledger, 'facts', await this.factVersions.active())) &&
+      !(await reprocessLineageOf(this.ledger, 'search', await this.searchVersions.active()));
+    if (!together) return selected.map((p) => [p]);
+    const shared = selected.filter((p) => p.name === 'facts' || p.name === 'search');
+    return selected.filter((p) => p.name !== 'search').map((p) => (p.name === 'facts' ? shared : [p]));
   }
 
   private async replay(projection: Replayable, onProgress?: (p: RebuildProgress) => void): Promise<number> {
@@ -88,18 +112,30 @@ export class Rebuilder {
       await consumeUpTo(this.eventLog, topic, projection.group, await this.eventLog.endPosition(topic), async () => undefined, { maxBatchSize: 2000 });
       return total;
     }
+    return this.replayTogether([projection], onProgress);
+  }
+
+  /**
+   * Replays the projections' common topic from the start on the last one's group (search's live
+   * `indexer` when facts and search go together), parsing each event once for all of them.
+   * Returns the topic's events.
+   */
+  private async replayTogether(projections: readonly Replayable[], onProgress?: (p: RebuildProgress) => void): Promise<number> {
+    const topic = this.publisher.topic(projections[0].topic);
+    const group = projections[projections.length - 1].group;
+    const label = projections.map((p) => p.name).join('+');
     await this.eventLog.ensureTopics([topic]);
-    await projection.truncate();
-    await this.eventLog.resetGroup(topic, projection.group, { to: 'beginning' });
+    for (const projection of projections) await projection.truncate();
+    await this.eventLog.resetGroup(topic, group, { to: 'beginning' });
     const end = await this.eventLog.endPosition(topic);
     const total = lag(end, {});
     let done = 0;
-    onProgress?.({ projection: projection.name, done, total });
+    onProgress?.({ projection: label, done, total });
     if (total === 0) return 0;
     await consumeUpTo(
       this.eventLog,
       topic,
-      projection.group,
+      group,
       end,
       async (messages) => {
         const events: EngramEvent[] = [];
@@ -111,9 +147,9 @@ export class Rebuilder {
             this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild');
           }
         }
-        await projection.apply(events);
+        for (const projection of projections) await projection.apply(events);
         done += messages.length;
-        onProgress?.({ projection: projection.name, done: Math.min(done, total), total });
+        onProgress?.({ projection: label, done: Math.min(done, total), total });
       },
       { maxBatchSize: 2000 },
     );
