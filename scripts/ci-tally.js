@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Adds up what a CI run checked and prints one closing line, `ci: N passed, N failed, N skipped`, the
+// Adds up what a CI run checked and prints one closing line, `N passed, N failed, N skipped` (printed last), the
 // plain form CI reads to know that tests ran. Each argument is a result file:
 //   *.json with numPassedTests   jest's --json output (npm test, test:infra)
 //   *.json with passed/failed    scripts/eval-floors.js --result (one check per floor)
@@ -36,10 +36,11 @@ function main(files) {
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const file of files) {
     const tally = tallyOf(file);
-    console.log(`  ${path.basename(file)}: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+    console.log(`  ${path.basename(file)}: passed ${tally.passed}, failed ${tally.failed}, skipped ${tally.skipped}`);
     for (const key of Object.keys(total)) total[key] += tally[key];
   }
-  console.log(`ci: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  // The closing line, alone and last: the plain form any CI reader counts.
+  console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
   if (total.failed > 0 || total.passed === 0) process.exit(1);
 }
 
