@@ -12,14 +12,15 @@ import { embeddedEngine, EvalReport, registerEvalCommand, runEval } from '../../
  */
 
 /**
- * recall@5 reached on test/eval/engram-bilingual.jsonl, rounded down to 0.01: a regression guard.
+ * recall@5 reached on test/eval/engram-bilingual.jsonl, rounded down: a regression guard.
  * Measured 0.334 with `rules-1`, 0.819 with `rules-2` + episodes + normalised linear fusion (BM25
  * baseline 0.846); still 0.819 since pinned facts no longer take a slot of the top k (ranked
  * memories only; BM25 over speaker + text 0.843, dense 0.774); 0.843 with every turn an episode,
- * turn context as a search key and fusion over both legs' best (docs/benchmarks.md). Raise it as
+ * turn context as a search key and fusion over both legs' best (docs/benchmarks.md); 0.849 with
+ * every memory the lexical index matched a candidate (floor 0.845). Raise it as
  * recall improves. (.ci/run holds floors on the LoCoMo dev split, which a user's clone lacks.)
  */
-const RECALL_AT_5_FLOOR = 0.84;
+const RECALL_AT_5_FLOOR = 0.845;
 
 const DATASET = path.join(__dirname, '..', 'eval', 'engram-bilingual.jsonl');
 const CATEGORIES = [

@@ -4,9 +4,11 @@ import type {
   ConsumedMessage,
   ConsumerSpec,
   EventLog,
+  GroupInfo,
   LogMessage,
   LogPosition,
   ResetTarget,
+  StoredMessage,
   Subscription,
 } from '@engram/ports';
 import { parseLogValue, serialiseLogValue } from '@engram/ports';
@@ -263,6 +265,21 @@ export class KafkaEventLog implements EventLog {
     for (const chunk of bySize(messages.map((message) => ({ key: message.key, value: serialiseLogValue(message.value) })), this.options.maxSendBytes)) {
       written.push(...(await producer.send({ topic, acks: -1, messages: chunk })));
     }
+    return this.endAfter(topic, written);
+  }
+
+  async appendStored(topic: string, messages: readonly StoredMessage[]): Promise<LogPosition> {
+    if (messages.length === 0) return this.endPosition(topic);
+    const producer = await this.producer();
+    const written: RecordMetadata[] = [];
+    const records = messages.map((m) => ({ key: m.key, value: m.raw, partition: m.partition, timestamp: String(m.timestamp) }));
+    for (const chunk of bySize(records, this.options.maxSendBytes)) {
+      written.push(...(await producer.send({ topic, acks: -1, messages: chunk })));
+    }
+    return this.endAfter(topic, written);
+  }
+
+  private async endAfter(topic: string, written: readonly RecordMetadata[]): Promise<LogPosition> {
     // With acks=all the high watermark already covers this append when send resolves; the
     // base offsets are a floor in case the offsets request reached a lagging metadata view.
     const end: Record<number, number> = { ...(await this.endPosition(topic)) };
@@ -271,6 +288,43 @@ export class KafkaEventLog implements EventLog {
       end[record.partition] = Math.max(end[record.partition] ?? 0, Number(record.baseOffset) + 1);
     }
     return end;
+  }
+
+  async listTopics(): Promise<string[]> {
+    const admin = await this.admin();
+    return (await admin.listTopics()).filter((topic) => !topic.startsWith('__')).sort();
+  }
+
+  /** Deletes the topics and waits until the cluster no longer lists them (Kafka deletes asynchronously). */
+  async deleteTopics(topics: readonly string[]): Promise<void> {
+    const admin = await this.admin();
+    const existing = (await admin.listTopics()).filter((topic) => topics.includes(topic));
+    for (const topic of topics) this.knownTopics.delete(topic);
+    if (existing.length === 0) return;
+    await admin.deleteTopics({ topics: existing, timeout: 30_000 });
+    const deadline = Date.now() + 30_000;
+    while ((await admin.listTopics()).some((topic) => existing.includes(topic))) {
+      if (Date.now() > deadline) throw new Error(`Kafka still lists ${existing.join(', ')} 30 s after deleting them`);
+      await sleep(100);
+    }
+  }
+
+  async listGroups(topic: string, groupPrefix = ''): Promise<GroupInfo[]> {
+    if (!(await this.exists(topic))) return [];
+    const admin = await this.admin();
+    const candidates = (await admin.listGroups()).groups
+      .filter((g) => g.groupId.startsWith(groupPrefix) && (g.protocolType === 'consumer' || g.protocolType === ''))
+      .map((g) => g.groupId)
+      .sort();
+    const withOffsets: string[] = [];
+    for (const groupId of candidates) {
+      const [offsets] = await this.withAdmin(topic, (a) => a.fetchOffsets({ groupId, topics: [topic] }));
+      if ((offsets?.partitions ?? []).some(({ offset }) => Number(offset) >= 0)) withOffsets.push(groupId);
+    }
+    if (withOffsets.length === 0) return [];
+    const { groups } = await admin.describeGroups(withOffsets);
+    const state = new Map(groups.map((g) => [g.groupId, g.state]));
+    return withOffsets.map((group) => ({ group, running: !['Empty', 'Dead', undefined].includes(state.get(group)) }));
   }
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
@@ -340,14 +394,22 @@ export class KafkaEventLog implements EventLog {
           `(state ${description.state}); stop them first`,
       );
     }
-    const partitions =
-      target.to === 'beginning'
-        ? (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low }) => ({
-            partition,
-            offset: low,
-          }))
-        : // Per partition, the first message at or after the timestamp, or the end when there is none.
-          await this.withAdmin(topic, (admin) => admin.fetchTopicOffsetsByTimestamp(topic, target.timestamp));
+    let partitions: { partition: number; offset: string }[];
+    if (target.to === 'beginning') {
+      partitions = (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low }) => ({ partition, offset: low }));
+    } else if (target.to === 'position') {
+      // Only offsets the partition holds: out of range, a consumer would silently start over.
+      partitions = (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low, high }) => {
+        const offset = target.position[partition] ?? Number(low);
+        if (!Number.isInteger(offset) || offset < Number(low) || offset > Number(high)) {
+          throw new Error(`cannot move group "${group}" of topic "${topic}" to offset ${offset} of partition ${partition}: it holds ${low} to ${high}`);
+        }
+        return { partition, offset: String(offset) };
+      });
+    } else {
+      // Per partition, the first message at or after the timestamp, or the end when there is none.
+      partitions = await this.withAdmin(topic, (admin) => admin.fetchTopicOffsetsByTimestamp(topic, target.timestamp));
+    }
     await this.commitAsIdleMember(topic, group, partitions);
   }
 

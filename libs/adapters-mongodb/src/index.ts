@@ -4,3 +4,4 @@ export * from './mongo-access-store.adapter';
 export { compoundId } from './mongo-common';
 export * from './mongo-projection-versions';
 export * from './mongo-key-store.adapter';
+export * from './mongo-log-versions';

@@ -1,5 +1,5 @@
-import { type MasterKey, newDataKey, unwrapDataKey, wrapDataKey } from '@engram/domain';
-import type { DataKey, KeyStore } from '@engram/ports';
+import { type MasterKey, masterKeyOf, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey } from '@engram/domain';
+import type { DataKey, KeyStore, RewrapOptions, RewrapResult } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
 import { compoundId, isDuplicateKeyError } from './mongo-common';
 
@@ -21,9 +21,14 @@ interface DataKeyDocument {
 export class MongoKeyStore implements KeyStore {
   readonly keys: Collection<DataKeyDocument>;
 
+  /**
+   * @param master wraps new keys (ENGRAM_MASTER_KEY)
+   * @param previous only unwrap keys still wrapped by them, during a rotation (ENGRAM_PREVIOUS_MASTER_KEY)
+   */
   constructor(
     db: Db,
     private readonly master: MasterKey,
+    private readonly previous: readonly MasterKey[] = [],
   ) {
     this.keys = db.collection<DataKeyDocument>('data_keys');
   }
@@ -42,10 +47,41 @@ export class MongoKeyStore implements KeyStore {
 
   async get(tenantId: string, userId: string): Promise<DataKey | undefined> {
     const document = await this.keys.findOne({ _id: compoundId(tenantId, userId) });
-    return document ? unwrapDataKey(this.master, tenantId, userId, document) : undefined;
+    return document ? unwrapDataKey(this.master, tenantId, userId, document, this.previous) : undefined;
   }
 
   async destroy(tenantId: string, userId: string): Promise<void> {
     await this.keys.deleteOne({ _id: compoundId(tenantId, userId) });
+  }
+
+  async rewrapAll(options: RewrapOptions = {}): Promise<RewrapResult> {
+    const batchSize = Math.max(1, options.batchSize ?? 500);
+    const current = this.master.fingerprint;
+    let total = 0;
+    for (const master of (await this.keys.distinct('master')) as string[]) {
+      if (master === current) continue;
+      masterKeyOf({ master }, this.master, this.previous); // refuses before anything changes
+      total += await this.keys.countDocuments({ master });
+    }
+    let rewrapped = 0;
+    let after = '';
+    for (;;) {
+      // In _id order from where the last batch ended: a key that cannot be rewritten (destroyed
+      // meanwhile) is not read again.
+      const batch = await this.keys.find({ _id: { $gt: after }, master: { $ne: current } }).sort({ _id: 1 }).limit(batchSize).toArray();
+      if (batch.length === 0) break;
+      for (const document of batch) {
+        const next = rewrapDataKey(this.master, this.previous, document.tenantId, document.userId, document);
+        // Only the key that was read, still under the master key it was read under.
+        const { modifiedCount } = await this.keys.updateOne(
+          { _id: document._id, keyId: document.keyId, master: document.master },
+          { $set: { wrapped: next.wrapped, master: next.master } },
+        );
+        rewrapped += modifiedCount;
+      }
+      after = batch[batch.length - 1]._id;
+      options.onProgress?.(rewrapped, total);
+    }
+    return { rewrapped, total };
   }
 }

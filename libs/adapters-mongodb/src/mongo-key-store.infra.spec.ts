@@ -6,6 +6,6 @@ import { useTestDatabase } from './testing/test-database';
 const openDb = useTestDatabase('keys');
 
 testKeyStore({
-  open: async (master) => new MongoKeyStore(await openDb(), master),
+  open: async (master, previous) => new MongoKeyStore(await openDb(), master, previous),
   dump: async () => JSON.stringify(await (await openDb()).collection('data_keys').find({}).toArray()),
 });

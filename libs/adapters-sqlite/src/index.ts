@@ -6,3 +6,4 @@ export * from './sqlite-search-index.adapter';
 export * from './sqlite-access-store.adapter';
 export * from './sqlite-projection-versions';
 export * from './sqlite-key-store.adapter';
+export * from './sqlite-log-versions';

@@ -5,9 +5,11 @@ import type {
   ConsumedMessage,
   ConsumerSpec,
   EventLog,
+  GroupInfo,
   LogMessage,
   LogPosition,
   ResetTarget,
+  StoredMessage,
   Subscription,
 } from '@engram/ports';
 import { parseLogValue, serialiseLogValue } from '@engram/ports';
@@ -105,8 +107,13 @@ export class SqliteEventLog implements EventLog {
     committed: BetterSqlite3.Statement<[string, string], { next_offset: number }>;
     commit: BetterSqlite3.Statement<[string, string, number, number]>;
     firstAtOrAfter: BetterSqlite3.Statement<[string, number], { log_offset: number | null }>;
+    topics: BetterSqlite3.Statement<[], string>;
+    groups: BetterSqlite3.Statement<[string], string>;
+    deleteMessages: BetterSqlite3.Statement<[string]>;
+    deleteTopic: BetterSqlite3.Statement<[string]>;
+    deleteGroups: BetterSqlite3.Statement<[string]>;
   };
-  private readonly appendTx: (topic: string, messages: readonly LogMessage[]) => number;
+  private readonly appendTx: (topic: string, messages: readonly { key: string; raw: string; timestamp: number }[]) => number;
 
   constructor(
     private readonly db: Database,
@@ -161,15 +168,17 @@ export class SqliteEventLog implements EventLog {
       firstAtOrAfter: db.prepare(
         'SELECT MIN(log_offset) AS log_offset FROM log_messages WHERE topic = ? AND timestamp >= ?',
       ),
+      topics: db.prepare<[], string>('SELECT topic FROM log_topics ORDER BY topic').pluck(),
+      groups: db.prepare<[string], string>('SELECT grp FROM log_group_offsets WHERE topic = ? ORDER BY grp').pluck(),
+      deleteMessages: db.prepare('DELETE FROM log_messages WHERE topic = ?'),
+      deleteTopic: db.prepare('DELETE FROM log_topics WHERE topic = ?'),
+      deleteGroups: db.prepare('DELETE FROM log_group_offsets WHERE topic = ?'),
     };
-    this.appendTx = immediate(db, (topic: string, messages: readonly LogMessage[]) => {
+    this.appendTx = immediate(db, (topic: string, messages: readonly { key: string; raw: string; timestamp: number }[]) => {
       const s = this.statements;
-      const now = Date.now();
-      s.registerTopic.run(topic, now);
+      s.registerTopic.run(topic, Date.now());
       let next = s.nextOffset.get(topic)!.next_offset;
-      for (const message of messages) {
-        s.insertMessage.run(topic, next++, message.key, serialiseLogValue(message.value), now);
-      }
+      for (const message of messages) s.insertMessage.run(topic, next++, message.key, message.raw, message.timestamp);
       s.setNextOffset.run(next, topic);
       return next;
     });
@@ -184,9 +193,53 @@ export class SqliteEventLog implements EventLog {
 
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     if (messages.length === 0) return this.endPosition(topic);
+    const now = Date.now();
+    const next = this.appendTx(topic, messages.map((message) => ({ key: message.key, raw: serialiseLogValue(message.value), timestamp: now })));
+    this.signals.emit(appendedEvent(topic));
+    return { [PARTITION]: next };
+  }
+
+  async appendStored(topic: string, messages: readonly StoredMessage[]): Promise<LogPosition> {
+    if (messages.length === 0) return this.endPosition(topic);
+    const other = messages.find((message) => message.partition !== PARTITION);
+    if (other) throw new Error(`the embedded log has one partition (${PARTITION}); a message names partition ${other.partition}`);
     const next = this.appendTx(topic, messages);
     this.signals.emit(appendedEvent(topic));
     return { [PARTITION]: next };
+  }
+
+  async listTopics(): Promise<string[]> {
+    return this.statements.topics.all();
+  }
+
+  /**
+   * Deletes the topics' rows in one transaction; `secure_delete` (set on every connection engram
+   * opens) zeroes them in the pages, and a checkpoint then truncates the write-ahead log, so no
+   * copy of a deleted message stays on disk.
+   */
+  async deleteTopics(topics: readonly string[]): Promise<void> {
+    const running = consumersOf(this.db);
+    for (const topic of topics) {
+      for (const group of this.statements.groups.all(topic)) {
+        if (running.has(consumerKey(topic, group))) throw new Error(`cannot delete topic "${topic}": a consumer of group "${group}" is running; stop it first`);
+      }
+    }
+    immediate(this.db, () => {
+      for (const topic of topics) {
+        this.statements.deleteMessages.run(topic);
+        this.statements.deleteGroups.run(topic);
+        this.statements.deleteTopic.run(topic);
+      }
+    })();
+    if (this.db.pragma('journal_mode', { simple: true }) === 'wal') this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  async listGroups(topic: string, groupPrefix = ''): Promise<GroupInfo[]> {
+    const running = consumersOf(this.db);
+    return this.statements.groups
+      .all(topic)
+      .filter((group) => group.startsWith(groupPrefix))
+      .map((group) => ({ group, running: running.has(consumerKey(topic, group)) }));
   }
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
@@ -239,6 +292,10 @@ export class SqliteEventLog implements EventLog {
     let next: number;
     if (target.to === 'beginning') {
       next = 0;
+    } else if (target.to === 'position') {
+      next = target.position[PARTITION] ?? 0;
+      const end = this.statements.nextOffset.get(topic)?.next_offset ?? 0;
+      if (!Number.isInteger(next) || next < 0 || next > end) throw new Error(`cannot move group "${group}" of topic "${topic}" to offset ${next}: the topic holds offsets 0 to ${end}`);
     } else {
       next =
         this.statements.firstAtOrAfter.get(topic, target.timestamp)?.log_offset ??

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import type { ConsumedMessage } from '@engram/ports';
 import { lag } from '@engram/ports';
 import { eventually, makeTempDir, testEventLog, uniqueName } from '@engram/testing';
@@ -223,6 +224,29 @@ describe('SqliteEventLog', () => {
     for (let done = 0; done < total; done += batch.length) await log.append(topic, batch);
     // Speed is measured by `engram bench` (docs/benchmarks.md), never asserted in tests.
     expect(await log.endPosition(topic)).toEqual({ 0: total });
+    db.close();
+  });
+
+  it('deletes a topic so that no byte of its messages stays in the database file or its write-ahead log; refuses while a consumer runs', async () => {
+    const file = dir.file('delete-topic.db');
+    const db = openSqliteDatabase(file);
+    const log = new SqliteEventLog(db, quiet);
+    const words = ['Quillbramble', '琥珀猫头鹰'];
+    await log.append('old.topic', Array.from({ length: 300 }, (_, i) => ({ key: 'k', value: { i, text: `${words[i % 2]} ${'x'.repeat(200)}` } })));
+    await log.append('kept.topic', [{ key: 'k', value: { text: 'Marmalorian' } }]);
+    const onDisk = () => ['', '-wal'].map((suffix) => (fs.existsSync(file + suffix) ? fs.readFileSync(file + suffix) : Buffer.alloc(0)));
+    const found = (word: string) => onDisk().some((bytes) => bytes.includes(Buffer.from(word, 'utf8')));
+    expect(words.every(found)).toBe(true);
+
+    const running = await log.subscribe({ topic: 'old.topic', group: 'reader' }, async () => undefined);
+    await eventually(async () => (await log.committedPosition('old.topic', 'reader'))[0] === 300, 'the reader to commit');
+    await expect(log.deleteTopics(['old.topic'])).rejects.toThrow(/group "reader" is running/);
+    await running.stop();
+
+    await log.deleteTopics(['old.topic']);
+    expect(words.filter(found)).toEqual([]);
+    expect(found('Marmalorian')).toBe(true);
+    expect(await log.listTopics()).toEqual(['kept.topic']);
     db.close();
   });
 });

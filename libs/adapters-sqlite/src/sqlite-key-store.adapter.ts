@@ -1,5 +1,5 @@
-import { type MasterKey, newDataKey, unwrapDataKey, wrapDataKey, type WrappedDataKey } from '@engram/domain';
-import type { DataKey, KeyStore } from '@engram/ports';
+import { type MasterKey, masterKeyOf, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey, type WrappedDataKey } from '@engram/domain';
+import type { DataKey, KeyStore, RewrapOptions, RewrapResult } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './sqlite-database';
 
@@ -7,6 +7,11 @@ interface KeyRow {
   key_id: string;
   wrapped: string;
   master: string;
+}
+
+interface OwnedKeyRow extends KeyRow {
+  tenant_id: string;
+  user_id: string;
 }
 
 /**
@@ -20,11 +25,19 @@ export class SqliteKeyStore implements KeyStore {
     insert: BetterSqlite3.Statement<[string, string, string, string, string]>;
     get: BetterSqlite3.Statement<[string, string], KeyRow>;
     delete: BetterSqlite3.Statement<[string, string]>;
+    masters: BetterSqlite3.Statement<[], { master: string; keys: number }>;
+    notUnder: BetterSqlite3.Statement<[string, number], OwnedKeyRow>;
+    rewrap: BetterSqlite3.Statement<[string, string, string, string, string, string]>;
   };
 
+  /**
+   * @param master wraps new keys (ENGRAM_MASTER_KEY)
+   * @param previous only unwrap keys still wrapped by them, during a rotation (ENGRAM_PREVIOUS_MASTER_KEY)
+   */
   constructor(
     private readonly db: Database,
     private readonly master: MasterKey,
+    private readonly previous: readonly MasterKey[] = [],
   ) {
     db.exec(`
       CREATE TABLE IF NOT EXISTS data_keys (
@@ -42,6 +55,11 @@ export class SqliteKeyStore implements KeyStore {
       ),
       get: db.prepare('SELECT key_id, wrapped, master FROM data_keys WHERE tenant_id = ? AND user_id = ?'),
       delete: db.prepare('DELETE FROM data_keys WHERE tenant_id = ? AND user_id = ?'),
+      masters: db.prepare('SELECT master, COUNT(*) AS keys FROM data_keys GROUP BY master'),
+      notUnder: db.prepare('SELECT tenant_id, user_id, key_id, wrapped, master FROM data_keys WHERE master <> ? ORDER BY tenant_id, user_id LIMIT ?'),
+      // Only the key that was read, still under the master key it was read under: a key destroyed
+      // (or destroyed and made anew) meanwhile is left as it is.
+      rewrap: db.prepare('UPDATE data_keys SET wrapped = ?, master = ? WHERE tenant_id = ? AND user_id = ? AND key_id = ? AND master = ?'),
     };
   }
 
@@ -58,11 +76,44 @@ export class SqliteKeyStore implements KeyStore {
     const row = this.statements.get.get(tenantId, userId);
     if (!row) return undefined;
     const stored: WrappedDataKey = { keyId: row.key_id, wrapped: row.wrapped, master: row.master };
-    return unwrapDataKey(this.master, tenantId, userId, stored);
+    return unwrapDataKey(this.master, tenantId, userId, stored, this.previous);
   }
 
   async destroy(tenantId: string, userId: string): Promise<void> {
     if (this.statements.delete.run(tenantId, userId).changes === 0) return;
+    this.checkpoint();
+  }
+
+  async rewrapAll(options: RewrapOptions = {}): Promise<RewrapResult> {
+    const batchSize = Math.max(1, options.batchSize ?? 500);
+    let total = 0;
+    for (const { master, keys } of this.statements.masters.all()) {
+      if (master === this.master.fingerprint) continue;
+      masterKeyOf({ master }, this.master, this.previous); // refuses before anything changes
+      total += keys;
+    }
+    let rewrapped = 0;
+    const rewrapBatch = this.db.transaction((rows: readonly OwnedKeyRow[]) => {
+      let changed = 0;
+      for (const row of rows) {
+        const stored: WrappedDataKey = { keyId: row.key_id, wrapped: row.wrapped, master: row.master };
+        const next = rewrapDataKey(this.master, this.previous, row.tenant_id, row.user_id, stored);
+        changed += this.statements.rewrap.run(next.wrapped, next.master, row.tenant_id, row.user_id, row.key_id, row.master).changes;
+      }
+      return changed;
+    });
+    for (;;) {
+      const rows = this.statements.notUnder.all(this.master.fingerprint, batchSize);
+      if (rows.length === 0) break;
+      rewrapped += rewrapBatch.immediate(rows);
+      options.onProgress?.(rewrapped, total);
+    }
+    // The old wrappings were overwritten in place (secure_delete): leave no copy in the WAL either.
+    if (rewrapped > 0) this.checkpoint();
+    return { rewrapped, total };
+  }
+
+  private checkpoint(): void {
     // Readers in other processes can keep old frames alive; then the next checkpoint overwrites them.
     if (this.db.pragma('journal_mode', { simple: true }) === 'wal') this.db.pragma('wal_checkpoint(TRUNCATE)');
   }

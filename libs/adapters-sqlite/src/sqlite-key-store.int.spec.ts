@@ -14,7 +14,7 @@ const onDisk = async () =>
     .join('\n');
 
 testKeyStore({
-  open: async (master) => new SqliteKeyStore(db, master),
+  open: async (master, previous) => new SqliteKeyStore(db, master, previous),
   dump: onDisk,
   teardown: async () => {
     db.close();

@@ -1,5 +1,5 @@
 import { Kafka, Partitioners, type Producer } from 'kafkajs';
-import { Topics } from '../../contracts/src/topics';
+import { Topics, versionedTopic } from '../../contracts/src/topics';
 import type { TurnInput } from './engram-client';
 import { checkTenantId, turnKey, turnRecordedEvents, TurnValidationError } from './turn-events';
 
@@ -11,6 +11,11 @@ export interface KafkaTurnProducerOptions {
   readonly kafka?: Kafka;
   /** The deployment's ENGRAM_TOPIC_PREFIX (default none). */
   readonly topicPrefix?: string;
+  /**
+   * The version of the deployment's log (default 1): `engram encrypt-log` moves it on, and prints
+   * the new one (the turns topic is then `memory.turns.v1.log<N>`).
+   */
+  readonly logVersion?: number;
   /** Default `engram-turn-producer`. */
   readonly clientId?: string;
   /** A send is split into Kafka requests of at most this many bytes, in order (default 512 KiB, under the broker's 1 MiB). */
@@ -47,7 +52,7 @@ export class KafkaTurnProducer {
       // murmur2 like Java's clients and engram's own producer: a key lands on the same partition whoever writes it.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-    this.topic = `${options.topicPrefix ?? ''}${Topics.turns}`;
+    this.topic = versionedTopic(`${options.topicPrefix ?? ''}${Topics.turns}`, options.logVersion ?? 1);
     this.maxSendBytes = options.maxSendBytes ?? 512 * 1024;
   }
 

@@ -29,6 +29,12 @@ export class EngramConfig {
    * when distributed; embedded, unset, a key is generated into ENGRAM_DATA_DIR/master.key (0600).
    */
   @IsOptional() @IsString() ENGRAM_MASTER_KEY?: string;
+  /**
+   * During a master-key rotation (docs/security.md): the master key the data keys were wrapped
+   * with until now, read beside ENGRAM_MASTER_KEY until `engram rotate-master-key` has rewrapped
+   * every one. Same format; never the same key.
+   */
+  @IsOptional() @IsString() ENGRAM_PREVIOUS_MASTER_KEY?: string;
 
   /** `key=tenant` pairs, comma-separated. Empty: no auth, tenant `default`, loopback only. */
   @IsString() ENGRAM_API_KEYS = '';
@@ -125,7 +131,10 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_REBUILD_BATCH_SIZE = 2000;
   /** Events/s an online rebuild may apply (spares the live system); 0: no limit. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_RATE_LIMIT = 0;
-  /** How long a process may use a cached projection pointer (distributed; embedded reads it per call). Keep below the grace period. */
+  /**
+   * How long a process may use a cached projection pointer (distributed; embedded reads it per call), and, in both modes, the
+   * log's version (`engram encrypt-log` waits twice this before it reads the log). Keep below the grace period.
+   */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_PROJECTION_POINTER_TTL_MS = 1000;
 
   // Entity normalisation
@@ -280,6 +289,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('ENGRAM_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64 (e.g. `openssl rand -base64 32`)');
   } else if (config.ENGRAM_MODE === 'distributed' && config.ENGRAM_MASTER_KEY === undefined) {
     problems.push('ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed (32 bytes, as 64 hex digits or base64)');
+  }
+  if (config.ENGRAM_PREVIOUS_MASTER_KEY !== undefined) {
+    const previous = parseMasterKey(config.ENGRAM_PREVIOUS_MASTER_KEY);
+    const current = config.ENGRAM_MASTER_KEY === undefined ? undefined : parseMasterKey(config.ENGRAM_MASTER_KEY);
+    if (!previous) problems.push('ENGRAM_PREVIOUS_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64, like ENGRAM_MASTER_KEY');
+    else if (current?.equals(previous)) problems.push('ENGRAM_PREVIOUS_MASTER_KEY: is the same key as ENGRAM_MASTER_KEY; during a rotation it is the old one');
   }
   if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');

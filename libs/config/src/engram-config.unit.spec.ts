@@ -89,4 +89,16 @@ describe('loadConfig: ENGRAM_MASTER_KEY', () => {
     expect(problemsOf(distributed)).toMatch(/ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed/);
     expect(problemsOf({ ...distributed, ENGRAM_MASTER_KEY: hex })).toBe('');
   });
+
+  it('takes ENGRAM_PREVIOUS_MASTER_KEY in the same format, never echoed, and never the same key', () => {
+    const old = 'b2'.repeat(32);
+    expect(problemsOf({ ENGRAM_MASTER_KEY: hex, ENGRAM_PREVIOUS_MASTER_KEY: Buffer.from(old, 'hex').toString('base64') })).toBe('');
+    expect(problemsOf({ ENGRAM_PREVIOUS_MASTER_KEY: old })).toBe('');
+    const bad = problemsOf({ ENGRAM_MASTER_KEY: hex, ENGRAM_PREVIOUS_MASTER_KEY: 'old-passphrase' });
+    expect(bad).toMatch(/ENGRAM_PREVIOUS_MASTER_KEY: must be 32 bytes/);
+    expect(bad).not.toContain('old-passphrase');
+    expect(problemsOf({ ENGRAM_MASTER_KEY: hex, ENGRAM_PREVIOUS_MASTER_KEY: Buffer.from(hex, 'hex').toString('base64url') })).toMatch(
+      /ENGRAM_PREVIOUS_MASTER_KEY: is the same key as ENGRAM_MASTER_KEY/,
+    );
+  });
 });

@@ -10,3 +10,18 @@ export const Topics = {
 export type TopicName = (typeof Topics)[keyof typeof Topics];
 
 export const ALL_TOPICS: readonly TopicName[] = Object.values(Topics);
+
+/**
+ * A topic's name in a version of the log: version 1 is the name itself (every log from before
+ * versions existed); `engram encrypt-log` writes version N as `<topic>.log<N>`.
+ */
+export function versionedTopic(topic: string, logVersion: number): string {
+  if (!Number.isInteger(logVersion) || logVersion < 1) throw new Error(`invalid log version ${logVersion}`);
+  return logVersion === 1 ? topic : `${topic}.log${logVersion}`;
+}
+
+/** The topic and log version a stored topic name stands for. */
+export function topicVersionOf(name: string): { readonly topic: string; readonly logVersion: number } {
+  const match = /^(.*)\.log([1-9]\d*)$/.exec(name);
+  return match && Number(match[2]) > 1 ? { topic: match[1], logVersion: Number(match[2]) } : { topic: name, logVersion: 1 };
+}

@@ -124,6 +124,19 @@ describe('rankMemories', () => {
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
   });
 
+  it('given a memory the lexical index matched on what coverage does not count (its speaker), then it is a candidate; one neither leg vouches for is not', () => {
+    const answer = { ...candidate('episode', 0, 'answer', { content: 'I went to a support group yesterday', value: '', entities: [] }), fusion: { rrf: 0, bm25: 5, cosine: 0.6 } };
+    const bySpeaker = {
+      ...candidate('episode', 0, 'by-speaker', { content: 'Thanks, that means a lot!', value: '', entities: [], speaker: 'Caroline' }),
+      fusion: { rrf: 0, bm25: 1, cosine: 0.2 },
+    };
+    const neither = { ...candidate('episode', 0, 'neither', { content: 'Bye!', value: '', entities: [] }), fusion: { rrf: 0, cosine: 0.2 } };
+    const query = { terms: tokenize('When did Caroline go to the support group?') };
+    expect(coverageOf(query.terms, bySpeaker.memory)).toBe(0);
+    const ranked = rankMemories([answer, bySpeaker, neither], NOW, { ...config, threshold: 0 }, query);
+    expect(ranked.map((r) => r.memory.memoryId)).toEqual(['answer', 'by-speaker']);
+  });
+
   describe('with a semantic embedder (admit below the gate)', () => {
     const semantic = { ...config, threshold: 0, relevance: { ...config.relevance, cosineFloor: 0.78, cosineGate: 0.88, cosineAdmit: 0.78 } };
     const macs = () => ({ ...candidate('episode', 0, 'macs', { content: "I've always used Macs", value: '', entities: [] }), fusion: { rrf: 0, cosine: 0.85 } });

@@ -161,12 +161,14 @@ export function parseMasterKey(text: string): Buffer | undefined {
   return undefined;
 }
 
-/** A stored data key that the configured master key did not wrap. */
+/** A stored data key that none of the configured master keys wrapped. */
 export class WrongMasterKeyError extends Error {
-  constructor(stored: string, configured: string) {
+  constructor(stored: string, configured: string, previous: readonly string[] = []) {
     super(
-      `a data key was wrapped by master key ${stored}, but ENGRAM_MASTER_KEY is ${configured}: ` +
-        'start with the master key this data was written with',
+      `a data key was wrapped by master key ${stored}, but ENGRAM_MASTER_KEY is ${configured}` +
+        (previous.length > 0 ? ` and ENGRAM_PREVIOUS_MASTER_KEY is ${previous.join(', ')}` : '') +
+        ': start with the master key this data was written with' +
+        (previous.length > 0 ? '' : ' (during a rotation, the old one as ENGRAM_PREVIOUS_MASTER_KEY)'),
     );
     this.name = 'WrongMasterKeyError';
   }
@@ -188,7 +190,25 @@ export function wrapDataKey(master: MasterKey, tenantId: string, userId: string,
   };
 }
 
-export function unwrapDataKey(master: MasterKey, tenantId: string, userId: string, stored: WrappedDataKey): DataKey {
-  if (stored.master !== master.fingerprint) throw new WrongMasterKeyError(stored.master, master.fingerprint);
-  return { keyId: stored.keyId, key: master.unwrap(stored.wrapped, dataKeyAssociatedData(tenantId, userId, stored.keyId)) };
+/**
+ * Unwraps with the master key whose fingerprint the stored key names: `master` (ENGRAM_MASTER_KEY),
+ * or during a rotation one of `previous` (ENGRAM_PREVIOUS_MASTER_KEY), so a store reads rows
+ * wrapped by either while they are rewrapped.
+ */
+export function unwrapDataKey(master: MasterKey, tenantId: string, userId: string, stored: WrappedDataKey, previous: readonly MasterKey[] = []): DataKey {
+  const wrapper = masterKeyOf(stored, master, previous);
+  return { keyId: stored.keyId, key: wrapper.unwrap(stored.wrapped, dataKeyAssociatedData(tenantId, userId, stored.keyId)) };
+}
+
+/** The same data key wrapped by `master` instead of the previous key that wrapped it (a rotation). */
+export function rewrapDataKey(master: MasterKey, previous: readonly MasterKey[], tenantId: string, userId: string, stored: WrappedDataKey): WrappedDataKey {
+  return wrapDataKey(master, tenantId, userId, unwrapDataKey(master, tenantId, userId, stored, previous));
+}
+
+/** The master key among `master` and `previous` that wrapped `stored`; WrongMasterKeyError if none did. */
+export function masterKeyOf(stored: Pick<WrappedDataKey, 'master'>, master: MasterKey, previous: readonly MasterKey[] = []): MasterKey {
+  if (stored.master === master.fingerprint) return master;
+  const earlier = previous.find((key) => key.fingerprint === stored.master);
+  if (!earlier) throw new WrongMasterKeyError(stored.master, master.fingerprint, previous.map((key) => key.fingerprint));
+  return earlier;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { eventAssociatedData, isSealed, MasterKey, newDataKey, openJson, parseMasterKey, sealJson, SealError, unwrapDataKey, wrapDataKey, WrongMasterKeyError } from './sealing';
+import { eventAssociatedData, isSealed, MasterKey, newDataKey, openJson, parseMasterKey, rewrapDataKey, sealJson, SealError, unwrapDataKey, wrapDataKey, WrongMasterKeyError } from './sealing';
 
 describe('sealing an event payload', () => {
   const key = newDataKey();
@@ -46,6 +46,21 @@ describe('wrapping data keys with the master key', () => {
     expect(() => unwrapDataKey(master, 'acme', 'u2', stored)).toThrow(SealError);
     expect(() => unwrapDataKey(MasterKey.generate(), 'acme', 'u1', stored)).toThrow(WrongMasterKeyError);
     expect(() => unwrapDataKey(MasterKey.generate(), 'acme', 'u1', stored)).toThrow(/ENGRAM_MASTER_KEY/);
+  });
+
+  it('rotates: a key wrapped by the previous master key unwraps beside the current one, and rewraps under it', () => {
+    const old = MasterKey.generate();
+    const current = MasterKey.generate();
+    const dataKey = newDataKey();
+    const stored = wrapDataKey(old, 'acme', 'u1', dataKey);
+    expect(unwrapDataKey(current, 'acme', 'u1', stored, [old]).key.equals(dataKey.key)).toBe(true);
+
+    const rewrapped = rewrapDataKey(current, [old], 'acme', 'u1', stored);
+    expect(rewrapped).toEqual({ keyId: dataKey.keyId, wrapped: expect.any(String), master: current.fingerprint });
+    expect(unwrapDataKey(current, 'acme', 'u1', rewrapped).key.equals(dataKey.key)).toBe(true);
+    expect(() => unwrapDataKey(old, 'acme', 'u1', rewrapped)).toThrow(WrongMasterKeyError);
+    // Neither key wrapped it: both variables are named.
+    expect(() => unwrapDataKey(MasterKey.generate(), 'acme', 'u1', stored, [MasterKey.generate()])).toThrow(/ENGRAM_MASTER_KEY .* ENGRAM_PREVIOUS_MASTER_KEY/);
   });
 });
 

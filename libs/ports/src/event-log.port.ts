@@ -16,6 +16,25 @@ export interface LogMessage {
   readonly value: unknown;
 }
 
+/**
+ * A message exactly as a topic stores it, for a copy of that topic (`engram encrypt-log`): its
+ * bytes (not re-serialised, so even a value that is not JSON stays as it was), its partition and
+ * its timestamp.
+ */
+export interface StoredMessage {
+  readonly key: string;
+  readonly raw: string;
+  readonly partition: number;
+  readonly timestamp: number;
+}
+
+/** A consumer group with a committed position on a topic. */
+export interface GroupInfo {
+  readonly group: string;
+  /** A consumer of the group is running now (embedded: in this process; Kafka: anywhere). */
+  readonly running: boolean;
+}
+
 export interface ConsumedMessage {
   readonly topic: string;
   readonly partition: number;
@@ -52,7 +71,11 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-export type ResetTarget = { readonly to: 'beginning' } | { readonly to: 'timestamp'; readonly timestamp: number };
+export type ResetTarget =
+  | { readonly to: 'beginning' }
+  | { readonly to: 'timestamp'; readonly timestamp: number }
+  /** These offsets on the partitions they name (the others: the beginning). */
+  | { readonly to: 'position'; readonly position: LogPosition };
 
 export interface EventLog {
   ensureTopics(topics: readonly string[]): Promise<void>;
@@ -65,6 +88,20 @@ export interface EventLog {
   committedPosition(topic: string, group: string): Promise<LogPosition>;
   /** Moves a group's position (the group must have no running consumer). */
   resetGroup(topic: string, group: string, target: ResetTarget): Promise<void>;
+  /**
+   * Appends messages as another topic stores them, each to the partition it names (which the
+   * topic must have), with its bytes and timestamp: a copy, in order. Nothing is sealed or parsed.
+   */
+  appendStored(topic: string, messages: readonly StoredMessage[]): Promise<LogPosition>;
+  /** Every topic the log holds, sorted (Kafka: the cluster's, its internal topics left out). */
+  listTopics(): Promise<string[]>;
+  /**
+   * Deletes topics, their messages and their groups' positions; unknown topics are ignored.
+   * Embedded, no copy of the messages stays in the database file or its write-ahead log.
+   */
+  deleteTopics(topics: readonly string[]): Promise<void>;
+  /** The consumer groups (those whose name starts with `groupPrefix`) that committed a position on `topic`. */
+  listGroups(topic: string, groupPrefix?: string): Promise<GroupInfo[]>;
   close(): Promise<void>;
 }
 

@@ -7,3 +7,4 @@ export * from './search-index.port';
 export * from './session-store.port';
 export * from './projection-versions.port';
 export * from './key-store.port';
+export * from './log-versions.port';

@@ -81,30 +81,36 @@ export interface StartOptions {
 /** Creates, wires and starts one engram process; shuts down cleanly on SIGTERM/SIGINT. */
 export async function startApp(rootModule: Type<unknown> | object, options: StartOptions): Promise<INestApplication> {
   const app = await NestFactory.create(rootModule as Type<unknown>, { bodyParser: false, bufferLogs: true, abortOnError: false });
-  app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
-  const config = app.get(EngramConfig);
-  configureHttp(app, config);
-  if (options.stages) {
-    connectStages(app, config);
-    await app.startAllMicroservices();
+  try {
+    app.useLogger(app.get(Logger));
+    app.enableShutdownHooks();
+    const config = app.get(EngramConfig);
+    configureHttp(app, config);
+    if (options.stages) {
+      connectStages(app, config);
+      await app.startAllMicroservices();
+    }
+    if (options.http === 'health') {
+      // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
+      const http = app.getHttpAdapter();
+      http.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
+      const collector = app.get(MetricsCollector);
+      http.get('/metrics', (_req: Request, res: Response) => {
+        collector.scrape().then(
+          (text) => res.status(200).type(Registry.PROMETHEUS_CONTENT_TYPE).send(text),
+          (error: unknown) => res.status(503).type('text/plain').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
+        );
+      });
+    }
+    if (options.http) {
+      await app.listen(config.PORT, config.listenHost());
+      new NestLogger('engram').log(`listening on ${boundAddress(app)}`);
+    } else await app.init();
+  } catch (error) {
+    // A process that cannot start closes what it opened (stores, consumers) before it reports why.
+    await app.close().catch(() => undefined);
+    throw error;
   }
-  if (options.http === 'health') {
-    // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
-    const http = app.getHttpAdapter();
-    http.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
-    const collector = app.get(MetricsCollector);
-    http.get('/metrics', (_req: Request, res: Response) => {
-      collector.scrape().then(
-        (text) => res.status(200).type(Registry.PROMETHEUS_CONTENT_TYPE).send(text),
-        (error: unknown) => res.status(503).type('text/plain').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
-      );
-    });
-  }
-  if (options.http) {
-    await app.listen(config.PORT, config.listenHost());
-    new NestLogger('engram').log(`listening on ${boundAddress(app)}`);
-  } else await app.init();
   return app;
 }
 

@@ -48,3 +48,5 @@ export * from './http/admin-rebuilds.controller';
 export * from './pipeline/consume-up-to';
 export * from './http/recall-audit';
 export * from './crypto';
+export * from './bindings/stored-event-log';
+export * from './bindings/versioned-topics-event-log';

@@ -10,3 +10,4 @@ export * from './projection-versions.contract';
 export * from './json-http-stub';
 export * from './pii-arbitraries';
 export * from './key-store.contract';
+export * from './log-versions.contract';

@@ -5,9 +5,9 @@ import { uniqueName } from './fixtures';
 export interface KeyStoreContractOptions {
   /**
    * Opens a store over the one storage the suite uses (every call sees the same keys), its data
-   * keys wrapped by `master`.
+   * keys wrapped by `master`; keys still wrapped by one of `previous` are read too (a rotation).
    */
-  open(master: MasterKey): Promise<KeyStore>;
+  open(master: MasterKey, previous?: readonly MasterKey[]): Promise<KeyStore>;
   /** Everything the storage holds, as text: the plaintext keys must not be in it. */
   dump(): Promise<string>;
   teardown?: () => Promise<void>;
@@ -108,6 +108,55 @@ export function testKeyStore(options: KeyStoreContractOptions): void {
         const impostor = await options.open(MasterKey.generate());
         await expect(impostor.get(tenantId, 'u1')).rejects.toThrow(/ENGRAM_MASTER_KEY/);
         await expect(impostor.getOrCreate(tenantId, 'u1')).rejects.toThrow(/ENGRAM_MASTER_KEY/);
+      },
+      testTimeoutMs,
+    );
+
+    // The two rotation tests come last: the second moves every key of the storage to a new master key.
+    it(
+      'refuses to rotate, changing nothing, while a key is wrapped by a master key it was not given',
+      async () => {
+        const kept = await store.getOrCreate(tenantId, 'u1');
+        const stranger = await options.open(MasterKey.generate());
+        await stranger.getOrCreate(tenantId, 'stranger');
+        const next = MasterKey.generate();
+        await expect((await options.open(next, [master])).rewrapAll()).rejects.toThrow(/ENGRAM_PREVIOUS_MASTER_KEY/);
+        expect((await store.get(tenantId, 'u1'))?.key.equals(kept.key)).toBe(true);
+        await stranger.destroy(tenantId, 'stranger');
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'rotates the master key: keys under either read during the change, every old one rewrapped (resumably, once), then the new key alone reads them',
+      async () => {
+        const first = await store.getOrCreate(tenantId, 'u1');
+        const second = await store.getOrCreate(tenantId, 'u2');
+        const next = MasterKey.generate();
+        const rotating = await options.open(next, [master]);
+        expect((await rotating.get(tenantId, 'u1'))?.key.equals(first.key)).toBe(true);
+        const created = await rotating.getOrCreate(tenantId, 'u3');
+        await expect(store.get(tenantId, 'u3')).rejects.toThrow(/ENGRAM_MASTER_KEY/); // made under the new key
+
+        // Interrupted after its first batch, then run again: the rest, and nothing twice.
+        const interrupted = rotating.rewrapAll({
+          batchSize: 1,
+          onProgress: () => {
+            throw new Error('interrupted');
+          },
+        });
+        await expect(interrupted).rejects.toThrow('interrupted');
+        const rest = await rotating.rewrapAll({ batchSize: 2 });
+        expect(rest.total).toBeGreaterThanOrEqual(1); // u1 or u2 at least was left
+        expect(rest.rewrapped).toBe(rest.total);
+        expect(await rotating.rewrapAll()).toEqual({ rewrapped: 0, total: 0 });
+
+        const rotated = await options.open(next);
+        for (const [userId, key] of [['u1', first], ['u2', second], ['u3', created]] as const) {
+          expect({ userId, same: (await rotated.get(tenantId, userId))?.key.equals(key.key) }).toEqual({ userId, same: true });
+        }
+        await expect(store.get(tenantId, 'u1')).rejects.toThrow(/ENGRAM_MASTER_KEY/);
+        expect({ oldMasterKeyStored: (await options.dump()).includes(master.fingerprint) }).toEqual({ oldMasterKeyStored: false });
       },
       testTimeoutMs,
     );

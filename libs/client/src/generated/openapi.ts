@@ -926,6 +926,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     RecallController_recall: {
@@ -1139,6 +1148,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     PipelineController_status: {
@@ -1258,6 +1276,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     ForgettingController_run: {
@@ -1301,6 +1328,15 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1382,6 +1418,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     MemoryControlController_revert: {
@@ -1453,6 +1498,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     MemoryControlController_saveProfile: {
@@ -1498,6 +1552,15 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,13 @@
-import type { Type } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import type { Db } from 'mongodb';
+import type { Database } from 'better-sqlite3';
 import type { EngramConfig } from '@engram/config';
-import { DistributedBindingsModule } from './distributed-bindings.module';
-import { EmbeddedBindingsModule } from './embedded-bindings.module';
+import { SqliteKeyStore } from '@engram/adapters-sqlite';
+import { MongoKeyStore } from '@engram/adapters-mongodb';
+import type { KeyStore } from '@engram/ports';
+import type { MasterKeys } from '../crypto/master-key';
+import { DistributedBindingsModule, MONGO_DATABASE } from './distributed-bindings.module';
+import { EmbeddedBindingsModule, SQLITE_DATABASE } from './embedded-bindings.module';
 
 export { DistributedBindingsModule } from './distributed-bindings.module';
 
@@ -17,5 +23,15 @@ export function bindingsFor(config: EngramConfig): Type<unknown> {
       return EmbeddedBindingsModule;
     case 'distributed':
       return DistributedBindingsModule;
+  }
+}
+
+/** A key store over the app's storage opened with other master keys than configured: a rotation's. */
+export function keyStoreWith(app: INestApplicationContext, config: EngramConfig, keys: MasterKeys): KeyStore {
+  switch (config.ENGRAM_MODE) {
+    case 'embedded':
+      return new SqliteKeyStore(app.get<Database>(SQLITE_DATABASE), keys.current, keys.previous);
+    case 'distributed':
+      return new MongoKeyStore(app.get<Db>(MONGO_DATABASE), keys.current, keys.previous);
   }
 }

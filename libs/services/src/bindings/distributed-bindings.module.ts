@@ -4,7 +4,7 @@ import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import { ElasticsearchSearchIndex, ElasticsearchSearchIndexVersions } from '@engram/adapters-elasticsearch';
 import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
-import { MongoAccessStore, MongoKeyStore, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
+import { MongoAccessStore, MongoKeyStore, MongoLogVersions, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
 import { createEmbedder } from '@engram/embedding';
 import {
   AccessStore,
@@ -14,6 +14,7 @@ import {
   FactStoreVersions,
   followActiveVersion,
   KeyStore,
+  LogVersions,
   ProjectionVersions,
   RebuildLedger,
   SearchIndex,
@@ -21,9 +22,11 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
-import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { DataKeyRing, loadMasterKeys, SealingEventLog } from '../crypto';
 import { EngramMetrics } from '../observability/metrics';
 import { GroupScopedEventLog } from './group-scoped-event-log';
+import { STORED_EVENT_LOG } from './stored-event-log';
+import { EventLogUnavailable, VersionedTopicsEventLog } from './versioned-topics-event-log';
 import { VisibleSearchIndex } from './visible-search-index';
 import { VisibleVersions } from './visible-versions';
 
@@ -51,12 +54,12 @@ function kafkaLogLevel(level: string): KafkaLogLevel {
  * still answer "does not host this topic-partition" while leaders settle, and kafkajs gives up on
  * that quickly. A broker that stays unreachable still fails the start with its error.
  */
-async function withRetries<T>(call: () => Promise<T>, attempts = 6): Promise<T> {
+async function withRetries<T>(call: () => Promise<T>, retriable: (error: unknown) => boolean = () => true, attempts = 6): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      if (attempt >= attempts) throw error;
+      if (attempt >= attempts || !retriable(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** (attempt - 1)));
     }
   }
@@ -80,9 +83,9 @@ export function kafkaBrokers(config: EngramConfig): string[] {
 @Module({
   providers: [
     {
-      provide: EventLog,
-      inject: [EngramConfig, DataKeyRing, EngramMetrics],
-      useFactory: async (config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics): Promise<EventLog> => {
+      provide: STORED_EVENT_LOG,
+      inject: [EngramConfig],
+      useFactory: (config: EngramConfig): EventLog => {
         const logger = new Logger('KafkaEventLog');
         const kafka = new KafkaEventLog({
           brokers: kafkaBrokers(config),
@@ -96,13 +99,28 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           onHandlerError: (error, failure) =>
             logger.warn({ ...failure, reason: error instanceof Error ? error.message : String(error) }, 'batch failed, retrying'),
         });
-        const log = new SealingEventLog(new GroupScopedEventLog(kafka, config.ENGRAM_TOPIC_PREFIX), keys, {
+        return new GroupScopedEventLog(kafka, config.ENGRAM_TOPIC_PREFIX);
+      },
+    },
+    // Which version of the topics the log is at (`engram encrypt-log` moves it), in MongoDB's `log_versions`.
+    { provide: LogVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoLogVersions(db) },
+    {
+      provide: EventLog,
+      inject: [STORED_EVENT_LOG, LogVersions, EngramConfig, DataKeyRing, EngramMetrics],
+      useFactory: async (stored: EventLog, versions: LogVersions, config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics): Promise<EventLog> => {
+        const log = new SealingEventLog(new VersionedTopicsEventLog(stored, versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS }), keys, {
           onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
         });
         try {
           // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
-          await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)));
+          await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)), (error) => !(error instanceof EventLogUnavailable));
         } catch (error) {
+          if (error instanceof EventLogUnavailable) {
+            // engram encrypt-log is copying the log: start anyway (reads serve, writes answer 503,
+            // stages refuse to subscribe), so that the encrypt-log run itself can start and resume.
+            new Logger('EventLog').warn(error.message);
+            return log;
+          }
           await log.close().catch(() => undefined);
           throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -148,8 +166,16 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       },
     },
     { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
-    // Data keys in MongoDB's `data_keys`, wrapped by ENGRAM_MASTER_KEY (required in this mode).
-    { provide: KeyStore, inject: [MONGO_DATABASE, EngramConfig], useFactory: (db: Db, config: EngramConfig) => new MongoKeyStore(db, loadMasterKey(config)) },
+    // Data keys in MongoDB's `data_keys`, wrapped by ENGRAM_MASTER_KEY (required in this mode; during a
+    // rotation, keys still under ENGRAM_PREVIOUS_MASTER_KEY are read too).
+    {
+      provide: KeyStore,
+      inject: [MONGO_DATABASE, EngramConfig],
+      useFactory: (db: Db, config: EngramConfig) => {
+        const { current, previous } = loadMasterKeys(config);
+        return new MongoKeyStore(db, current, previous);
+      },
+    },
     { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
     // The same embedder as the embedded mode (hashing, or ENGRAM_EMBEDDINGS_URL), so both modes rank alike.
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
@@ -182,7 +208,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
     },
   ],
   exports: [
-    MONGO_CLIENT, MONGO_DATABASE, EventLog, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    MONGO_CLIENT, MONGO_DATABASE, EventLog, STORED_EVENT_LOG, LogVersions, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
     FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
   ],
 })

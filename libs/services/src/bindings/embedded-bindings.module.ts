@@ -8,6 +8,7 @@ import {
   SqliteAccessStore,
   SqliteEventLog,
   SqliteKeyStore,
+  SqliteLogVersions,
   SqliteRebuildLedger,
   sqliteFactStoreVersions,
   sqliteSearchIndexVersions,
@@ -22,6 +23,7 @@ import {
   FactStoreVersions,
   followActiveVersion,
   KeyStore,
+  LogVersions,
   ProjectionVersions,
   RebuildLedger,
   SearchIndex,
@@ -29,8 +31,10 @@ import {
   SessionStore,
   SessionStoreVersions,
 } from '@engram/ports';
-import { DataKeyRing, loadMasterKey, SealingEventLog } from '../crypto';
+import { DataKeyRing, loadMasterKeys, SealingEventLog } from '../crypto';
 import { EngramMetrics } from '../observability/metrics';
+import { STORED_EVENT_LOG } from './stored-event-log';
+import { VersionedTopicsEventLog } from './versioned-topics-event-log';
 
 export const SQLITE_DATABASE = Symbol('SqliteDatabase');
 
@@ -48,14 +52,25 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
         return openSqliteDatabase(path.join(config.ENGRAM_DATA_DIR, 'engram.db'));
       },
     },
-    // Data keys in the engram database, wrapped by ENGRAM_MASTER_KEY or the data directory's master.key.
-    { provide: KeyStore, inject: [SQLITE_DATABASE, EngramConfig], useFactory: (db: Database, config: EngramConfig) => new SqliteKeyStore(db, loadMasterKey(config)) },
+    // Data keys in the engram database, wrapped by ENGRAM_MASTER_KEY or the data directory's master.key
+    // (and, during a rotation, still read under ENGRAM_PREVIOUS_MASTER_KEY or master.key.next).
+    {
+      provide: KeyStore,
+      inject: [SQLITE_DATABASE, EngramConfig],
+      useFactory: (db: Database, config: EngramConfig) => {
+        const { current, previous } = loadMasterKeys(config);
+        return new SqliteKeyStore(db, current, previous);
+      },
+    },
     { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
+    { provide: STORED_EVENT_LOG, inject: [SQLITE_DATABASE, EngramConfig], useFactory: (db: Database, config: EngramConfig) => new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }) },
+    // Which version of the topics the log is at (`engram encrypt-log` moves it).
+    { provide: LogVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteLogVersions(db) },
     {
       provide: EventLog,
-      inject: [SQLITE_DATABASE, EngramConfig, DataKeyRing, EngramMetrics],
-      useFactory: (db: Database, config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics) =>
-        new SealingEventLog(new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }), keys, {
+      inject: [STORED_EVENT_LOG, LogVersions, EngramConfig, DataKeyRing, EngramMetrics],
+      useFactory: (stored: EventLog, versions: LogVersions, config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics) =>
+        new SealingEventLog(new VersionedTopicsEventLog(stored, versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS }), keys, {
           onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
         }),
     },
@@ -72,7 +87,7 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
   ],
   exports: [
-    SQLITE_DATABASE, EventLog, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
+    SQLITE_DATABASE, EventLog, STORED_EVENT_LOG, LogVersions, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
     FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
   ],
 })

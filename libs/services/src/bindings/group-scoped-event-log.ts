@@ -1,4 +1,4 @@
-import type { BatchHandler, ConsumerSpec, EventLog, LogMessage, LogPosition, ResetTarget, Subscription } from '@engram/ports';
+import type { BatchHandler, ConsumerSpec, EventLog, GroupInfo, LogMessage, LogPosition, ResetTarget, StoredMessage, Subscription } from '@engram/ports';
 
 /**
  * Scopes consumer-group names with a prefix. Kafka's consumer groups are global
@@ -39,6 +39,24 @@ export class GroupScopedEventLog implements EventLog {
 
   resetGroup(topic: string, group: string, target: ResetTarget): Promise<void> {
     return this.inner.resetGroup(topic, this.group(group), target);
+  }
+
+  appendStored(topic: string, messages: readonly StoredMessage[]): Promise<LogPosition> {
+    return this.inner.appendStored(topic, messages);
+  }
+
+  listTopics(): Promise<string[]> {
+    return this.inner.listTopics();
+  }
+
+  deleteTopics(topics: readonly string[]): Promise<void> {
+    return this.inner.deleteTopics(topics);
+  }
+
+  /** This deployment's groups only, named as its stages name them. */
+  async listGroups(topic: string, groupPrefix = ''): Promise<GroupInfo[]> {
+    const groups = await this.inner.listGroups(topic, this.group(groupPrefix));
+    return groups.map((g) => ({ ...g, group: g.group.slice(this.groupPrefix.length) }));
   }
 
   close(): Promise<void> {

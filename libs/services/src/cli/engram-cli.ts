@@ -23,6 +23,8 @@ import { registerEvalCommand } from './eval';
 import { registerExportImportCommands } from './export-import';
 import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
+import { registerEncryptLogCommand } from './encrypt-log-cli';
+import { registerRotateMasterKeyCommand } from './rotate-master-key-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 import { registerMcpCommand } from './mcp-cli';
 import { registerAsyncApiCommand } from './asyncapi-cli';
@@ -200,6 +202,8 @@ export function buildCli(modules: CliModules): Command {
   registerBenchCommand(program, modules);
   registerDlqCommands(program, modules);
   registerReprocessCommands(program, modules);
+  registerRotateMasterKeyCommand(program, modules);
+  registerEncryptLogCommand(program, modules);
   registerMcpCommand(program);
   registerAsyncApiCommand(program);
   return program;

@@ -451,7 +451,7 @@ function table(header: string[], body: string[][], footer?: string[]): string[] 
 export function formatReport(report: EvalReport): string {
   const k = report.k;
   const extraK = !(REPORTED_CUTOFFS as readonly number[]).includes(k);
-  const header = (first: string) => [first, 'n', 'R@5', 'R@10', ...(extraK ? [`R@${k}`] : []), `MRR@${k}`, `BM25 R@10`, `dense R@10`, 'coverage', 'pinned', 'none ok'];
+  const header = (first: string) => [first, 'n', 'R@5', 'R@10', ...(extraK ? [`R@${k}`] : []), `MRR@${k}`, 'BM25 R@5', 'BM25 R@10', 'dense R@5', 'dense R@10', 'coverage', 'pinned', 'none ok'];
   const cells = (name: string, g: GroupReport) => [
     name,
     String(g.questions),
@@ -459,7 +459,9 @@ export function formatReport(report: EvalReport): string {
     pct(g.recallAt10),
     ...(extraK ? [pct(g.recallAtK)] : []),
     num(g.mrr),
+    pct(g.baseline.recallAt5),
     pct(g.baseline.recallAt10),
+    pct(g.dense.recallAt5),
     pct(g.dense.recallAt10),
     pct(g.coverage),
     pct(g.pinnedEvidence),

@@ -1,12 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { FactStore, FactStoreVersions, ProjectionVersions, RebuildLedger, SearchIndex, SearchIndexVersions } from '@engram/ports';
 import { startApp } from '../bootstrap';
-import { ReprocessProgress, Reprocessor } from '../pipeline/reprocess';
+import { Reprocessor } from '../pipeline/reprocess';
 import { diffFactVersions, formatDiff, parseFactsVersion } from './diff-projections';
 import type { CliModules } from './engram-cli';
+import { PhaseBars as Bars } from './phase-bars';
 
 /**
  * `engram reprocess`, `engram diff-projections` and `engram projections`. They
@@ -110,44 +110,5 @@ async function withMaintenance(modules: CliModules, config: ReturnType<typeof lo
     await work(app);
   } finally {
     await app.close();
-  }
-}
-
-/** One progress bar per phase, with events/s and ETA, on stderr. */
-class Bars {
-  private bar: SingleBar | undefined;
-  private phase = '';
-  private samples: { at: number; done: number }[] = [];
-
-  update(p: ReprocessProgress): void {
-    if (p.phase !== this.phase) {
-      this.stop();
-      this.phase = p.phase;
-      this.samples = [];
-      this.bar = new SingleBar(
-        {
-          format: `${p.phase.padEnd(13)} [{bar}] {percentage}% | {value}/{total} | {speed} ev/s | ETA {eta_formatted}`,
-          stream: process.stderr,
-          noTTYOutput: true,
-          notTTYSchedule: 1000,
-          hideCursor: true,
-        },
-        Presets.shades_classic,
-      );
-      this.bar.start(Math.max(1, p.total), 0, { speed: 0 });
-    }
-    const now = Date.now();
-    this.samples.push({ at: now, done: p.done });
-    while (this.samples.length > 2 && now - this.samples[0].at > 5000) this.samples.shift();
-    const first = this.samples[0];
-    const seconds = (now - first.at) / 1000;
-    this.bar?.setTotal(Math.max(1, p.total, p.done));
-    this.bar?.update(p.done, { speed: seconds > 0 ? Math.round((p.done - first.done) / seconds) : 0 });
-  }
-
-  stop(): void {
-    this.bar?.stop();
-    this.bar = undefined;
-    this.phase = '';
   }
 }

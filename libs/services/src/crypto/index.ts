@@ -1,3 +1,4 @@
 export * from './data-key-ring';
 export * from './master-key';
 export * from './sealing-event-log';
+export * from './encrypt-log';

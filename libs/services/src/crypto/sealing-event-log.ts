@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { eventAssociatedData, isSealed, openText, type Sealed, sealText, SealError } from '@engram/domain';
-import { type DataKey, type BatchHandler, type ConsumedMessage, type ConsumerSpec, type EventLog, type LogMessage, type LogPosition, type ResetTarget, SerialisedLogValue, type Subscription } from '@engram/ports';
+import {
+  type BatchHandler, type ConsumedMessage, type ConsumerSpec, type DataKey, type EventLog, type GroupInfo, type LogMessage, type LogPosition,
+  type ResetTarget, SerialisedLogValue, type StoredMessage, type Subscription,
+} from '@engram/ports';
 import type { DataKeyRing } from './data-key-ring';
 import { Generations } from './generations';
 
@@ -117,6 +120,23 @@ export class SealingEventLog implements EventLog {
 
   resetGroup(topic: string, group: string, target: ResetTarget): Promise<void> {
     return this.inner.resetGroup(topic, group, target);
+  }
+
+  /** A copy of stored bytes, as they are: whoever copies decides what they hold (`engram encrypt-log` seals them first). */
+  appendStored(topic: string, messages: readonly StoredMessage[]): Promise<LogPosition> {
+    return this.inner.appendStored(topic, messages);
+  }
+
+  listTopics(): Promise<string[]> {
+    return this.inner.listTopics();
+  }
+
+  deleteTopics(topics: readonly string[]): Promise<void> {
+    return this.inner.deleteTopics(topics);
+  }
+
+  listGroups(topic: string, groupPrefix?: string): Promise<GroupInfo[]> {
+    return this.inner.listGroups(topic, groupPrefix);
   }
 
   close(): Promise<void> {

@@ -39,6 +39,16 @@ export function TenantRoute(): MethodDecorator & ClassDecorator {
   return applyDecorators(ApiBearerAuth(), ApiErrors({ 401: true }));
 }
 
+/**
+ * A route that appends to the event log: 503 while `engram encrypt-log` copies the log into a new
+ * topic version, or once it has switched and this process still writes the old one (restart it).
+ */
+export function LogWrite(): MethodDecorator {
+  return ApiErrors({
+    503: 'The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored.',
+  });
+}
+
 /** A route with a JSON body: unparseable or invalid bodies are 400, oversized ones 413. */
 export function JsonBody(description: string | true = true): MethodDecorator {
   return applyDecorators(ApiErrors({ 400: description, 413: true }));

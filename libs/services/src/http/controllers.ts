@@ -14,7 +14,7 @@ import { Public, TenantId } from './tenancy';
 import { TurnsLimits } from './input-limits';
 import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
 import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TURNS_BY_ID_MAX, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
-import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from './api-contract';
 import { MemoryRecordView } from './memory-control.dto';
 import { PipelineAccess, PipelineCaller } from './pipeline-access';
 
@@ -47,6 +47,7 @@ export class TurnsController {
 
   @Post()
   @UseGuards(TurnsLimits)
+  @LogWrite()
   @HttpCode(202)
   @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
   @ApiResponse({ status: 202, type: PostTurnsResponse })
@@ -198,6 +199,7 @@ export class UsersController {
   }
 
   @Delete(':userId')
+  @LogWrite()
   @ApiOperation({
     summary: 'Forget a user in every store and projection.',
     description: 'Writes UserForgotten to the log (so rebuilds honour it) and erases the projections at once.',

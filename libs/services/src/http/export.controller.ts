@@ -1,6 +1,6 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from './api-contract';
 import { ArrayMaxSize, IsArray, Matches } from 'class-validator';
 import { ForgettingService } from '../pipeline/forgetting.job';
 import { ExportBundleDto, ImportResponse } from './export.dto';
@@ -32,6 +32,7 @@ export class ExportController {
   }
 
   @Post(':userId/import')
+  @LogWrite()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Import an export bundle for this user (idempotent: importing it again adds nothing).',
@@ -66,6 +67,7 @@ export class ForgettingController {
   constructor(private readonly forgetting: ForgettingService) {}
 
   @Post('run')
+  @LogWrite()
   @HttpCode(200)
   @ApiOperation({
     summary: "Apply the forgetting policy now to the tenant's users; answers once recall reflects it.",

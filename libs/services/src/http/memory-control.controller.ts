@@ -1,7 +1,7 @@
 import { BadRequestException, Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { PROFILE_TEXT_MAX } from '@engram/contracts';
-import { ApiErrors, ApiIdParam, JsonBody, TenantRoute } from './api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from './api-contract';
 import { MemoryCommandResponse, ProfileUpdateDto, ProfileUpdateResponse, RetractMemoryDto, RevertMemoryDto } from './memory-control.dto';
 import { MemoryControlService } from './memory-control.service';
 import { TenantId } from './tenancy';
@@ -20,6 +20,7 @@ export class MemoryControlController {
   constructor(private readonly control: MemoryControlService) {}
 
   @Delete(':userId/memories/:memoryId')
+  @LogWrite()
   @ApiOperation({
     summary: 'Retract one memory, with a reason; answers once recall no longer returns it.',
     description: 'A MemoryRetracted decision (status `retracted`, `statusReason`), kept and listed with ?status=all; the episodes of the turns that only said it are retracted with it. Revert to its current version to restore it.',
@@ -47,6 +48,7 @@ export class MemoryControlController {
   }
 
   @Post(':userId/memories/:memoryId/revert')
+  @LogWrite()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Restore an earlier value of one memory as a new version; answers once recall sees it.',
@@ -70,6 +72,7 @@ export class MemoryControlController {
   }
 
   @Put(':userId/profile')
+  @LogWrite()
   @ApiOperation({
     summary: 'Profile facts the application knows for certain (the seeds\' save_profile); answers once recall sees them.',
     description: 'Each attribute is a profile memory under `user/<attribute>`, the merge key conversation uses: a new value supersedes the old one (kept in history), the same value reinforces it, and what the user says later supersedes it in turn.',

@@ -27,3 +27,39 @@ export async function consumeUpTo(
   await finished;
   await subscription.stop();
 }
+
+/**
+ * consumeUpTo that gives up: the log retries a failing batch in place (with backoff), which
+ * for a reprocess or encrypt-log — an unreachable LLM or key store, a store that refuses — would wait forever. After
+ * `attempts` consecutive failures of a batch it stops and rejects with the error.
+ */
+export async function consumeUpToOrFail(
+  eventLog: EventLog,
+  topic: string,
+  group: string,
+  end: LogPosition,
+  onBatch: (messages: readonly ConsumedMessage[]) => Promise<void>,
+  options: { maxBatchSize: number; attempts: number },
+): Promise<void> {
+  if (reached(await eventLog.committedPosition(topic, group), end)) return;
+  let finish!: (error?: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => (finish = (error) => (error === undefined ? resolve() : reject(error))));
+  let failures = 0;
+  const subscription = await eventLog.subscribe({ topic, group, maxBatchSize: options.maxBatchSize }, async (messages) => {
+    try {
+      await onBatch(messages.filter((m) => m.offset < (end[m.partition] ?? 0)));
+      failures = 0;
+    } catch (error) {
+      if (++failures >= options.attempts) finish(error);
+      throw error;
+    }
+    const seen: Record<number, number> = {};
+    for (const m of messages) seen[m.partition] = Math.max(seen[m.partition] ?? 0, m.offset + 1);
+    if (reached({ ...(await eventLog.committedPosition(topic, group)), ...seen }, end)) finish();
+  });
+  try {
+    await finished;
+  } finally {
+    await subscription.stop();
+  }
+}

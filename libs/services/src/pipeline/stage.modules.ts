@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { createExtractionStrategy } from '@engram/adapters-llm';
 import { EngramConfig } from '@engram/config';
 import { defaultScreeningConfig } from '@engram/domain';
+import { LogEncryptor } from '../crypto/encrypt-log';
 import { AccessProjection, AccessStage } from './access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
 import { FactsProjection } from './facts.projection';
@@ -42,9 +43,9 @@ export class ResolverModule {}
 })
 export class IndexerModule {}
 
-/** Every projection, for rebuilds and reprocessing. */
+/** Every projection, for rebuilds and reprocessing; and the log's own maintenance (encrypt-log). */
 @Module({
-  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder, Reprocessor],
-  exports: [Rebuilder, Reprocessor],
+  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder, Reprocessor, LogEncryptor],
+  exports: [Rebuilder, Reprocessor, LogEncryptor],
 })
 export class ProjectionsModule {}
