@@ -12,7 +12,7 @@ export type LogPosition = Readonly<Record<number, number>>;
 export interface LogMessage {
   /** `tenantId:userId`: one user's messages stay ordered on one partition. */
   readonly key: string;
-  /** The event envelope; serialised as JSON. */
+  /** The event envelope; serialised as JSON (a SerialisedLogValue is that JSON already). */
   readonly value: unknown;
 }
 
@@ -119,8 +119,18 @@ export function reached(committed: LogPosition, target: LogPosition): boolean {
   return Object.entries(target).every(([partition, offset]) => (committed[Number(partition)] ?? 0) >= offset);
 }
 
+/**
+ * A value whose JSON a decorator of the log has already written: adapters store the text as it is.
+ * The sealing boundary writes each envelope around its ciphertext this way (base64 needs no
+ * escaping, and JSON.stringify's scan of it cost more than the cipher).
+ */
+export class SerialisedLogValue {
+  constructor(readonly json: string) {}
+}
+
 /** A message value as both event logs store it: JSON, with undefined stored as JSON null so it stays parseable. */
 export function serialiseLogValue(value: unknown): string {
+  if (value instanceof SerialisedLogValue) return value.json;
   const json = JSON.stringify(value);
   return json === undefined ? 'null' : json;
 }
