@@ -9,7 +9,15 @@
  * - `{ month: true }`: the group `month` is a month (number, Han numeral or English name), an
  *   optional group `year` a year; without one, `yearOffset` years before now's ("去年五月"), else the
  *   last such month up to now ("in May").
+ *
+ * Answer shapes: a question that asks for a time of day ("what time", "几点") or a date ("when",
+ * "哪天") is answered by a memory that holds one ("20:55", "7 点"; "January 8", "周一三五", "yesterday").
+ * `asks` are regex sources matched on the question, `shapes` on a memory's content, both
+ * case-insensitively on NFKC-folded text; every pack's shapes count whatever the question's
+ * language ("几点起飞" is answered by "7:40"). A question asking for a date is also answered by a
+ * time of day ("When does my flight leave?" — "20:55").
  */
+export type AnswerKind = 'time' | 'date';
 export type TimeUnit = 'day' | 'week' | 'month' | 'year';
 
 export type TimeRule =
@@ -21,6 +29,10 @@ export interface QueryLanguagePack {
   /** The question is about what the assistant said: its turns rank first. */
   readonly assistantCues: readonly string[];
   readonly time: readonly TimeRule[];
+  /** Questions asking for a time of day or a date (see the top of this file). */
+  readonly asks: Readonly<Record<AnswerKind, readonly string[]>>;
+  /** What a memory answering them holds. */
+  readonly shapes: Readonly<Record<AnswerKind, readonly string[]>>;
 }
 
 export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLanguagePack>> = {
@@ -43,6 +55,18 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
       { pattern: '去年\\s*(?<month>\\d{1,2}|[一二三四五六七八九十]+)\\s*月', month: true, yearOffset: 1 },
       { pattern: '今年\\s*(?<month>\\d{1,2}|[一二三四五六七八九十]+)\\s*月', month: true, yearOffset: 0 },
     ],
+    asks: {
+      time: ['几点', '什么时间', '几时'],
+      date: ['什么时候', '哪天', '哪一天', '几号', '几月', '哪年', '哪一年', '哪个月', '何时'],
+    },
+    shapes: {
+      // "一点" is mostly "a little": a Han-numeral hour starts at 两.
+      time: ['(?:\\d{1,2}|[两三四五六七八九十]|十[一二])\\s*点'],
+      date: [
+        '\\d{1,2}\\s*月', '\\d{1,2}\\s*[号日]', '[一二三四五六七八九十]+月', '周[一二三四五六日末]', '星期', '礼拜',
+        '昨天', '今天', '明天', '前天', '后天', '[上下本这]周', '[去明今]年', '[上下这]个?月', '国庆', '春节', '元旦', '中秋',
+      ],
+    },
   },
   en: {
     assistantCues: [
@@ -67,5 +91,20 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
         month: true,
       },
     ],
+    asks: {
+      time: ['\\bwhat time\\b', '\\bhow early\\b'],
+      date: ['\\bwhen\\b', '\\bwhat (?:day|date|month|year)\\b', '\\bwhich (?:day|date|month|year|week)\\b', '\\bhow long ago\\b'],
+    },
+    shapes: {
+      time: ["\\b\\d{1,2}[:：]\\d{2}\\b", '\\b\\d{1,2}\\s?(?:am|pm|a\\.m\\.|p\\.m\\.)', '\\bnoon\\b', '\\bmidnight\\b', "\\bo'clock\\b"],
+      date: [
+        // "may" is mostly the verb: the month counts next to a day.
+        '\\b(?:january|february|march|april|june|july|august|september|october|november|december)\\b',
+        '\\bmay\\s+\\d{1,2}\\b', '\\b\\d{1,2}(?:st|nd|rd|th)?\\s+may\\b', '\\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\.?\\s*\\d{1,2}\\b',
+        '\\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\\b', '\\bweekends?\\b', '\\b(?:19|20)\\d{2}\\b', '\\b\\d{1,2}(?:st|nd|rd|th)\\b',
+        '\\b\\d{1,2}/\\d{1,2}\\b', '\\b(?:yesterday|today|tonight|tomorrow|ago)\\b',
+        '\\b(?:last|next|this|past|coming)\\s+(?:week|month|year|weekend|night|summer|winter|spring|fall|autumn)\\b',
+      ],
+    },
   },
 };

@@ -1,14 +1,15 @@
 import type { MemoryRecord } from '@engram/contracts';
 import { hasCue } from './cue-matching';
-import { defaultQueryLanguagePacks, type QueryLanguagePack, type TimeRule, type TimeUnit } from './query-understanding.config';
+import { defaultQueryLanguagePacks, type AnswerKind, type QueryLanguagePack, type TimeRule, type TimeUnit } from './query-understanding.config';
 import type { RankingQuery } from './ranking';
 import { tokenize } from './tokenizer';
 
 /**
  * Reads what a question asks for besides its words (see `RankingQuery`): the speakers it names
- * (among the speakers the user's memories know), whether it asks what the assistant said, and the
- * time window it names, resolved against when it is asked. Every language pack is read: a Chinese
- * question may name an English month and the other way round.
+ * (among the speakers the user's memories know), whether it asks what the assistant said, the
+ * time window it names, resolved against when it is asked, and whether it asks for a time of day or
+ * a date. Every language pack is read: a Chinese question may name an English month and the other
+ * way round.
  */
 export function understandQuery(
   query: string,
@@ -21,7 +22,28 @@ export function understandQuery(
   const all = Object.values(packs);
   const assistant = all.some((pack) => hasCue(query, pack.assistantCues));
   const window = timeWindowOf(query, now, all.flatMap((pack) => pack.time));
-  return { terms, ...(speakers.length > 0 ? { speakers } : {}), ...(assistant ? { assistant } : {}), ...(window ? { window } : {}) };
+  const answer = answerAskedFor(query, all);
+  return {
+    terms,
+    ...(speakers.length > 0 ? { speakers } : {}),
+    ...(assistant ? { assistant } : {}),
+    ...(window ? { window } : {}),
+    ...(answer ? { answer } : {}),
+  };
+}
+
+/**
+ * What kind of answer the question asks for, and the shapes of text that hold one (see
+ * `QueryLanguagePack.shapes`): a time of day first ("what time" also says "when"), else a date,
+ * which a time of day answers too. Null when it asks for neither.
+ */
+export function answerAskedFor(query: string, packs: readonly QueryLanguagePack[]): { kind: AnswerKind; shapes: RegExp[] } | null {
+  const text = query.normalize('NFKC').toLowerCase();
+  const asks = (kind: AnswerKind) => packs.some((pack) => pack.asks[kind].some((pattern) => new RegExp(pattern, 'iu').test(text)));
+  const shapes = (...kinds: AnswerKind[]) => packs.flatMap((pack) => kinds.flatMap((kind) => pack.shapes[kind].map((pattern) => new RegExp(pattern, 'iu'))));
+  if (asks('time')) return { kind: 'time', shapes: shapes('time') };
+  if (asks('date')) return { kind: 'date', shapes: shapes('date', 'time') };
+  return null;
 }
 
 /** The speakers memories were said by: the names a question may steer to. */

@@ -1,5 +1,6 @@
 import { defaultQueryLanguagePacks } from './query-understanding.config';
-import { namedSpeakers, timeWindowOf, understandQuery } from './query-understanding';
+import { answerAskedFor, namedSpeakers, timeWindowOf, understandQuery } from './query-understanding';
+import { holdsAnswer } from './ranking';
 import { dateWords, searchKeysOf } from './search-keys';
 import { tokenize } from './tokenizer';
 
@@ -58,6 +59,49 @@ describe('understandQuery: time windows (asked on Wednesday 25 November 2026)', 
       expect(window(query)).toBeNull();
     },
   );
+});
+
+describe('understandQuery: the answer asked for', () => {
+  const packs = Object.values(defaultQueryLanguagePacks);
+  const kind = (query: string) => answerAskedFor(query, packs)?.kind ?? null;
+
+  it.each([
+    ['What time does my outbound flight to Mumbai depart?', 'time'],
+    ['去成都的航班几点起飞？', 'time'],
+    ['When am I flying back from Mumbai?', 'date'],
+    ['When did Caroline go to the LGBTQ support group?', 'date'],
+    ['Which day is the dentist appointment?', 'date'],
+    ['我老婆生日是几月几号？', 'date'],
+    ['改版什么时候上线？', 'date'],
+    ['What operating system do I prefer?', null],
+    ['我现在每周跑几次步？', null],
+  ])('given "%s", then %s', (query, expected) => {
+    expect(kind(query)).toBe(expected);
+  });
+
+  it.each([
+    ["I've found BA 199 departing 18 December at 20:55", 'time', true],
+    ['机票订好了，10 月 2 号早上 7:40 的国航 CA4193', 'time', true],
+    ['好的，七点的航班建议提前两小时到', 'time', true],
+    ['快一点到机场', 'time', false],
+    ['Hi, I need to book a flight from London Heathrow to Mumbai', 'time', false],
+    ['Change of plan: we need to come back on January 8 instead', 'date', true],
+    ['I went to a LGBTQ support group yesterday', 'date', true],
+    ['跑步时间改了，改成周一三五晚上去健身房', 'date', true],
+    ['改版上线时间推迟了，改成 11 月 25 号', 'date', true],
+    ['The flight leaves at 20:55', 'date', true],
+    ['You may want to book early', 'date', false],
+    ['We met on May 7', 'date', true],
+    ['我想带爸妈去成都玩', 'date', false],
+  ])('given the memory "%s" and a question asking for a %s, then it holds one: %s', (text, asked, expected) => {
+    const query = asked === 'time' ? 'What time is it?' : 'When is it?';
+    expect(holdsAnswer(text, answerAskedFor(query, packs)!.shapes)).toBe(expected);
+  });
+
+  it('given a question asking for neither, then understandQuery sets no answer', () => {
+    expect(understandQuery('What operating system do I prefer?', ASKED).answer).toBeUndefined();
+    expect(understandQuery('What time is my flight?', ASKED).answer?.kind).toBe('time');
+  });
 });
 
 describe('searchKeysOf', () => {

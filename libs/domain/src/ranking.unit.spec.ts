@@ -221,6 +221,18 @@ describe('rankMemories', () => {
     expect(without.every((r) => r.components.session === undefined)).toBe(true);
   });
 
+  it('given a question asking for a time, then a turn without one keeps `mismatch` of its session\'s gain, the other speaker\'s turn all of it', () => {
+    const turn = (turnId: string, bm25: number, extra = {}) => ({
+      memory: memory({ memoryId: `${turnId}-m`, kind: 'episode', attribute: `episode:s1:${turnId}`, sourceTurnIds: [turnId], validFrom: daysAgo(1), lastSeenAt: daysAgo(1), ...extra }),
+      fusion: { rrf: 0, bm25 },
+    });
+    const candidates = [turn('a1', 10, { content: 'the flight leaves at 20:55' }), turn('a2', 9, { content: 'I need a flight', speaker: 'Joanna' }), turn('a3', 8, { content: 'at 7:40', speaker: 'Nate' })];
+    const answer = { kind: 'time' as const, shapes: [/\b\d{1,2}:\d{2}\b/u] };
+    const ranked = rankMemories(candidates, NOW, config, { answer, speakers: ['Joanna'] });
+    const gain = (id: string) => ranked.find((r) => r.memory.memoryId === id)!.components.session!;
+    expect(gain('a2-m') / gain('a3-m')).toBeCloseTo(config.steering!.mismatch, 10);
+  });
+
   it('given a retracted memory still in the index, then it is not ranked', () => {
     expect(rankMemories([candidate('profile', 0, 'a', { status: 'retracted' })], NOW, config)).toEqual([]);
   });
@@ -291,6 +303,18 @@ describe('steering by what the question asks for', () => {
     const user = said('user', { subject: 'user', content: '我想找清淡的川菜' });
     const assistant = said('assistant', { subject: 'assistant', content: '可以去松云泽，清淡的川菜' });
     expect(rankMemories([user, assistant], NOW, config, { assistant: true }).map((r) => r.memory.memoryId)).toEqual(['assistant', 'user']);
+  });
+
+  it('given a question asking for a time of day, then memories holding one rank first; nothing else is dropped', () => {
+    const flight = { ...said('flight', { content: 'I need to book a flight to Mumbai' }), fusion: { rrf: 0, bm25: 6, cosine: 0.3 } };
+    const departing = said('departing', { content: 'BA 199 departs on 18 December at 20:55' });
+    const answer = { kind: 'time' as const, shapes: [/\b\d{1,2}:\d{2}\b/u] };
+    const ranked = rankMemories([flight, departing], NOW, config, { answer });
+    expect(ranked.map((r) => [r.memory.memoryId, r.components.steering])).toEqual([
+      ['departing', 1],
+      ['flight', config.steering!.mismatch],
+    ]);
+    expect(rankMemories([flight, departing], NOW, config).map((r) => r.memory.memoryId)).toEqual(['flight', 'departing']);
   });
 
   it('given a time window, then what was said within it ranks first; nothing outside is dropped', () => {
