@@ -3,9 +3,11 @@ import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
 import { RuleExtractor } from '@engram/domain';
-import { OnlineRebuilds, PipelineProgress, Reprocessor, startApp } from '@engram/services';
+import { OnlineRebuilds, Reprocessor, startApp } from '@engram/services';
 import { EngramModule } from '../../apps/engram/engram.module';
+import { filesOf, occurrences } from '../support/data-scan';
 import { EngramHarness, rebuildOffline, startEngram, turnsBody } from '../support/engram-harness';
+import { drained } from '../support/old-engram';
 
 /*
  * Forgotten means gone, physically (docs/security.md): a user's distinctive words (Chinese and
@@ -23,29 +25,6 @@ const FORGOTTEN_WORDS = ['Quillbramble', 'Zephyrinex', '琥珀猫头鹰', '紫�
 const FORGOTTEN_PII = ['zephyrine.q@example.com', '13800138000'];
 const KEPT_WORDS = ['Marmalorian', '翡翠蜻蜓'];
 
-/** Every file under the data directory, as bytes. */
-function filesOf(dir: string): { name: string; bytes: Buffer }[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesOf(full) : [{ name: path.relative(dir, full), bytes: fs.readFileSync(full) }];
-  });
-}
-
-/** Where each word occurs: UTF-8 bytes as written, lower-cased, and the hex of either (FTS terms). */
-function occurrences(dir: string, words: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const { name, bytes } of filesOf(dir)) {
-    for (const word of words) {
-      for (const form of new Set([word, word.toLowerCase()])) {
-        const utf8 = Buffer.from(form, 'utf8');
-        if (bytes.includes(utf8)) found.push(`${word} in ${name}`);
-        if (bytes.includes(Buffer.from(utf8.toString('hex'), 'latin1'))) found.push(`${word} (hex) in ${name}`);
-      }
-    }
-  }
-  return found;
-}
-
 describe('crypto-shredding: a forgotten user leaves nothing readable in the data directory', () => {
   let engram: EngramHarness | undefined;
   let maintenance: INestApplication | undefined;
@@ -58,11 +37,6 @@ describe('crypto-shredding: a forgotten user leaves nothing readable in the data
   async function recall(userId: string, query: string, after?: string): Promise<string> {
     const response = await engram!.http().post('/v1/recall').send({ userId, query, after, k: 20 }).expect(200);
     return JSON.stringify(response.body);
-  }
-
-  async function drained(app: INestApplication): Promise<void> {
-    const progress = app.get(PipelineProgress);
-    while ((await progress.pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   it('forgets, rebuilds and reprocesses: 0 occurrences of the forgotten words anywhere, the kept user intact', async () => {

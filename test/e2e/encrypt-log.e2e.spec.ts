@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { openSqliteDatabase } from '@engram/adapters-sqlite';
 import { loadConfig, type EngramConfig } from '@engram/config';
 import { type ConsumedMessage, EventLog, KeyStore, LogVersions } from '@engram/ports';
-import { buildCli, configureHttp, connectStages, consumeUpTo, LogEncryptor, PipelineProgress, startApp, STORED_EVENT_LOG, type EncryptLogResult } from '@engram/services';
+import { buildCli, consumeUpTo, LogEncryptor, PipelineProgress, startApp, type EncryptLogResult } from '@engram/services';
 import { EngramModule } from '../../apps/engram/engram.module';
+import { occurrences } from '../support/data-scan';
 import { EngramHarness, rebuildOffline, startEngram, turnsBody } from '../support/engram-harness';
+import { drained, startOldEngram } from '../support/old-engram';
 
 /*
  * `engram encrypt-log` (docs/security.md, "Sealing a log from before"), embedded. An engram from
@@ -39,28 +39,6 @@ const modules = {
   server: (config: EngramConfig) => EngramModule.forRoot({ config }),
   rebuild: (config: EngramConfig) => EngramModule.forMaintenance({ config }),
 };
-
-function filesOf(dir: string): { name: string; bytes: Buffer }[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesOf(full) : [{ name: path.relative(dir, full), bytes: fs.readFileSync(full) }];
-  });
-}
-
-/** Where each word occurs in the data directory's files: as written, lower-cased, and in the hex the search index stores terms as. */
-function occurrences(dir: string, words: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const { name, bytes } of filesOf(dir)) {
-    for (const word of words) {
-      for (const form of new Set([word, word.toLowerCase()])) {
-        const utf8 = Buffer.from(form, 'utf8');
-        if (bytes.includes(utf8)) found.push(`${word} in ${name}`);
-        if (bytes.includes(Buffer.from(utf8.toString('hex'), 'latin1'))) found.push(`${word} (hex) in ${name}`);
-      }
-    }
-  }
-  return found;
-}
 
 /** Every row of the event log, as stored. */
 function logRows(dataDir: string): { topic: string; value: string }[] {
@@ -112,26 +90,6 @@ function configOf(dataDir: string, env: Record<string, string> = {}): EngramConf
   return loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ENGRAM_REBUILD_BATCH_SIZE: '7', ...env, ENGRAM_DATA_DIR: dataDir });
 }
 
-/** engram as it was before crypto-shredding: every stage and HTTP, the log adapter bound as it is (no sealing, no topic versions). */
-async function startOldEngram(dataDir: string): Promise<INestApplication> {
-  const config = configOf(dataDir);
-  const moduleRef = await Test.createTestingModule({ imports: [EngramModule.forRoot({ config })] })
-    .overrideProvider(EventLog)
-    .useFactory({ factory: (stored: EventLog) => stored, inject: [STORED_EVENT_LOG] })
-    .compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-  configureHttp(app, config);
-  connectStages(app, config);
-  await app.startAllMicroservices();
-  await app.init();
-  return app;
-}
-
-async function drained(app: INestApplication): Promise<void> {
-  const progress = app.get(PipelineProgress);
-  while ((await progress.pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 /** `engram encrypt-log --json` in-process, on the data directory. */
 async function encryptLog(dataDir: string): Promise<EncryptLogResult> {
   const saved = { ...process.env };
@@ -150,7 +108,7 @@ async function encryptLog(dataDir: string): Promise<EncryptLogResult> {
 
 /** Users' turns on the old engram, a forget, a user coming back, and a turn it dead-letters. */
 async function writeOldLog(dataDir: string): Promise<void> {
-  const old = await startOldEngram(dataDir);
+  const old = await startOldEngram(configOf(dataDir));
   try {
     const http = () => request(old.getHttpServer());
     const turns = async (userId: string, texts: string[], prefix: string) =>

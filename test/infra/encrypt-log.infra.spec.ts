@@ -1,16 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { Kafka, logLevel } from 'kafkajs';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
-import { EventLog } from '@engram/ports';
-import { configureHttp, connectStages, LogEncryptor, PipelineProgress, startApp, STORED_EVENT_LOG } from '@engram/services';
+import { LogEncryptor, PipelineProgress, startApp } from '@engram/services';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { KafkaTurnProducer } from '../../libs/client/src/kafka';
 import { distributedEnv, dumpDeployment, infra, loadDeployment, readTopic } from '../support/distributed-deployment';
 import { EngramHarness, rebuildOffline, startEngram, turnsBody, useEngramMode } from '../support/engram-harness';
+import { drained, startOldEngram } from '../support/old-engram';
 
 /*
  * The Kafka twin of test/e2e/encrypt-log.e2e.spec.ts: a distributed engram from before
@@ -70,26 +68,6 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     return loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ENGRAM_AFTER_TIMEOUT_MS: '30000', ...distributedEnv(loadDeployment(dataDir)), ENGRAM_DATA_DIR: dataDir });
   }
 
-  /** The distributed all-in-one server as it was before crypto-shredding: the Kafka log bound as it is. */
-  async function startOldEngram(dataDir: string): Promise<INestApplication> {
-    const config = configOf(dataDir);
-    const moduleRef = await Test.createTestingModule({ imports: [EngramModule.forRoot({ config })] })
-      .overrideProvider(EventLog)
-      .useFactory({ factory: (stored: EventLog) => stored, inject: [STORED_EVENT_LOG] })
-      .compile();
-    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-    configureHttp(app, config);
-    connectStages(app, config);
-    await app.startAllMicroservices();
-    await app.init();
-    return app;
-  }
-
-  async function drained(app: INestApplication): Promise<void> {
-    const progress = app.get(PipelineProgress);
-    while ((await progress.pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-
   async function recall(userId: string, query: string): Promise<string> {
     return JSON.stringify((await engram!.http().post('/v1/recall').send({ userId, query, k: 20 }).expect(200)).body);
   }
@@ -106,7 +84,7 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     const empty = await topicsOf(prefix);
     expect(empty.every((t) => !t.includes('.log'))).toBe(true);
 
-    const old = await startOldEngram(dataDir);
+    const old = await startOldEngram(configOf(dataDir));
     try {
       const http = () => request(old.getHttpServer());
       const turns = (userId: string, texts: string[]) =>
@@ -114,9 +92,9 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
       await turns(FORGOTTEN, ['我叫Zephyrinex。', 'My cat is called Quillbramble and I love 琥珀猫头鹰 cookies.']);
       await turns(LATER, ['I prefer Tamarindol tea over any other.', '我爱翡翠蜻蜓。']);
       await turns(KEPT, ['My dog is called Marmalorian.', '我最喜欢的乐器是紫檀琵琶。']);
-      await drained(old);
+      await drained(old, 50);
       await http().delete(`/v1/users/${FORGOTTEN}`).expect(200);
-      await drained(old);
+      await drained(old, 50);
     } finally {
       await old.close();
     }

@@ -8,30 +8,20 @@
  *   ENGRAM_DATA_DIR=<dataDir> /usr/bin/time -v node bin/engram.js encrypt-log --json
  */
 import 'reflect-metadata';
-import { Test } from '@nestjs/testing';
 import { loadConfig } from '@engram/config';
-import { EventLog } from '@engram/ports';
-import { connectStages, DEFAULT_TENANT, IngestService, PipelineProgress, STORED_EVENT_LOG } from '@engram/services';
-import { EngramModule } from '../../apps/engram/engram.module';
+import { DEFAULT_TENANT, IngestService } from '@engram/services';
 import { workloadRequests } from '../../libs/services/src/cli/bench';
+import { drained, startOldEngram } from './old-engram';
 
 async function main(): Promise<void> {
   const [dataDir, turns = '20000', users = '200'] = process.argv.slice(2);
   if (!dataDir) throw new Error('usage: plaintext-log.ts <dataDir> [turns] [users]');
   const config = loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir });
-  const moduleRef = await Test.createTestingModule({ imports: [EngramModule.forRoot({ config })] })
-    .overrideProvider(EventLog)
-    .useFactory({ factory: (stored: EventLog) => stored, inject: [STORED_EVENT_LOG] })
-    .compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-  connectStages(app, config);
-  await app.startAllMicroservices();
-  await app.init();
+  const app = await startOldEngram(config, { http: false });
   try {
     const ingest = app.get(IngestService);
     for (const request of workloadRequests({ turns: Number(turns), users: Number(users), seed: 42 })) await ingest.ingest(DEFAULT_TENANT, request);
-    const progress = app.get(PipelineProgress);
-    while ((await progress.pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    await drained(app, 200);
   } finally {
     await app.close();
   }
