@@ -187,6 +187,9 @@ function fetchWait(options: { readonly maxWaitTimeMs: number; readonly lingerMs:
   return options.lingerMs > 0 ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { minBytes: 1, maxWaitTimeInMs: options.maxWaitTimeMs };
 }
 
+/** Kafka's error code for a group the cluster does not know (DeleteGroups). */
+const GROUP_ID_NOT_FOUND = 69;
+
 export class KafkaEventLog implements EventLog {
   private readonly kafka: Kafka;
   private readonly options: ResolvedOptions;
@@ -325,6 +328,30 @@ export class KafkaEventLog implements EventLog {
     const { groups } = await admin.describeGroups(withOffsets);
     const state = new Map(groups.map((g) => [g.groupId, g.state]));
     return withOffsets.map((group) => ({ group, running: !['Empty', 'Dead', undefined].includes(state.get(group)) }));
+  }
+
+  /** Deletes the whole Kafka group (its positions on every topic: see the port). */
+  async deleteGroup(topic: string, group: string): Promise<void> {
+    for (const subscription of this.consumers) {
+      if (subscription.topic === topic && subscription.group === group) {
+        throw new Error(`cannot delete group "${group}" of topic "${topic}": a consumer is running; stop it first`);
+      }
+    }
+    const admin = await this.admin();
+    const {
+      groups: [description],
+    } = await admin.describeGroups([group]);
+    if (!description || description.state === 'Dead') return; // unknown, or already gone
+    if (description.state !== 'Empty') {
+      throw new Error(`cannot delete group "${group}" of topic "${topic}": it has running members (state ${description.state}); stop them first`);
+    }
+    try {
+      await admin.deleteGroups([group]);
+    } catch (error) {
+      // Gone between the two calls: what was asked for.
+      const codes = ((error as { groups?: { errorCode?: number }[] }).groups ?? []).map((g) => g.errorCode);
+      if (!(codes.length > 0 && codes.every((code) => code === GROUP_ID_NOT_FOUND))) throw error;
+    }
   }
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {

@@ -112,6 +112,7 @@ export class SqliteEventLog implements EventLog {
     deleteMessages: BetterSqlite3.Statement<[string]>;
     deleteTopic: BetterSqlite3.Statement<[string]>;
     deleteGroups: BetterSqlite3.Statement<[string]>;
+    deleteGroup: BetterSqlite3.Statement<[string, string]>;
   };
   private readonly appendTx: (topic: string, messages: readonly { key: string; raw: string; timestamp: number }[]) => number;
 
@@ -173,6 +174,7 @@ export class SqliteEventLog implements EventLog {
       deleteMessages: db.prepare('DELETE FROM log_messages WHERE topic = ?'),
       deleteTopic: db.prepare('DELETE FROM log_topics WHERE topic = ?'),
       deleteGroups: db.prepare('DELETE FROM log_group_offsets WHERE topic = ?'),
+      deleteGroup: db.prepare('DELETE FROM log_group_offsets WHERE topic = ? AND grp = ?'),
     };
     this.appendTx = immediate(db, (topic: string, messages: readonly { key: string; raw: string; timestamp: number }[]) => {
       const s = this.statements;
@@ -240,6 +242,13 @@ export class SqliteEventLog implements EventLog {
       .all(topic)
       .filter((group) => group.startsWith(groupPrefix))
       .map((group) => ({ group, running: running.has(consumerKey(topic, group)) }));
+  }
+
+  async deleteGroup(topic: string, group: string): Promise<void> {
+    if (consumersOf(this.db).has(consumerKey(topic, group))) {
+      throw new Error(`cannot delete group "${group}" of topic "${topic}": a consumer is running; stop it first`);
+    }
+    this.statements.deleteGroup.run(topic, group);
   }
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {

@@ -102,6 +102,13 @@ export interface EventLog {
   deleteTopics(topics: readonly string[]): Promise<void>;
   /** The consumer groups (those whose name starts with `groupPrefix`) that committed a position on `topic`. */
   listGroups(topic: string, groupPrefix?: string): Promise<GroupInfo[]>;
+  /**
+   * Forgets a group's committed position on `topic` (the group must have no running consumer);
+   * an unknown group is ignored. For a reader's throwaway group, once it has read what it needed.
+   * Kafka keeps a group's positions for all its topics together and deletes them together: give
+   * such a group one topic only.
+   */
+  deleteGroup(topic: string, group: string): Promise<void>;
   close(): Promise<void>;
 }
 

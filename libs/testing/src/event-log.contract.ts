@@ -464,6 +464,33 @@ export function testEventLog(factory: () => Promise<EventLogSubject>, options: E
       testTimeoutMs,
     );
 
+    it(
+      'deletes a group: its position is forgotten (it reads from the beginning again), not while it runs, an unknown group ignored',
+      async () => {
+        const topic = await freshTopic();
+        await appendSeq(topic, 'k', 0, 3);
+        const reader = uniqueName('group-reader');
+        const other = uniqueName('group-other');
+        for (const group of [reader, other]) {
+          const read = await collect({ topic, group });
+          await waitFor(() => read.messages.length >= 3, '3 messages');
+          await waitCommitted(topic, group);
+          await read.subscription.stop();
+        }
+        const running = await collect({ topic, group: other });
+        await expect(log.deleteGroup(topic, other)).rejects.toThrow(/running/);
+        await running.subscription.stop();
+
+        await log.deleteGroup(topic, reader);
+        await eventually(async () => !(await log.listGroups(topic)).some((g) => g.group === reader), 'the deleted group no longer listed', testTimeoutMs / 2);
+        expect((await log.listGroups(topic)).map((g) => g.group)).toContain(other);
+        expect(lag(await log.endPosition(topic), await log.committedPosition(topic, reader))).toBe(3);
+        await log.deleteGroup(topic, uniqueName('group-never-was'));
+        await log.deleteGroup(topic, reader); // twice: already gone
+      },
+      testTimeoutMs,
+    );
+
     if (options.appendRaw) {
       const appendRaw = options.appendRaw;
       it(

@@ -59,6 +59,10 @@ export class GroupScopedEventLog implements EventLog {
     return groups.map((g) => ({ ...g, group: g.group.slice(this.groupPrefix.length) }));
   }
 
+  deleteGroup(topic: string, group: string): Promise<void> {
+    return this.inner.deleteGroup(topic, this.group(group));
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -110,6 +110,10 @@ export class VersionedTopicsEventLog implements EventLog {
     return this.inner.listGroups(versionedTopic(topic, await this.current()), groupPrefix);
   }
 
+  async deleteGroup(topic: string, group: string): Promise<void> {
+    return this.inner.deleteGroup(versionedTopic(topic, await this.current()), group);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

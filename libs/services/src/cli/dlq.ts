@@ -10,16 +10,25 @@ import { EventPublisher } from '../pipeline/event-publisher';
 import { DeadLetter, deadLetterTopic, isDeadLetter } from '../transport/dead-letter';
 import type { CliModules } from './engram-cli';
 
-/** Reads a whole dead-letter topic once, with a throwaway group, so listing never moves anyone's position. */
+/**
+ * Reads a whole dead-letter topic once, with a throwaway group, so listing never moves anyone's
+ * position; the group is deleted afterwards (the inspector lists dead letters on every refresh: on
+ * Kafka each listing would otherwise leave a consumer group behind).
+ */
 export async function readDeadLetters(eventLog: EventLog, topic: string): Promise<DeadLetter[]> {
   const dlq = deadLetterTopic(topic);
   await eventLog.ensureTopics([dlq]);
   const end = await eventLog.endPosition(dlq);
   if (lag(end, {}) === 0) return [];
   const letters: DeadLetter[] = [];
-  await consumeUpTo(eventLog, dlq, `engram-dlq-list-${randomUUID()}`, end, async (messages) => {
-    for (const message of messages) if (isDeadLetter(message.value)) letters.push(message.value);
-  });
+  const group = `engram-dlq-list-${randomUUID()}`;
+  try {
+    await consumeUpTo(eventLog, dlq, group, end, async (messages) => {
+      for (const message of messages) if (isDeadLetter(message.value)) letters.push(message.value);
+    });
+  } finally {
+    await eventLog.deleteGroup(dlq, group);
+  }
   return letters;
 }
 

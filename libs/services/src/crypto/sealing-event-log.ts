@@ -139,6 +139,10 @@ export class SealingEventLog implements EventLog {
     return this.inner.listGroups(topic, groupPrefix);
   }
 
+  deleteGroup(topic: string, group: string): Promise<void> {
+    return this.inner.deleteGroup(topic, group);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -6,6 +6,7 @@ import { deterministicId, TurnRecorded } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { eventually } from '@engram/testing';
 import { readDeadLetters, replayDeadLetters } from '../cli/dlq';
+import { deadLetterTopic } from './dead-letter';
 import { EngramMetrics } from '../observability/metrics';
 import { EventLogTransport, StageBatch } from './event-log.transport';
 import { StageController } from './rpc-passthrough.filter';
@@ -117,6 +118,8 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
         ['invalid', topic, partition, 1, 'fragile'],
         ['failed', topic, partition, 2, 'fragile'],
       ]);
+      // Listing leaves no group behind (its throwaway group is deleted once read).
+      expect(await log.listGroups(deadLetterTopic(topic), 'engram-dlq-list-')).toEqual([]);
       expect(letters[0].error).toContain('payload');
       expect(letters[1].error).toContain('cannot digest poison');
       expect(JSON.parse(letters[1].raw).payload.text).toBe('poison');
