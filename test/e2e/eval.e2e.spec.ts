@@ -17,11 +17,11 @@ import { embeddedEngine, EvalReport, registerEvalCommand, runEval } from '../../
  * baseline 0.846); still 0.819 since pinned facts no longer take a slot of the top k (ranked
  * memories only; BM25 over speaker + text 0.843, dense 0.774); 0.843 with every turn an episode,
  * turn context as a search key and fusion over both legs' best (docs/benchmarks.md); 0.849 with
- * every memory the lexical index matched a candidate; 0.858 with the time or date a question asks
- * for steering the ranking (floor 0.855). Raise it as
+ * every memory the lexical index matched a candidate; 0.865 with the time or date a question asks
+ * for steering the ranking (floor 0.86). Raise it as
  * recall improves. (.ci/run holds floors on the LoCoMo dev split, which a user's clone lacks.)
  */
-const RECALL_AT_5_FLOOR = 0.855;
+const RECALL_AT_5_FLOOR = 0.86;
 
 const DATASET = path.join(__dirname, '..', 'eval', 'engram-bilingual.jsonl');
 const CATEGORIES = [

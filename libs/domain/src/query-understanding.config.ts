@@ -57,7 +57,7 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
     ],
     asks: {
       time: ['几点', '什么时间', '几时'],
-      date: ['什么时候', '哪天', '哪一天', '几号', '几月', '哪年', '哪一年', '哪个月', '何时'],
+      date: ['什么时候', '哪天', '哪一天', '哪几天', '几号', '几月', '哪年', '哪一年', '哪个月', '何时', '(?:周|星期|礼拜)几'],
     },
     shapes: {
       // "一点" is mostly "a little": a Han-numeral hour starts at 两.
@@ -93,7 +93,7 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
     ],
     asks: {
       time: ['\\bwhat time\\b', '\\bhow early\\b'],
-      date: ['\\bwhen\\b', '\\bwhat (?:day|date|month|year)\\b', '\\bwhich (?:day|date|month|year|week)\\b', '\\bhow long ago\\b'],
+      date: ['\\bwhen\\b', '\\b(?:what|which) (?:days?|dates?|months?|years?|weeks?)\\b', '\\bhow long ago\\b'],
     },
     shapes: {
       time: ["\\b\\d{1,2}[:：]\\d{2}\\b", '\\b\\d{1,2}\\s?(?:am|pm|a\\.m\\.|p\\.m\\.)', '\\bnoon\\b', '\\bmidnight\\b', "\\bo'clock\\b"],

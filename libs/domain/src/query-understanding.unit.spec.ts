@@ -73,6 +73,9 @@ describe('understandQuery: the answer asked for', () => {
     ['Which day is the dentist appointment?', 'date'],
     ['我老婆生日是几月几号？', 'date'],
     ['改版什么时候上线？', 'date'],
+    ['我现在每周哪几天跑步？', 'date'],
+    ['瑜伽课是周几？', 'date'],
+    ['Which days do the kids have swim class?', 'date'],
     ['What operating system do I prefer?', null],
     ['我现在每周跑几次步？', null],
   ])('given "%s", then %s', (query, expected) => {

