@@ -17,6 +17,12 @@ interface EventShape {
   readonly payload: unknown;
 }
 
+type SealedEvent = EventShape & { readonly payload: Sealed };
+
+function isSealable(value: unknown): value is EventShape {
+  return isEventShaped(value) && !UNSEALED_TYPES.has(value.type) && !isSealed(value.payload);
+}
+
 function isEventShaped(value: unknown): value is EventShape {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
@@ -28,6 +34,9 @@ function isEventShaped(value: unknown): value is EventShape {
 
 /** The tombstone stays readable after the key is gone: it is what makes every replay forget. */
 const UNSEALED_TYPES = new Set(['UserForgotten']);
+
+/** What opening an event gives when its key must be read from the key store first. */
+const ASK_THE_STORE = Symbol('ask the store');
 
 /** Recent plaintexts kept per topic at most (UTF-16 code units): the stages right behind need little. */
 const RECENT_CHARS_PER_TOPIC = 1024 * 1024;
@@ -80,7 +89,16 @@ export class SealingEventLog implements EventLog {
 
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     const sealed: LogMessage[] = [];
-    for (const message of messages) sealed.push({ key: message.key, value: await this.seal(topic, message.value) });
+    for (const message of messages) {
+      const value = message.value;
+      if (!isSealable(value)) {
+        sealed.push({ key: message.key, value });
+        continue;
+      }
+      // The key as the ring holds it, without a promise per event: the store only when it must be read.
+      const key = this.knownSealingKey(value) ?? (await this.sealingKey(value));
+      sealed.push({ key: message.key, value: this.seal(topic, value, key) });
+    }
     return this.inner.append(topic, sealed);
   }
 
@@ -90,7 +108,8 @@ export class SealingEventLog implements EventLog {
       const opened: ConsumedMessage[] = [];
       let newest = 0;
       for (const message of messages) {
-        const value = await this.open(message, reading.recent);
+        let value = this.openKnown(message, reading.recent);
+        if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent }, reading.recent);
         if (value === SHREDDED) opened.push({ ...message, shredded: true });
         else opened.push(value === message.value ? message : { ...message, value });
         if (message.timestamp > newest) newest = message.timestamp;
@@ -143,9 +162,7 @@ export class SealingEventLog implements EventLog {
     return this.inner.close();
   }
 
-  private async seal(topic: string, value: unknown): Promise<unknown> {
-    if (!isEventShaped(value) || UNSEALED_TYPES.has(value.type) || isSealed(value.payload)) return value;
-    const key = await this.sealingKey(value);
+  private seal(topic: string, value: EventShape, key: DataKey): SerialisedLogValue {
     const json = JSON.stringify(value.payload);
     const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
     const reading = this.reading.get(topic);
@@ -161,22 +178,53 @@ export class SealingEventLog implements EventLog {
     return reading;
   }
 
+  /** The key that seals `event` (see `chains`), or undefined when the key store must be asked (`sealingKey`). */
+  private knownSealingKey(event: EventShape): DataKey | undefined {
+    const chain = this.chainOf(event);
+    if (typeof chain !== 'string') return this.keys.currentKnown(event.tenantId, event.userId);
+    const known = this.keys.byIdKnown(event.tenantId, event.userId, chain);
+    return known === null ? this.keys.throwaway() : known;
+  }
+
   private async sealingKey(event: EventShape): Promise<DataKey> {
-    const chain = event.causationId !== null && typeof event.correlationId === 'string' ? this.chains.get(event.correlationId) : undefined;
+    const chain = this.chainOf(event);
     if (typeof chain === 'string') return (await this.keys.byId(event.tenantId, event.userId, chain)) ?? this.keys.throwaway();
     return this.keys.current(event.tenantId, event.userId);
   }
 
-  private async open(message: ConsumedMessage, recent: RecentPlaintexts): Promise<unknown> {
+  private chainOf(event: EventShape): string | null | undefined {
+    return event.causationId !== null && typeof event.correlationId === 'string' ? this.chains.get(event.correlationId) : undefined;
+  }
+
+  /**
+   * The message's value as consumers see it, when the ring holds its key (no promise per event);
+   * ASK_THE_STORE when the key must be read first (`open`).
+   */
+  private openKnown(message: ConsumedMessage, recent: RecentPlaintexts): unknown {
     const value = message.value;
     if (!isEventShaped(value)) return value;
     if (UNSEALED_TYPES.has(value.type)) {
       this.keys.evict(value.tenantId, value.userId);
       return value;
     }
-    const opened = await openStoredEvent(this.keys, value, recent);
-    if (opened === SHREDDED) this.undecryptable(message.topic, value);
-    else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
+    if (!isSealed(value.payload)) {
+      this.follow(value, null);
+      return value;
+    }
+    const key = this.keys.byIdKnown(value.tenantId, value.userId, value.payload.keyId);
+    if (key === undefined) return ASK_THE_STORE;
+    return this.opened(message.topic, value as SealedEvent, key ?? undefined, recent);
+  }
+
+  private async open(message: ConsumedMessage & { value: SealedEvent }, recent: RecentPlaintexts): Promise<unknown> {
+    const value = message.value;
+    return this.opened(message.topic, value, await this.keys.byId(value.tenantId, value.userId, value.payload.keyId), recent);
+  }
+
+  private opened(topic: string, value: SealedEvent, key: DataKey | undefined, recent: RecentPlaintexts): unknown {
+    const opened = key ? openSealedEvent(key, value, recent) : SHREDDED;
+    if (opened === SHREDDED) this.undecryptable(topic, value);
+    else if (isEventShaped(opened)) this.follow(value, value.payload.keyId);
     return opened;
   }
 
@@ -216,9 +264,15 @@ export const SHREDDED = Symbol('shredded');
  */
 export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?: RecentPlaintexts): Promise<unknown> {
   if (!isEventShaped(value) || !isSealed(value.payload)) return value;
-  // The key first, always: a forgotten user's event never opens, cached plaintext or not.
   const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
-  if (!key) return SHREDDED;
+  return key ? openSealedEvent(key, value as SealedEvent, recent) : SHREDDED;
+}
+
+/**
+ * A sealed event opened with its user's key (which the caller looked up first, always: a
+ * forgotten user's event never opens, cached plaintext or not); undefined when it does not open.
+ */
+function openSealedEvent(key: DataKey, value: SealedEvent, recent?: RecentPlaintexts): unknown {
   let json = recent?.take(value, value.payload.data);
   if (json === undefined) {
     try {
