@@ -104,19 +104,17 @@ export class SealingEventLog implements EventLog {
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
     const reading = this.readingOf(spec.topic);
-    const subscription = await this.inner.subscribe(spec, async (messages, context) => {
-      const opened: ConsumedMessage[] = [];
-      let newest = 0;
-      for (const message of messages) {
-        let value = this.openKnown(message, reading.recent);
-        if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent }, reading.recent);
-        if (value === SHREDDED) opened.push({ ...message, shredded: true });
-        else opened.push(value === message.value ? message : { ...message, value });
-        if (message.timestamp > newest) newest = message.timestamp;
+    // Not an async function: one would keep the batch as stored (each event's ciphertext, parsed)
+    // alive until the handler is done with it, for the garbage collector to copy and promote (in
+    // the 20,000-turn bench, ~80 MB more surviving scavenges, ~100 MB more promoted); only what the
+    // handler gets stays. It waits only when a key must be read from the store.
+    const subscription = await this.inner.subscribe(spec, (messages, context) => {
+      try {
+        const opened = this.openBatch(messages, reading);
+        return Array.isArray(opened) ? handler(opened, context) : opened.then((batch) => handler(batch, context));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const now = Date.now();
-      if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
-      await handler(opened, context);
     });
     reading.readers++;
     let stopped = false;
@@ -127,6 +125,28 @@ export class SealingEventLog implements EventLog {
         await subscription.stop();
       },
     };
+  }
+
+  private openBatch(messages: readonly ConsumedMessage[], reading: TopicReading): ConsumedMessage[] | Promise<ConsumedMessage[]> {
+    const opened: ConsumedMessage[] = [];
+    for (let i = 0; i < messages.length; i++) {
+      const value = this.openKnown(messages[i], reading.recent);
+      if (value === ASK_THE_STORE) return this.openRest(messages, i, opened, reading);
+      opened.push(delivered(messages[i], value));
+    }
+    keptUp(messages, reading);
+    return opened;
+  }
+
+  private async openRest(messages: readonly ConsumedMessage[], from: number, opened: ConsumedMessage[], reading: TopicReading): Promise<ConsumedMessage[]> {
+    for (let i = from; i < messages.length; i++) {
+      const message = messages[i];
+      let value = this.openKnown(message, reading.recent);
+      if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent }, reading.recent);
+      opened.push(delivered(message, value));
+    }
+    keptUp(messages, reading);
+    return opened;
   }
 
   endPosition(topic: string): Promise<LogPosition> {
@@ -251,6 +271,20 @@ export class SealingEventLog implements EventLog {
 export function sealedEnvelopeJson(event: EventShape, sealed: Sealed): string {
   const envelope = JSON.stringify({ ...event, payload: undefined });
   return `${envelope.slice(0, -1)},"payload":{"sealed":"${sealed.sealed}","keyId":${JSON.stringify(sealed.keyId)},"data":"${sealed.data}"}}`;
+}
+
+/** A consumed message as the handler gets it, once its value was opened. */
+function delivered(message: ConsumedMessage, value: unknown): ConsumedMessage {
+  if (value === SHREDDED) return { ...message, shredded: true };
+  return value === message.value ? message : { ...message, value };
+}
+
+/** A reader that consumed a message appended less than KEEPING_UP_MS before keeps up with the topic. */
+function keptUp(messages: readonly ConsumedMessage[], reading: TopicReading): void {
+  let newest = 0;
+  for (const message of messages) if (message.timestamp > newest) newest = message.timestamp;
+  const now = Date.now();
+  if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
 }
 
 /** What an event's key was destroyed: it opens for no one. */
