@@ -42,7 +42,7 @@ export class DataKeyRing {
 
   /** The user's current key, created on first use: for events entering engram from outside. */
   async current(tenantId: string, userId: string): Promise<DataKey> {
-    const cached = this.fresh(tenantId, userId)?.key;
+    const cached = this.currentKnown(tenantId, userId);
     if (cached) return cached;
     const key = await this.store.getOrCreate(tenantId, userId);
     this.remember(tenantId, userId, key);
@@ -54,12 +54,31 @@ export class DataKeyRing {
    * seals the events derived from that one. Undefined once it was destroyed.
    */
   async byId(tenantId: string, userId: string, keyId: string): Promise<DataKey | undefined> {
-    const cached = this.fresh(tenantId, userId);
-    if (cached && cached.key?.keyId === keyId) return cached.key;
-    if (cached && cached.key === undefined) return undefined;
+    const known = this.byIdKnown(tenantId, userId, keyId);
+    if (known !== undefined) return known ?? undefined;
     const key = await this.store.get(tenantId, userId);
     this.remember(tenantId, userId, key);
     return key?.keyId === keyId ? key : undefined;
+  }
+
+  /**
+   * What `current` gives, when this ring read it within the TTL: no promise to wait for (sealing
+   * and opening ask for a key several times per event). Undefined: ask `current`.
+   */
+  currentKnown(tenantId: string, userId: string): DataKey | undefined {
+    return this.fresh(tenantId, userId)?.key;
+  }
+
+  /**
+   * What `byId` gives, when this ring can tell without the store: the key, or null when the store
+   * said within the TTL that the user has none (destroyed). Undefined: ask `byId` (not read lately,
+   * or the user's key is another one, which the store is asked about again).
+   */
+  byIdKnown(tenantId: string, userId: string, keyId: string): DataKey | null | undefined {
+    const cached = this.fresh(tenantId, userId);
+    if (!cached) return undefined;
+    if (cached.key === undefined) return null;
+    return cached.key.keyId === keyId ? cached.key : undefined;
   }
 
   /** A key that exists nowhere but here, for a moment: what seals what must never open again. */

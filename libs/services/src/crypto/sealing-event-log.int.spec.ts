@@ -137,4 +137,17 @@ describe('SealingEventLog over the embedded log and key store', () => {
     const [fresh] = (await readAll(log, turns)).filter((m) => !m.shredded);
     expect((fresh.value as TurnRecorded).payload.text).toBe('back again');
   });
+  it('another process opens a batch in order whose keys it must read from the store partway through, and one it holds', async () => {
+    const topic = uniqueName('turns');
+    const events = [turn('held', 't1', 'first'), turn('unread', 't1', 'second'), turn('held', 't2', 'third'), turn('unread2', 't1', 'fourth'), forgotten('gone-before')];
+    await append(topic, events);
+    const otherRing = new DataKeyRing(store); // another process: its own ring over the same store
+    await otherRing.current(tenantId, 'held');
+    const other = new SealingEventLog(inner, otherRing);
+
+    const messages = await readAll(other, topic);
+    expect(messages.map((m) => m.offset)).toEqual([0, 1, 2, 3, 4]);
+    expect(messages.map((m) => m.value)).toEqual(events);
+    expect(messages.map((m) => m.shredded ?? false)).toEqual([false, false, false, false, false]);
+  });
 });

@@ -17,6 +17,12 @@ interface EventShape {
   readonly payload: unknown;
 }
 
+type SealedEvent = EventShape & { readonly payload: Sealed };
+
+function isSealable(value: unknown): value is EventShape {
+  return isEventShaped(value) && !UNSEALED_TYPES.has(value.type) && !isSealed(value.payload);
+}
+
 function isEventShaped(value: unknown): value is EventShape {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
@@ -28,6 +34,9 @@ function isEventShaped(value: unknown): value is EventShape {
 
 /** The tombstone stays readable after the key is gone: it is what makes every replay forget. */
 const UNSEALED_TYPES = new Set(['UserForgotten']);
+
+/** What opening an event gives when its key must be read from the key store first. */
+const ASK_THE_STORE = Symbol('ask the store');
 
 /** Recent plaintexts kept per topic at most (UTF-16 code units): the stages right behind need little. */
 const RECENT_CHARS_PER_TOPIC = 1024 * 1024;
@@ -80,24 +89,32 @@ export class SealingEventLog implements EventLog {
 
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     const sealed: LogMessage[] = [];
-    for (const message of messages) sealed.push({ key: message.key, value: await this.seal(topic, message.value) });
+    for (const message of messages) {
+      const value = message.value;
+      if (!isSealable(value)) {
+        sealed.push({ key: message.key, value });
+        continue;
+      }
+      // The key as the ring holds it, without a promise per event: the store only when it must be read.
+      const key = this.knownSealingKey(value) ?? (await this.sealingKey(value));
+      sealed.push({ key: message.key, value: this.seal(topic, value, key) });
+    }
     return this.inner.append(topic, sealed);
   }
 
   async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
     const reading = this.readingOf(spec.topic);
-    const subscription = await this.inner.subscribe(spec, async (messages, context) => {
-      const opened: ConsumedMessage[] = [];
-      let newest = 0;
-      for (const message of messages) {
-        const value = await this.open(message, reading.recent);
-        if (value === SHREDDED) opened.push({ ...message, shredded: true });
-        else opened.push(value === message.value ? message : { ...message, value });
-        if (message.timestamp > newest) newest = message.timestamp;
+    // Not an async function: one would keep the batch as stored (each event's ciphertext, parsed)
+    // alive until the handler is done with it, for the garbage collector to copy and promote (in
+    // the 20,000-turn bench, ~80 MB more surviving scavenges, ~100 MB more promoted); only what the
+    // handler gets stays. It waits only when a key must be read from the store.
+    const subscription = await this.inner.subscribe(spec, (messages, context) => {
+      try {
+        const opened = this.openBatch(messages, reading);
+        return Array.isArray(opened) ? handler(opened, context) : opened.then((batch) => handler(batch, context));
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const now = Date.now();
-      if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
-      await handler(opened, context);
     });
     reading.readers++;
     let stopped = false;
@@ -108,6 +125,28 @@ export class SealingEventLog implements EventLog {
         await subscription.stop();
       },
     };
+  }
+
+  private openBatch(messages: readonly ConsumedMessage[], reading: TopicReading): ConsumedMessage[] | Promise<ConsumedMessage[]> {
+    const opened: ConsumedMessage[] = [];
+    for (let i = 0; i < messages.length; i++) {
+      const value = this.openKnown(messages[i], reading.recent);
+      if (value === ASK_THE_STORE) return this.openRest(messages, i, opened, reading);
+      opened.push(delivered(messages[i], value));
+    }
+    keptUp(messages, reading);
+    return opened;
+  }
+
+  private async openRest(messages: readonly ConsumedMessage[], from: number, opened: ConsumedMessage[], reading: TopicReading): Promise<ConsumedMessage[]> {
+    for (let i = from; i < messages.length; i++) {
+      const message = messages[i];
+      let value = this.openKnown(message, reading.recent);
+      if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent }, reading.recent);
+      opened.push(delivered(message, value));
+    }
+    keptUp(messages, reading);
+    return opened;
   }
 
   endPosition(topic: string): Promise<LogPosition> {
@@ -147,9 +186,7 @@ export class SealingEventLog implements EventLog {
     return this.inner.close();
   }
 
-  private async seal(topic: string, value: unknown): Promise<unknown> {
-    if (!isEventShaped(value) || UNSEALED_TYPES.has(value.type) || isSealed(value.payload)) return value;
-    const key = await this.sealingKey(value);
+  private seal(topic: string, value: EventShape, key: DataKey): SerialisedLogValue {
     const json = JSON.stringify(value.payload);
     const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
     const reading = this.reading.get(topic);
@@ -165,22 +202,53 @@ export class SealingEventLog implements EventLog {
     return reading;
   }
 
+  /** The key that seals `event` (see `chains`), or undefined when the key store must be asked (`sealingKey`). */
+  private knownSealingKey(event: EventShape): DataKey | undefined {
+    const chain = this.chainOf(event);
+    if (typeof chain !== 'string') return this.keys.currentKnown(event.tenantId, event.userId);
+    const known = this.keys.byIdKnown(event.tenantId, event.userId, chain);
+    return known === null ? this.keys.throwaway() : known;
+  }
+
   private async sealingKey(event: EventShape): Promise<DataKey> {
-    const chain = event.causationId !== null && typeof event.correlationId === 'string' ? this.chains.get(event.correlationId) : undefined;
+    const chain = this.chainOf(event);
     if (typeof chain === 'string') return (await this.keys.byId(event.tenantId, event.userId, chain)) ?? this.keys.throwaway();
     return this.keys.current(event.tenantId, event.userId);
   }
 
-  private async open(message: ConsumedMessage, recent: RecentPlaintexts): Promise<unknown> {
+  private chainOf(event: EventShape): string | null | undefined {
+    return event.causationId !== null && typeof event.correlationId === 'string' ? this.chains.get(event.correlationId) : undefined;
+  }
+
+  /**
+   * The message's value as consumers see it, when the ring holds its key (no promise per event);
+   * ASK_THE_STORE when the key must be read first (`open`).
+   */
+  private openKnown(message: ConsumedMessage, recent: RecentPlaintexts): unknown {
     const value = message.value;
     if (!isEventShaped(value)) return value;
     if (UNSEALED_TYPES.has(value.type)) {
       this.keys.evict(value.tenantId, value.userId);
       return value;
     }
-    const opened = await openStoredEvent(this.keys, value, recent);
-    if (opened === SHREDDED) this.undecryptable(message.topic, value);
-    else if (isEventShaped(opened)) this.follow(value, isSealed(value.payload) ? value.payload.keyId : null);
+    if (!isSealed(value.payload)) {
+      this.follow(value, null);
+      return value;
+    }
+    const key = this.keys.byIdKnown(value.tenantId, value.userId, value.payload.keyId);
+    if (key === undefined) return ASK_THE_STORE;
+    return this.opened(message.topic, value as SealedEvent, key ?? undefined, recent);
+  }
+
+  private async open(message: ConsumedMessage & { value: SealedEvent }, recent: RecentPlaintexts): Promise<unknown> {
+    const value = message.value;
+    return this.opened(message.topic, value, await this.keys.byId(value.tenantId, value.userId, value.payload.keyId), recent);
+  }
+
+  private opened(topic: string, value: SealedEvent, key: DataKey | undefined, recent: RecentPlaintexts): unknown {
+    const opened = key ? openSealedEvent(key, value, recent) : SHREDDED;
+    if (opened === SHREDDED) this.undecryptable(topic, value);
+    else if (isEventShaped(opened)) this.follow(value, value.payload.keyId);
     return opened;
   }
 
@@ -209,6 +277,20 @@ export function sealedEnvelopeJson(event: EventShape, sealed: Sealed): string {
   return `${envelope.slice(0, -1)},"payload":{"sealed":"${sealed.sealed}","keyId":${JSON.stringify(sealed.keyId)},"data":"${sealed.data}"}}`;
 }
 
+/** A consumed message as the handler gets it, once its value was opened. */
+function delivered(message: ConsumedMessage, value: unknown): ConsumedMessage {
+  if (value === SHREDDED) return { ...message, shredded: true };
+  return value === message.value ? message : { ...message, value };
+}
+
+/** A reader that consumed a message appended less than KEEPING_UP_MS before keeps up with the topic. */
+function keptUp(messages: readonly ConsumedMessage[], reading: TopicReading): void {
+  let newest = 0;
+  for (const message of messages) if (message.timestamp > newest) newest = message.timestamp;
+  const now = Date.now();
+  if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
+}
+
 /** What an event's key was destroyed: it opens for no one. */
 export const SHREDDED = Symbol('shredded');
 
@@ -220,9 +302,15 @@ export const SHREDDED = Symbol('shredded');
  */
 export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?: RecentPlaintexts): Promise<unknown> {
   if (!isEventShaped(value) || !isSealed(value.payload)) return value;
-  // The key first, always: a forgotten user's event never opens, cached plaintext or not.
   const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
-  if (!key) return SHREDDED;
+  return key ? openSealedEvent(key, value as SealedEvent, recent) : SHREDDED;
+}
+
+/**
+ * A sealed event opened with its user's key (which the caller looked up first, always: a
+ * forgotten user's event never opens, cached plaintext or not); undefined when it does not open.
+ */
+function openSealedEvent(key: DataKey, value: SealedEvent, recent?: RecentPlaintexts): unknown {
   let json = recent?.take(value, value.payload.data);
   if (json === undefined) {
     try {
