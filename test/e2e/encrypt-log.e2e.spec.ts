@@ -77,6 +77,16 @@ function eventsOf(messages: readonly ConsumedMessage[], userId: string): { reada
 }
 
 /** The event log's topics, as stored. */
+/** The consumer groups with a position on any topic of the log. */
+function groupsOf(dataDir: string): string[] {
+  const db = openSqliteDatabase(path.join(dataDir, 'engram.db'));
+  try {
+    return db.prepare('SELECT DISTINCT grp FROM log_group_offsets ORDER BY grp').pluck().all() as string[];
+  } finally {
+    db.close();
+  }
+}
+
 function topicsOf(dataDir: string): string[] {
   const db = openSqliteDatabase(path.join(dataDir, 'engram.db'));
   try {
@@ -180,6 +190,8 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     expect(total('shredded')).toBeGreaterThan(0); // the forgotten users' events before their forget
     expect(total('unattributed')).toBe(0);
     expect(result.topics.find((t) => t.topic === 'memory.turns.v1.dlq')).toMatchObject({ messages: 1, sealed: 1 });
+    // The run read every topic with a group of its own, and left none behind.
+    expect(groupsOf(dataDir).filter((g) => g.startsWith('encrypt-log-'))).toEqual([]);
 
     // The log: only version 2, as many messages, no user's words readable in it.
     expect(topicsOf(dataDir)).toEqual([...stages, ...stages.map((t) => `${t}.dlq`)].map((t) => `${t}.log2`).sort());

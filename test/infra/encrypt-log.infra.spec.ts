@@ -48,6 +48,16 @@ const inBytes = (buffers: readonly Buffer[], words: readonly string[]) =>
   words.filter((word) => buffers.some((b) => b.includes(Buffer.from(word, 'utf8')) || b.includes(Buffer.from(word.toLowerCase(), 'utf8'))));
 const inText = (text: string, words: readonly string[]) => words.filter((word) => text.includes(word) || text.includes(word.toLowerCase()));
 
+async function groupsOf(): Promise<string[]> {
+  const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return (await admin.listGroups()).groups.map((g) => g.groupId).sort();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 async function topicsOf(prefix: string): Promise<string[]> {
   const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
@@ -126,6 +136,8 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     expect(result).toMatchObject({ from: 1, to: 2, switched: true, resumed: true, leftOver: [] });
     expect(result.topics.reduce((n, t) => n + t.shredded, 0)).toBeGreaterThan(0);
     expect(result.topics.reduce((n, t) => n + t.unattributed, 0)).toBe(0);
+    // The runs read every topic with a group of their own, and left none behind.
+    expect((await groupsOf()).filter((g) => g.includes('encrypt-log-'))).toEqual([]);
 
     // Only version 2 left, message for message; no user's words in any message as stored.
     const readers = (topics: readonly string[]) => topics.filter((t) => !t.startsWith(`${prefix}reader`));

@@ -542,12 +542,17 @@ export class LogEncryptor {
     return `engram encrypt-log run ${migration.runId} is running (pid ${migration.owner?.pid} on ${migration.owner?.host}, last seen ${migration.heartbeatAt}): wait for it; if it died, run again after ${LEASE_MS / 1000} s`;
   }
 
-  /** Reads `topic` from `from` up to `end` with the run's own group; nothing to do for a topic with nothing to read. */
+  /**
+   * Reads `topic` from `from` up to `end` with the run's own group, then deletes the group's
+   * position (each read says where it starts, so a resumed run needs none, and the sealed topics
+   * keep no trace of the migration); nothing to do for a topic with nothing to read.
+   */
   private async read(topic: string, group: string, from: ResetTarget, end: LogPosition, onBatch: (messages: readonly ConsumedMessage[]) => Promise<void>): Promise<void> {
     if (Object.values(end).every((n) => n === 0)) return;
     if (from.to === 'position' && reached(from.position, end)) return;
     await this.stored.resetGroup(topic, group, from);
     await consumeUpToOrFail(this.stored, topic, group, end, onBatch, { maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE, attempts: this.config.ENGRAM_STAGE_ATTEMPTS });
+    await this.stored.deleteGroup(topic, group);
   }
 }
 
