@@ -40,14 +40,19 @@ const modules = {
   rebuild: (config: EngramConfig) => EngramModule.forMaintenance({ config }),
 };
 
-/** Every row of the event log, as stored. */
-function logRows(dataDir: string): { topic: string; value: string }[] {
+/** Reads the embedded data file with a connection of its own, closed after. */
+function inDatabase<T>(dataDir: string, read: (db: ReturnType<typeof openSqliteDatabase>) => T): T {
   const db = openSqliteDatabase(path.join(dataDir, 'engram.db'));
   try {
-    return db.prepare('SELECT topic, value FROM log_messages ORDER BY topic, log_offset').all() as { topic: string; value: string }[];
+    return read(db);
   } finally {
     db.close();
   }
+}
+
+/** Every row of the event log, as stored. */
+function logRows(dataDir: string): { topic: string; value: string }[] {
+  return inDatabase(dataDir, (db) => db.prepare('SELECT topic, value FROM log_messages ORDER BY topic, log_offset').all() as { topic: string; value: string }[]);
 }
 
 /** Every message of every topic of the log's version, opened as engram opens them (keys from the key store). */
@@ -76,24 +81,14 @@ function eventsOf(messages: readonly ConsumedMessage[], userId: string): { reada
   };
 }
 
-/** The event log's topics, as stored. */
 /** The consumer groups with a position on any topic of the log. */
 function groupsOf(dataDir: string): string[] {
-  const db = openSqliteDatabase(path.join(dataDir, 'engram.db'));
-  try {
-    return db.prepare('SELECT DISTINCT grp FROM log_group_offsets ORDER BY grp').pluck().all() as string[];
-  } finally {
-    db.close();
-  }
+  return inDatabase(dataDir, (db) => db.prepare('SELECT DISTINCT grp FROM log_group_offsets ORDER BY grp').pluck().all() as string[]);
 }
 
+/** The event log's topics, as stored. */
 function topicsOf(dataDir: string): string[] {
-  const db = openSqliteDatabase(path.join(dataDir, 'engram.db'));
-  try {
-    return (db.prepare('SELECT topic FROM log_topics ORDER BY topic').pluck().all() as string[]);
-  } finally {
-    db.close();
-  }
+  return inDatabase(dataDir, (db) => db.prepare('SELECT topic FROM log_topics ORDER BY topic').pluck().all() as string[]);
 }
 
 function configOf(dataDir: string, env: Record<string, string> = {}): EngramConfig {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
 import { LogEncryptor, PipelineProgress, startApp } from '@engram/services';
@@ -48,25 +48,20 @@ const inBytes = (buffers: readonly Buffer[], words: readonly string[]) =>
   words.filter((word) => buffers.some((b) => b.includes(Buffer.from(word, 'utf8')) || b.includes(Buffer.from(word.toLowerCase(), 'utf8'))));
 const inText = (text: string, words: readonly string[]) => words.filter((word) => text.includes(word) || text.includes(word.toLowerCase()));
 
-async function groupsOf(): Promise<string[]> {
+/** Kafka's admin client for one call, disconnected after. */
+async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    return (await admin.listGroups()).groups.map((g) => g.groupId).sort();
+    return await use(admin);
   } finally {
     await admin.disconnect();
   }
 }
 
-async function topicsOf(prefix: string): Promise<string[]> {
-  const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    return (await admin.listTopics()).filter((t) => t.startsWith(prefix)).sort();
-  } finally {
-    await admin.disconnect();
-  }
-}
+const groupsOf = (): Promise<string[]> => withAdmin(async (admin) => (await admin.listGroups()).groups.map((g) => g.groupId).sort());
+
+const topicsOf = (prefix: string): Promise<string[]> => withAdmin(async (admin) => (await admin.listTopics()).filter((t) => t.startsWith(prefix)).sort());
 
 describe('engram encrypt-log on Kafka: a log from before crypto-shredding, sealed', () => {
   let engram: EngramHarness | undefined;
