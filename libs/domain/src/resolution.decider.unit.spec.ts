@@ -237,12 +237,14 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   const facts = (state: ResolverState) => [...state.values()].filter((m) => m.kind !== 'episode');
   const episodes = (state: ResolverState) => [...state.values()].filter((m) => m.kind === 'episode');
 
-  /** Each text is one turn; "s2|text" says it in session s2 (default s-1). */
+  /** Each text is one turn; "s2|text" says it in session s2 (default s-1); "Maria: text" names its speaker. */
   async function say(texts: string[]): Promise<ResolverState> {
     let state = ResolutionDecider.initialState();
     for (const [i, said] of texts.entries()) {
-      const [session, text] = said.includes('|') ? said.split('|') : ['s-1', said];
-      const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1), session });
+      const [session, line] = said.includes('|') ? said.split('|') : ['s-1', said];
+      const named = /^([A-Z][a-z]+): (.*)$/.exec(line);
+      const [speaker, text] = named ? [named[1], named[2]] : [undefined, line];
+      const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1), session, speaker });
       const command = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
       if (!command) continue;
       for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
@@ -283,6 +285,22 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   it('given "I go swimming every Tuesday" then "actually, make that every Thursday", then only the Thursday turn stays as an episode', async () => {
     const state = await say(['I go swimming every Tuesday', 'actually, make that every Thursday']);
     expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).toEqual(['actually, make that every Thursday']);
+  });
+
+  it('given two speakers stating the same key, then the second leaves the first speaker\'s episode searchable', async () => {
+    const state = await say(['Maria: The budget is 3000 dollars', 'John: The budget is 5000 dollars']);
+    expect(facts(state).map((m) => [m.attribute, m.value])).toEqual([['budget', '5000 dollars']]);
+    // What Maria said is still hers to be found: John did not correct her.
+    expect(episodes(state).map((m) => [m.speaker, m.status])).toEqual([
+      ['Maria', 'active'],
+      ['John', 'active'],
+    ]);
+    // The same speaker correcting themselves still retires the old words.
+    const corrected = await say(['Maria: The budget is 3000 dollars', 'Maria: The budget is 5000 dollars']);
+    expect(episodes(corrected).map((m) => [m.content, m.status])).toEqual([
+      ['The budget is 3000 dollars', 'retracted'],
+      ['The budget is 5000 dollars', 'active'],
+    ]);
   });
 
   it('given a retraction, then the episode that stated the retracted value is retired with it', async () => {

@@ -156,7 +156,7 @@ export interface RuleExtractorConfig {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-5',
+  version: 'rules-6',
   procedures: {
     standing: [
       '以后', '今后', '往后', '从现在起', '从现在开始', '从今以后', '每次', '下次', '一律', '统一用', '都要', '都用',

@@ -685,6 +685,8 @@ class ClauseReader {
       const rest = c.body.slice(employer.end);
       const company = this.clean(rest.split(/\s+as\s+|\s+in\s+|[，,]/iu)[0]);
       const role = /\s+as\s+(?:an?\s+)?(.+)$/iu.exec(rest);
+      // An employer is an organisation by name: "I joined Stripe", not "I joined a gym" or "a nearby church".
+      if (!this.isOrganisation(company)) return null;
       const found = [this.profileFinding('employer', company)];
       if (role && this.hasRoleSuffix(role[1])) found.push(this.profileFinding('role', this.clean(role[1])));
       return found.filter((f) => f.value);
@@ -705,6 +707,11 @@ class ClauseReader {
       if (value) return [this.profileFinding(slot, value)];
     }
     return null;
+  }
+
+  /** A name ("Stripe", "3M", "字节跳动") or a kind of organisation ("一家外企"); not "a gym", "the team". */
+  private isOrganisation(value: string): boolean {
+    return /^[\p{Lu}\p{N}\p{Script=Han}]/u.test(value) || findCue(value, this.config.organisationSuffixes)?.end === value.length;
   }
 
   private profileFinding(attribute: string, value: string): Finding {

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-5 and resolves the same items as the pure function', async () => {
+  it('has the version rules-6 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-5');
+    expect(extractor.version).toBe('rules-6');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -326,6 +326,18 @@ describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
     expect(only("I'm Sofia")).toMatchObject({ attribute: 'name', value: 'Sofia' });
   });
 
+  it('given "I joined a gym", then no employer; given "I joined Stripe", then employer Stripe', () => {
+    // An employer is an organisation by name (or by kind, "一家外企"), not every group one joins.
+    for (const text of ['I joined a gym last week!', 'Just yesterday I joined a nearby church.', 'I joined a service-focused online group']) {
+      expect(extract(text).filter((i) => i.attribute === 'employer')).toEqual([]);
+    }
+    expect(extract('I joined Stripe as a backend engineer').map((i) => [i.attribute, i.value])).toEqual([
+      ['employer', 'Stripe'],
+      ['role', 'backend engineer'],
+    ]);
+    expect(extract('I work for Ledgerly').find((i) => i.attribute === 'employer')).toMatchObject({ value: 'Ledgerly' });
+  });
+
   it('given "我在评估工作量", then no employer; given "我在一家外企做财务", then employer and role', () => {
     expect(extract('我在评估工作量').filter((i) => i.attribute === 'employer')).toEqual([]);
     expect(extract('我在一家外企做财务').map((i) => [i.attribute, i.value])).toEqual([
@@ -403,7 +415,7 @@ describe('RuleExtractor: budgets scoped by what is being bought (rules-3)', () =
   });
 });
 
-describe('RuleExtractor: procedures, rules for how the assistant should act (rules-5)', () => {
+describe('RuleExtractor: procedures, rules for how the assistant should act (rules-5 on)', () => {
   const procedures = (text: string) => extract(text).filter((i) => i.kind === 'procedure');
 
   it.each([

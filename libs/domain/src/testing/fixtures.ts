@@ -16,7 +16,7 @@ import { screenTurn } from '../screening.decider';
 export const TENANT = 'acme';
 export const USER = 'u-1';
 
-export function turnRecorded(text: string, options: { role?: TurnRole; turn?: string; at?: string; session?: string } = {}): TurnRecorded {
+export function turnRecorded(text: string, options: { role?: TurnRole; turn?: string; at?: string; session?: string; speaker?: string } = {}): TurnRecorded {
   const turnId = options.turn ?? `turn-${text.length}`;
   return {
     eventId: deterministicId('turn', turnId),
@@ -28,13 +28,13 @@ export function turnRecorded(text: string, options: { role?: TurnRole; turn?: st
     recordedAt: options.at ?? '2026-11-30T08:00:00.000Z',
     causationId: null,
     correlationId: `corr-${turnId}`,
-    payload: { sessionId: options.session ?? 's-1', turnId, role: options.role ?? 'user', text },
+    payload: { sessionId: options.session ?? 's-1', turnId, role: options.role ?? 'user', ...(options.speaker ? { speaker: options.speaker } : {}), text },
   };
 }
 
 export function turnScreened(
   text: string,
-  options: { role?: TurnRole; verdict?: 'accepted' | 'rejected'; ephemeral?: boolean; turn?: string; at?: string; signals?: string[]; session?: string } = {},
+  options: { role?: TurnRole; verdict?: 'accepted' | 'rejected'; ephemeral?: boolean; turn?: string; at?: string; signals?: string[]; session?: string; speaker?: string } = {},
 ): TurnScreened {
   const recorded = turnRecorded(text, options);
   // The signals the real filter finds in the text, unless a test says otherwise.
