@@ -48,10 +48,14 @@ jest.setTimeout(600_000);
 describe('engram eval (embedded)', () => {
   it('measures recall@5 on the bilingual dataset against the BM25 and dense baselines', async () => {
     const printed: string[] = [];
+    const dump = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-eval-dump-')), 'results.jsonl');
     const { report, results } = await runEval(
-      { dataset: DATASET, k: 5, json: true, print: (line) => printed.push(line), progress: false },
+      { dataset: DATASET, k: 5, json: true, dump, print: (line) => printed.push(line), progress: false },
       embeddedEngine(modules),
     );
+    // --dump: every question's result, one JSON line each, as the run saw it.
+    expect(fs.readFileSync(dump, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(results);
+    fs.rmSync(path.dirname(dump), { recursive: true, force: true });
 
     // The JSON report is the last line printed, after the table.
     const json = JSON.parse(printed[printed.length - 1]) as EvalReport;

@@ -545,6 +545,8 @@ export interface EvalOptions {
   readonly json: boolean;
   /** Also print the questions engram misses and a baseline finds. */
   readonly misses?: boolean;
+  /** Write every question's result (its ranked turn ids, the baselines', what engram returned) to this file, one JSON line each. */
+  readonly dump?: string;
   /** Where the report goes (default: stdout, one console.log per line). */
   readonly print?: (line: string) => void;
   /** Progress bars on stderr (default true; they draw only on a TTY). */
@@ -625,6 +627,7 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
     print(`misses at k = ${options.k} (${lines.length}): question, evidence, where BM25 and dense ranked it, what engram returned instead`);
     for (const line of lines) print(line);
   }
+  if (options.dump) fs.writeFileSync(options.dump, results.map((r) => JSON.stringify(r)).join('\n') + '\n');
   if (options.json) print(JSON.stringify(report));
   return { report, results };
 }
@@ -779,7 +782,7 @@ function kOption(value: string): number {
   return n;
 }
 
-/** Adds `engram eval --dataset <file> [--k 10] [--json] [--misses] [--url <url>] [--api-key <key>]`. */
+/** Adds `engram eval --dataset <file> [--k 10] [--json] [--misses] [--dump <file>] [--url <url>] [--api-key <key>]`. */
 export function registerEvalCommand(program: Command, modules: CliModules): Command {
   return program
     .command('eval')
@@ -788,11 +791,12 @@ export function registerEvalCommand(program: Command, modules: CliModules): Comm
     .option('--k <k>', 'headline evidence cut-off (recall@5 and @10 are always reported; recall is asked for max(k, 10) memories) (1-50)', kOption, 10)
     .option('--json', 'print the report as one JSON object on the last line of stdout')
     .option('--misses', 'list the questions engram misses in its top k that a baseline finds in its top k')
+    .option('--dump <file>', "write every question's result (engram's and the baselines' ranked turn ids, what engram returned) as JSON lines")
     .option('--url <url>', 'evaluate a running engram (its data is added to) instead of a fresh embedded one')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
-    .action(async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; url?: string; apiKey?: string }) => {
+    .action(async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; dump?: string; url?: string; apiKey?: string }) => {
       await runEval(
-        { dataset: options.dataset, k: options.k, json: options.json === true, misses: options.misses === true, url: options.url, apiKey: options.apiKey },
+        { dataset: options.dataset, k: options.k, json: options.json === true, misses: options.misses === true, dump: options.dump, url: options.url, apiKey: options.apiKey },
         embeddedEngine(modules),
       );
     });
