@@ -294,7 +294,11 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
         expect(run.archived).toBeGreaterThanOrEqual(1);
         const statuses = Object.fromEntries((await memories('ivy', 'all')).map((m) => [m.content, m.status]));
         expect(statuses).toEqual({ [once]: 'archived', [twice]: 'active' });
-        expect(await recall('ivy', once)).not.toContain(once);
+        const ofKinds = async (text: string, kinds: string[]) =>
+          ((await engram.http().post('/v1/recall').send({ userId: 'ivy', query: text, kinds }).expect(200)).body as Recalled).memories.map((m) => m.content);
+        expect(await ofKinds(once, ['preference'])).not.toContain(once);
+        // What was said is not lost: the turn's episode is never archived for its confidence.
+        expect(await ofKinds(once, ['episode'])).toContain(once);
         expect(await recall('ivy', query)).toContain(twice);
       });
     }

@@ -21,8 +21,8 @@ describe('forgetting (HTTP, injectable clock)', () => {
     return response.body.position as string;
   }
 
-  async function recallContents(userId: string, query: string, after?: string): Promise<string[]> {
-    const response = await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}) }).expect(200);
+  async function recallContents(userId: string, query: string, after?: string, kinds?: string[]): Promise<string[]> {
+    const response = await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}), ...(kinds ? { kinds } : {}) }).expect(200);
     return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
   }
 
@@ -127,7 +127,9 @@ describe('forgetting (HTTP, injectable clock)', () => {
     expect(run.archived).toBeGreaterThanOrEqual(1);
     const statuses = Object.fromEntries((await memories('lin')).map((m) => [m.content, m.status]));
     expect(statuses).toEqual({ 我喜欢喝绿茶: 'active', 'I prefer aisle seats on long flights': 'archived' });
-    expect((await recallContents('lin', 'aisle seats flights')).some((c) => c.includes('aisle'))).toBe(false);
+    expect((await recallContents('lin', 'aisle seats flights', undefined, ['preference'])).some((c) => c.includes('aisle'))).toBe(false);
+    // The preference was a claim nobody confirmed; the turn is what was said, and stays findable (its episode).
+    expect((await recallContents('lin', 'aisle seats flights', undefined, ['episode'])).some((c) => c.includes('aisle'))).toBe(true);
     // Archived memories are still exported.
     const bundle = (await engram.http().get('/v1/users/lin/export').expect(200)).body;
     const exported = bundle.memories.filter((m: { kind: string }) => m.kind !== 'episode');

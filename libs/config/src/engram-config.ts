@@ -117,6 +117,8 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = 0.8;
   /** 0: never archive. */
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ARCHIVE_AFTER_DAYS = 90;
+  /** Episodes (the turns themselves) nobody said or recalled for this many days are archived; 0: kept until the user is forgotten. */
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPISODE_RETENTION_DAYS = 0;
   /** How often the resolver process sweeps every user; 0: only on demand. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_FORGETTING_INTERVAL_MS = 3_600_000;
 

@@ -156,6 +156,7 @@ class ForgettingPolicySchema {
   @IsNumber() @Min(0) ephemeralTtlDays!: number;
   @IsNumber() @Min(0) archiveAfterDays!: number;
   @IsNumber() @Min(0) @Max(1) archiveConfidence!: number;
+  @IsOptional() @IsNumber() @Min(0) episodeRetentionDays?: number;
 }
 
 class LastAccessSchema {

@@ -63,6 +63,8 @@ export interface ForgettingRequestedPayload {
     readonly ephemeralTtlDays: number;
     readonly archiveAfterDays: number;
     readonly archiveConfidence: number;
+    /** Absent in commands written before episodes had a retention of their own: 0, kept. */
+    readonly episodeRetentionDays?: number;
   };
   /** Last recall of the user's archival candidates, from the access projection when the command was made. */
   readonly lastAccess: readonly { readonly memoryId: string; readonly at: string }[];

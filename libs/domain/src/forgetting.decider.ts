@@ -12,13 +12,18 @@ import { deterministicId, type MemoryArchived, type MemoryExpired, type MemoryRe
  *   are archived: no longer recalled, still listed with `?status=all` and exported. The clock
  *   starts at the latest of last recall, last mention and when engram learned the item, so a
  *   backfill of old conversations is not archived the moment it lands.
+ * - Episodes (the turns themselves) are what was said, not a claim to confirm: confidence never
+ *   archives them. They are kept until the user is forgotten, or, with `episodeRetentionDays`,
+ *   archived when nobody said or recalled them for that long (the same clock as above).
  * - Pinned facts (profile, budget, deadlines) are never archived: they are few and always wanted.
- * - A zero TTL or zero archive age turns that rule off.
+ * - A zero TTL, archive age or episode retention turns that rule off.
  */
 export interface ForgettingPolicy {
   readonly ephemeralTtlDays: number;
   readonly archiveAfterDays: number;
   readonly archiveConfidence: number;
+  /** Days an episode nobody said or recalled again is kept; 0 (or absent, as in commands from before it): until forgotten. */
+  readonly episodeRetentionDays?: number;
 }
 
 /**
@@ -32,6 +37,7 @@ export const DEFAULT_FORGETTING_POLICY: ForgettingPolicy = {
   ephemeralTtlDays: 7,
   archiveAfterDays: 90,
   archiveConfidence: 0.8,
+  episodeRetentionDays: 0,
 };
 
 export interface ForgettingContext {
@@ -75,9 +81,21 @@ export function verdictFor(
     const lastSaid = latest(memory.lastSeenAt, memory.validFrom);
     return Number.isFinite(lastSaid) && now.getTime() - lastSaid >= policy.ephemeralTtlDays * DAY_MS ? 'expired' : null;
   }
-  if (memory.pinned || policy.archiveAfterDays <= 0 || memory.confidence >= policy.archiveConfidence) return null;
+  const keepDays = archivalAge(memory, policy);
+  if (keepDays === null) return null;
   const lastUsed = latest(memory.lastSeenAt, memory.createdAt, context.lastAccessAt?.get(memory.memoryId));
-  return Number.isFinite(lastUsed) && now.getTime() - lastUsed >= policy.archiveAfterDays * DAY_MS ? 'archived' : null;
+  return Number.isFinite(lastUsed) && now.getTime() - lastUsed >= keepDays * DAY_MS ? 'archived' : null;
+}
+
+/**
+ * After how many days unused an active, non-ephemeral memory is archived, or null when it never is:
+ * pinned facts never; episodes after `episodeRetentionDays` when set; other memories below
+ * `archiveConfidence` after `archiveAfterDays`. (Their last recall is what a command must carry.)
+ */
+export function archivalAge(memory: MemoryRecord, policy: ForgettingPolicy): number | null {
+  if (memory.pinned || memory.ephemeral) return null;
+  if (memory.kind === 'episode') return (policy.episodeRetentionDays ?? 0) > 0 ? policy.episodeRetentionDays! : null;
+  return policy.archiveAfterDays > 0 && memory.confidence < policy.archiveConfidence ? policy.archiveAfterDays : null;
 }
 
 function decision(memory: MemoryRecord, verdict: 'expired' | 'archived', now: string, context: ForgettingContext): ForgettingDecision {
@@ -108,4 +126,4 @@ function latest(...instants: (string | undefined)[]): number {
   return best;
 }
 
-export const ForgettingDecider = { decide, verdictFor } as const;
+export const ForgettingDecider = { decide, verdictFor, archivalAge } as const;

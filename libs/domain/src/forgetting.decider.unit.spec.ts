@@ -23,13 +23,27 @@ describe('ForgettingDecider', () => {
     expect(decisions.map((d) => [d.type, d.payload.memory.attribute, d.payload.memory.status])).toEqual([['MemoryArchived', 'seat', 'archived']]);
   });
 
-  it('at the default policy, archives what the rules say once (a preference, 0.75; an episode, 0.7), not a stated fact (0.8) or one said twice', () => {
+  it('at the default policy, archives what the rules say once (a preference, 0.75), not a stated fact (0.8), one said twice or an episode', () => {
     const preference = memory({ memoryId: 'm-pref', attribute: 'preference:tea', confidence: 0.75 });
     const episode = memory({ memoryId: 'm-episode', kind: 'episode', attribute: 'episode:s1:t1', confidence: 0.7 });
     const fact = memory({ memoryId: 'm-fact', attribute: 'database', confidence: 0.8 });
     const saidTwice = memory({ memoryId: 'm-twice', attribute: 'preference:coffee', confidence: 1 - (1 - 0.75) * 0.8 });
     const archived = ForgettingDecider.decide([preference, episode, fact, saidTwice], days(90)).map((d) => d.payload.memory.memoryId);
-    expect(archived.sort()).toEqual(['m-episode', 'm-pref']);
+    expect(archived.sort()).toEqual(['m-pref']);
+    // What was said stays findable however long nobody asked about it.
+    expect(ForgettingDecider.decide([episode], days(3650))).toEqual([]);
+  });
+
+  it('archives an episode nobody said or recalled for episodeRetentionDays, when set; an ephemeral one still expires', () => {
+    const episode = memory({ memoryId: 'm-episode', kind: 'episode', attribute: 'episode:s1:t1', confidence: 0.7 });
+    const policy = { ...DEFAULT_FORGETTING_POLICY, episodeRetentionDays: 365 };
+    expect(ForgettingDecider.decide([episode], days(364), policy)).toEqual([]);
+    expect(ForgettingDecider.decide([episode], days(365), policy).map((d) => [d.type, d.payload.memory.status])).toEqual([['MemoryArchived', 'archived']]);
+    // A recall restarts its clock, as for any archival.
+    const lastAccessAt = new Map([[episode.memoryId, days(300).toISOString()]]);
+    expect(ForgettingDecider.decide([episode], days(400), policy, { lastAccessAt })).toEqual([]);
+    const oneOff = { ...episode, ephemeral: true };
+    expect(ForgettingDecider.decide([oneOff], days(7)).map((d) => d.type)).toEqual(['MemoryExpired']);
   });
 
   it('counts from the last recall when there was one', () => {

@@ -89,6 +89,7 @@ export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
     ephemeralTtlDays: config.ENGRAM_EPHEMERAL_TTL_DAYS,
     archiveAfterDays: config.ENGRAM_ARCHIVE_AFTER_DAYS,
     archiveConfidence: config.ENGRAM_ARCHIVE_CONFIDENCE,
+    episodeRetentionDays: config.ENGRAM_EPISODE_RETENTION_DAYS,
   };
 }
 
@@ -138,7 +139,7 @@ export class ForgettingService {
   /** The command for one user, or null when nothing is due (an idle sweep writes nothing). */
   private async commandFor(user: UserRef, now: string, policy: ForgettingPolicy) {
     const memories = await this.facts.list({ ...user, statuses: ['active'] });
-    const candidates = memories.filter((m) => !m.ephemeral && !m.pinned && m.confidence < policy.archiveConfidence);
+    const candidates = memories.filter((m) => ForgettingDecider.archivalAge(m, policy) !== null);
     const stats = await this.access.get(user.tenantId, user.userId, candidates.map((m) => m.memoryId));
     const lastAccess = [...stats.values()].map((s) => ({ memoryId: s.memoryId, at: s.lastAccessAt })).sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
     const preview = ForgettingDecider.decide(memories, now, policy, { lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])) });
