@@ -94,7 +94,8 @@ export function verdictFor(
  */
 export function archivalAge(memory: MemoryRecord, policy: ForgettingPolicy): number | null {
   if (memory.pinned || memory.ephemeral) return null;
-  if (memory.kind === 'episode') return (policy.episodeRetentionDays ?? 0) > 0 ? policy.episodeRetentionDays! : null;
+  const retention = policy.episodeRetentionDays ?? 0;
+  if (memory.kind === 'episode') return retention > 0 ? retention : null;
   return policy.archiveAfterDays > 0 && memory.confidence < policy.archiveConfidence ? policy.archiveAfterDays : null;
 }
 

@@ -318,8 +318,8 @@ function retireEpisodes(
 ): MemoryDecision[] {
   if (decision.type !== 'MemorySuperseded' && decision.type !== 'MemoryRetracted') return [];
   if (!before || before.status !== 'active') return [];
-  // One speaker corrects what they said: another participant's value on the same key ("I joined a gym"
-  // after the other person's "I joined a church") leaves the first speaker's words searchable.
+  // One speaker corrects what they said: another participant's value on the same key (John's budget
+  // after Maria's, in a conversation of two named people) leaves the first speaker's words searchable.
   const ownWords = (episode: MemoryRecord) => (episode.speaker ?? null) === (item.speaker ?? null);
   return episodesOnlyStating(before, state, new Set(item.sourceTurnIds)).filter(ownWords).map((episode) =>
     decisionOn(
