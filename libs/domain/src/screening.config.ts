@@ -28,8 +28,17 @@ export interface ScreeningConfig {
   /** Whole-turn acknowledgements ("嗯嗯", "ok", "thanks!"); a turn made only of these is dropped. */
   readonly chitChat: readonly string[];
   readonly cues: Readonly<Record<CueSignal, readonly string[]>>;
-  /** One-off requests whose answer is stale tomorrow (weather, opening hours): kept, marked ephemeral. */
+  /**
+   * What a one-off request asks about, whose answer is stale tomorrow (weather, opening hours, "nearby"):
+   * a user's turn is ephemeral when one of its questions names one ("今天成都下雨吗", "is the Apple store
+   * near me open now?"), not when a statement does ("I joined a nearby church"). An assistant's turn
+   * (its reply to such a request) is ephemeral when it names one anywhere.
+   */
   readonly ephemeralCues: readonly string[];
+  /** Requests that are one-off by themselves, question or not ("帮我查一下…", "translate this"). */
+  readonly ephemeralRequests: readonly string[];
+  /** First words that make an English sentence a question without its question mark ("what's the traffic like…"). */
+  readonly questionLeads: readonly string[];
   /**
    * Shapes of specific information (numbers, dates, names, codes): "她 10 月 18 号生日", "I shoot with
    * a Sony A7 IV" carry no cue word, yet are exactly what is asked later. Regex sources, matched
@@ -51,7 +60,7 @@ export interface ScreeningConfig {
 export const ASSISTANT_SIGNALS: readonly Signal[] = ['recommendation', 'detail'];
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-5',
+  version: 'screening-6',
   chitChat: [
     // Chinese
     '嗯', '嗯嗯', '嗯呢', '哦', '哦哦', '噢', '好', '好的', '好滴', '好吧', '好嘞', '行', '行吧', '可以', '没问题',
@@ -126,11 +135,16 @@ export const defaultScreeningConfig: ScreeningConfig = {
     ],
   },
   ephemeralCues: [
-    '天气', '气温', '下雨', '营业时间', '几点开门', '几点关门', '现在几点', '今天几号', '帮我看看', '帮我查', '查一下',
-    // Asking for a translation, not a sentence that mentions one ("高频的再逐个翻译").
-    '搜一下', '帮我翻译', '翻译一下', '翻译成', '怎么翻译', '路况', '堵车', '汇率', '股价', '附近', '这家店', '新闻',
+    '天气', '气温', '下雨', '营业时间', '几点开门', '几点关门', '现在几点', '今天几号', '路况', '堵车', '汇率', '股价',
+    '附近', '这家店', '新闻',
     'weather', 'temperature', 'forecast', 'opening hours', 'open now', 'what time is it', "what's the time",
-    'translate', 'traffic', 'exchange rate', 'stock price', 'nearby', 'near me', 'news today', 'look up',
+    'traffic', 'exchange rate', 'stock price', 'nearby', 'near me', 'news today',
+  ],
+  // Asking for a translation, not a sentence that mentions one ("高频的再逐个翻译").
+  ephemeralRequests: ['帮我看看', '帮我查', '查一下', '搜一下', '帮我翻译', '翻译一下', '翻译成', '怎么翻译', 'translate', 'look up'],
+  questionLeads: [
+    'what', "what's", 'how', "how's", 'where', "where's", 'when', 'which', 'who', 'is', 'are', 'was', 'were', 'do',
+    'does', 'did', 'can', 'could', 'will', 'would', 'should', 'any', 'anything',
   ],
   detailPatterns: [
     String.raw`\d`,

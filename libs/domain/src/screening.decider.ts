@@ -23,7 +23,7 @@ export interface ScreeningResult {
 export function screenTurn(turn: { role: TurnRole; text: string }, config: ScreeningConfig): ScreeningResult {
   const { text, masked } = maskPii(turn.text);
   const signals = signalsOf(text, turn.role, config);
-  const ephemeral = hasCue(text, config.ephemeralCues);
+  const ephemeral = isOneOff(text, turn.role, config);
   const result = (verdict: ScreeningResult['verdict'], reasons: string[]): ScreeningResult => ({
     verdict,
     reasons,
@@ -39,6 +39,29 @@ export function screenTurn(turn: { role: TurnRole; text: string }, config: Scree
   if (turn.role === 'system' || turn.role === 'tool') return result('rejected', [`role:${turn.role}`]);
   if (isChitChat(text, config) || contentLength(text) === 0) return result('rejected', ['chit-chat']);
   return result('accepted', ['episode']);
+}
+
+/**
+ * A one-off request (kept, marked ephemeral, expired after the TTL): a request that is one-off by
+ * itself, or a question about something stale tomorrow. A user's statement that names such a thing
+ * ("we went to a nearby festival", "the weather was awesome on our trip") is not one: it is kept
+ * like any other. An assistant's turn answers the request, so any mention marks it.
+ */
+function isOneOff(text: string, role: TurnRole, config: ScreeningConfig): boolean {
+  if (hasCue(text, config.ephemeralRequests)) return true;
+  if (role === 'assistant') return hasCue(text, config.ephemeralCues);
+  return sentencesOf(text).some((sentence) => hasCue(sentence, config.ephemeralCues) && isQuestion(sentence, config));
+}
+
+/** Sentences, each with its closing mark ("跑了，配速 6 分 10 秒。" | "今天天气适合户外跑吗？"). */
+function sentencesOf(text: string): string[] {
+  return text.split(/(?<=[。！？!?；;\n]|\.(?=\s|$))/u).map((s) => s.trim()).filter(Boolean);
+}
+
+function isQuestion(sentence: string, config: Pick<ScreeningConfig, 'questionLeads'>): boolean {
+  if (/[?？]["'”’)）]*$/u.test(sentence) || /[吗呢么][。.!！]?$/u.test(sentence)) return true;
+  const first = /^[\p{L}']+/u.exec(sentence.normalize('NFKC').toLowerCase().replace(/[’‘]/g, "'"))?.[0];
+  return first !== undefined && config.questionLeads.includes(first);
 }
 
 function signalsOf(text: string, role: TurnRole, config: ScreeningConfig): Signal[] {

@@ -47,6 +47,17 @@ describe('screenTurn', () => {
     expect(screenTurn({ role: 'user', text: '我喜欢用 VS Code' }, config).ephemeral).toBe(false);
   });
 
+  it('given a statement that names the weather or a nearby place, then it is not ephemeral; a question about it is', () => {
+    for (const text of ['Just yesterday I joined a nearby church.', 'The weather was awesome on our camping trip!', '上周我们在公司附近找了一家川菜馆，很好吃。']) {
+      expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(false);
+    }
+    for (const text of ['今天成都下雨吗', '附近有没有丝芙兰？', "what's the traffic like on I-5 right now", '跑了，配速 6 分 10 秒。今天天气适合户外跑吗？', '查一下成都十月初的气温']) {
+      expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(true);
+    }
+    // The assistant's reply to such a request is as one-off as the request.
+    expect(screenTurn({ role: 'assistant', text: "I can't check live weather, sorry. A weather app will have it." }, config).ephemeral).toBe(true);
+  });
+
   it('given an assistant recommendation, then it is accepted with signal recommendation', () => {
     for (const text of ['我推荐你去试试楼下的兰州拉面', "I recommend 'Designing Data-Intensive Applications'"]) {
       expect(screenTurn({ role: 'assistant', text }, config)).toMatchObject({

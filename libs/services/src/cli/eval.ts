@@ -19,6 +19,7 @@ import { RecallService } from '../http/recall.service';
 import { DEFAULT_TENANT } from '../http/tenancy';
 import { ID_MESSAGE, ID_PATTERN } from '../http/turns.dto';
 import type { PostTurnsDto } from '../http/turns.dto';
+import { ForgettingService } from '../pipeline/forgetting.job';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import type { CliModules } from './engram-cli';
 import { LineError, parseTurnLines, toRequests, TurnLineDto } from './turn-lines';
@@ -534,6 +535,11 @@ export interface EvalEngine {
   recall(body: RecallDto): Promise<RecallResponse>;
   /** The source turn ids of every memory stored for the user, whatever its status (evidence coverage). */
   memorySourceTurnIds(userId: string): Promise<string[]>;
+  /**
+   * One forgetting sweep, as a deployment runs within the hour of ingest (the dataset is a backfill:
+   * what expires after a week of world time expires now). A running engram sweeps on its own schedule.
+   */
+  sweep(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -586,6 +592,8 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
       ingestBar.increment(request.turns.length);
     }
     ingestBar.stop();
+    await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
+    await engine.sweep();
     await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
 
     for (const userId of new Set(dataset.questions.map((q) => q.userId))) sources.set(userId, new Set(await engine.memorySourceTurnIds(userId)));
@@ -738,6 +746,7 @@ export function remoteEngine(url: string, apiKey?: string): EvalEngine {
       const { memories } = await call<{ memories: { sourceTurnIds: string[] }[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`);
       return memories.flatMap((memory) => memory.sourceTurnIds);
     },
+    sweep: async () => undefined,
     close: async () => undefined,
   };
 }
@@ -758,6 +767,7 @@ export function embeddedEngine(modules: CliModules, env: Record<string, string |
     const recall = app.get(RecallService);
     const progress = app.get(PipelineProgress);
     const facts = app.get<FactStore>(FactStore);
+    const forgetting = app.get(ForgettingService);
     return {
       ingest: async (request) => {
         await ingest.ingest(DEFAULT_TENANT, request);
@@ -765,6 +775,9 @@ export function embeddedEngine(modules: CliModules, env: Record<string, string |
       pending: () => progress.pending(),
       recall: (body) => recall.recall(DEFAULT_TENANT, body),
       memorySourceTurnIds: async (userId) => (await facts.list({ tenantId: DEFAULT_TENANT, userId })).flatMap((memory) => memory.sourceTurnIds),
+      sweep: async () => {
+        await forgetting.run({ wait: true });
+      },
       close: async () => {
         try {
           await app.close();
