@@ -20,10 +20,10 @@ export interface ScreeningResult {
   readonly text: string;
 }
 
-export function screenTurn(turn: { role: TurnRole; text: string }, config: ScreeningConfig): ScreeningResult {
+export function screenTurn(turn: { role: TurnRole; text: string; previousText?: string }, config: ScreeningConfig): ScreeningResult {
   const { text, masked } = maskPii(turn.text);
   const signals = signalsOf(text, turn.role, config);
-  const ephemeral = isOneOff(text, turn.role, config);
+  const ephemeral = isOneOff(text, turn.role, turn.previousText, config);
   const result = (verdict: ScreeningResult['verdict'], reasons: string[]): ScreeningResult => ({
     verdict,
     reasons,
@@ -43,13 +43,15 @@ export function screenTurn(turn: { role: TurnRole; text: string }, config: Scree
 
 /**
  * A one-off request (kept, marked ephemeral, expired after the TTL): a request that is one-off by
- * itself, or a question about something stale tomorrow. A user's statement that names such a thing
- * ("we went to a nearby festival", "the weather was awesome on our trip") is not one: it is kept
- * like any other. An assistant's turn answers the request, so any mention marks it.
+ * itself, or a question about something stale tomorrow. A statement that names such a thing ("we
+ * went to a nearby festival", "the weather was awesome on our trip") is not one: it is kept like any
+ * other. An assistant's turn is one-off when the turn it answers is ("I can't check live weather…"
+ * after "what's the weather today?"), and not when it recommends "the hotel near the river" after a
+ * question about hotels; when the turn it answers is unknown, when it names such a thing.
  */
-function isOneOff(text: string, role: TurnRole, config: ScreeningConfig): boolean {
+function isOneOff(text: string, role: TurnRole, previousText: string | undefined, config: ScreeningConfig): boolean {
   if (hasCue(text, config.ephemeralRequests)) return true;
-  if (role === 'assistant') return hasCue(text, config.ephemeralCues);
+  if (role === 'assistant') return previousText !== undefined ? isOneOff(previousText, 'user', undefined, config) : hasCue(text, config.ephemeralCues);
   return sentencesOf(text).some((sentence) => hasCue(sentence, config.ephemeralCues) && isQuestion(sentence, config));
 }
 
@@ -121,7 +123,8 @@ function isPieceBoundary(text: string, at: number): boolean {
 
 export const ScreeningDecider = {
   decide(event: TurnRecorded, config: ScreeningConfig, recordedAt: string): TurnScreened {
-    const screened = screenTurn({ role: event.payload.role, text: event.payload.text }, config);
+    const { role, text, previousText } = event.payload;
+    const screened = screenTurn({ role, text, ...(previousText !== undefined ? { previousText } : {}) }, config);
     return {
       eventId: deterministicId('screened', event.eventId, config.version),
       type: 'TurnScreened',

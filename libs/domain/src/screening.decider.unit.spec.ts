@@ -58,6 +58,16 @@ describe('screenTurn', () => {
     expect(screenTurn({ role: 'assistant', text: "I can't check live weather, sorry. A weather app will have it." }, config).ephemeral).toBe(true);
   });
 
+  it('given an assistant turn, then it is ephemeral when the turn it answers is a one-off request', () => {
+    const sephora = { role: 'assistant' as const, text: '我看不到你的位置，可以在地图 App 里搜一下“丝芙兰”。' };
+    expect(screenTurn({ ...sephora, previousText: '附近有没有丝芙兰？' }, config).ephemeral).toBe(true);
+    // A recommendation that names a place "nearby" answers a question about where to stay: it lasts.
+    const hotel = '没问题。住宿的话，春熙路附近的博舍环境最好，更实惠的是太古里旁边的全季酒店。';
+    expect(screenTurn({ role: 'assistant', text: hotel, previousText: '国庆想带爸妈去成都玩五天，预算一万左右，住哪里好？' }, config).ephemeral).toBe(false);
+    // Without the turn it answers, a mention still marks it (as before).
+    expect(screenTurn({ role: 'assistant', text: hotel }, config).ephemeral).toBe(true);
+  });
+
   it('given an assistant recommendation, then it is accepted with signal recommendation', () => {
     for (const text of ['我推荐你去试试楼下的兰州拉面', "I recommend 'Designing Data-Intensive Applications'"]) {
       expect(screenTurn({ role: 'assistant', text }, config)).toMatchObject({
