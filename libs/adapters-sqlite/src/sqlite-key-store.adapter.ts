@@ -14,6 +14,11 @@ interface OwnedKeyRow extends KeyRow {
   user_id: string;
 }
 
+/** Users whose unwrapped key is kept beside its row at most (all dropped at once past it). */
+const MAX_UNWRAPPED = 10_000;
+
+const userOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;
+
 /**
  * The embedded key store: one row per (tenant, user) in the engram database, the data key wrapped
  * by the master key. Destroying deletes the row; `secure_delete` (every connection engram opens)
@@ -29,6 +34,14 @@ export class SqliteKeyStore implements KeyStore {
     notUnder: BetterSqlite3.Statement<[string, number], OwnedKeyRow>;
     rewrap: BetterSqlite3.Statement<[string, string, string, string, string, string]>;
   };
+
+  /**
+   * The key last unwrapped per user, with the row it came from: while the row is the same, reading
+   * it again (each key ring refreshes every user it holds every few seconds) returns the same key
+   * without unwrapping it again, and the same object, whose imported cipher key is reused. Dropped
+   * as soon as a read finds the row gone or changed, and on destroy.
+   */
+  private readonly unwrapped = new Map<string, { readonly wrapped: string; readonly master: string; readonly key: DataKey }>();
 
   /**
    * @param master wraps new keys (ENGRAM_MASTER_KEY)
@@ -73,13 +86,23 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async get(tenantId: string, userId: string): Promise<DataKey | undefined> {
+    const user = userOf(tenantId, userId);
     const row = this.statements.get.get(tenantId, userId);
-    if (!row) return undefined;
+    if (!row) {
+      this.unwrapped.delete(user);
+      return undefined;
+    }
+    const known = this.unwrapped.get(user);
+    if (known && known.wrapped === row.wrapped && known.master === row.master && known.key.keyId === row.key_id) return known.key;
     const stored: WrappedDataKey = { keyId: row.key_id, wrapped: row.wrapped, master: row.master };
-    return unwrapDataKey(this.master, tenantId, userId, stored, this.previous);
+    const key = unwrapDataKey(this.master, tenantId, userId, stored, this.previous);
+    if (this.unwrapped.size >= MAX_UNWRAPPED) this.unwrapped.clear();
+    this.unwrapped.set(user, { wrapped: row.wrapped, master: row.master, key });
+    return key;
   }
 
   async destroy(tenantId: string, userId: string): Promise<void> {
+    this.unwrapped.delete(userOf(tenantId, userId));
     if (this.statements.delete.run(tenantId, userId).changes === 0) return;
     this.checkpoint();
   }
