@@ -32,7 +32,7 @@ export interface ScreeningConfig {
    * What a one-off request asks about, whose answer is stale tomorrow (weather, opening hours, "nearby"):
    * a user's turn is ephemeral when one of its questions names one ("今天成都下雨吗", "is the Apple store
    * near me open now?"), not when a statement does ("I joined a nearby church"). An assistant's turn
-   * (its reply to such a request) is ephemeral when it names one anywhere.
+   * is ephemeral when the turn it answers is one (see `screenTurn`).
    */
   readonly ephemeralCues: readonly string[];
   /** Requests that are one-off by themselves, question or not ("帮我查一下…", "translate this"). */

@@ -123,8 +123,7 @@ function isPieceBoundary(text: string, at: number): boolean {
 
 export const ScreeningDecider = {
   decide(event: TurnRecorded, config: ScreeningConfig, recordedAt: string): TurnScreened {
-    const { role, text, previousText } = event.payload;
-    const screened = screenTurn({ role, text, ...(previousText !== undefined ? { previousText } : {}) }, config);
+    const screened = screenTurn(event.payload, config);
     return {
       eventId: deterministicId('screened', event.eventId, config.version),
       type: 'TurnScreened',
