@@ -66,9 +66,10 @@ describe('recall asOf (HTTP)', () => {
     await say('lin', 't2', 'I prefer VS Code for TypeScript work', '2026-12-20T08:00:00Z');
     await engram.http().post('/v1/admin/forgetting/run').send({}).expect(200);
 
-    expect((await recall({ userId: 'lin', query: 'window seats' })).some((c) => c.includes('window seats'))).toBe(false);
-    const then = await recall({ userId: 'lin', query: 'window seats VS Code', asOf: '2026-12-01T00:00:00Z' });
-    expect(then.some((c) => c.includes('window seats'))).toBe(true);
+    // The one-off request (the turn's episode) expired; the preference said beside it did not.
+    expect((await recall({ userId: 'lin', query: 'weather today' })).some((c) => c.includes('weather'))).toBe(false);
+    const then = await recall({ userId: 'lin', query: 'weather today VS Code', asOf: '2026-12-01T00:00:00Z' });
+    expect(then.some((c) => c.includes('weather'))).toBe(true);
     expect(then.some((c) => c.includes('VS Code'))).toBe(false);
   });
 

@@ -221,7 +221,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const before = await recall({ userId: 'laozhou', query: '切换窗口', sessionId: 'fri', after });
       const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir, ENGRAM_RECENT_TURNS: '4' }) }), { http: false, stages: false });
       try {
-        const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-6' });
+        const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-7' });
         const store = await maintenance.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(built.factsVersion);
         const [summary] = await store.findByMergeKeys(DEFAULT_TENANT, 'laozhou', [summaryMergeKey('fri')]);
         expect(summary.kind).toBe('summary');

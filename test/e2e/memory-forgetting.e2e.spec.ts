@@ -43,62 +43,77 @@ describe('forgetting (HTTP, injectable clock)', () => {
     clock = new TestClock(new Date('2026-11-30T09:00:00Z'));
   });
 
-  it('forgets a one-off request after 7 days, keeps it before (Chinese)', async () => {
+  /** The episode of a turn (the turn as it was said), by a phrase of its text. */
+  async function episodeOf(userId: string, phrase: string) {
+    const response = await engram.http().get(`/v1/users/${userId}/memories?status=all`).expect(200);
+    return (response.body.memories as { kind: string; content: string; status: string; ephemeral: boolean }[]).find(
+      (m) => m.kind === 'episode' && m.content.includes(phrase),
+    );
+  }
+
+  it('forgets a one-off request after 7 days, keeps it before, and keeps the preference said beside it (Chinese)', async () => {
     await start();
     const after = await ingest('xiaoli', [
       { turnId: 't1', text: '帮我看看这家店的营业时间，我喜欢吃川菜', occurredAt: '2026-11-30T08:00:00Z' },
       { turnId: 't2', text: '我喜欢用 VS Code', occurredAt: '2026-11-30T08:01:00Z' },
     ]);
-    expect((await recallContents('xiaoli', '川菜', after)).some((c) => c.includes('川菜'))).toBe(true);
-    expect((await memories('xiaoli')).find((m) => m.content.includes('川菜'))?.ephemeral).toBe(true);
+    expect((await recallContents('xiaoli', '营业时间', after)).some((c) => c.includes('营业时间'))).toBe(true);
+    expect(await episodeOf('xiaoli', '营业时间')).toMatchObject({ ephemeral: true, status: 'active' });
+    // The preference is the user's, not the request's: it does not expire with it.
+    expect((await memories('xiaoli')).find((m) => m.content.includes('川菜'))).toMatchObject({ kind: 'preference', ephemeral: false });
 
     clock.advanceDays(6);
     expect(await runForgetting()).toEqual({ users: 1, expired: 0, archived: 0, consistent: true });
-    expect((await recallContents('xiaoli', '川菜')).some((c) => c.includes('川菜'))).toBe(true);
+    expect((await recallContents('xiaoli', '营业时间')).some((c) => c.includes('营业时间'))).toBe(true);
 
     clock.advanceDays(2);
     const run = await runForgetting();
-    expect(run).toMatchObject({ users: 1, archived: 0, consistent: true });
-    expect(run.expired).toBeGreaterThanOrEqual(1); // the preference, and its episode
-    expect((await recallContents('xiaoli', '川菜')).some((c) => c.includes('川菜'))).toBe(false);
+    expect(run).toMatchObject({ users: 1, expired: 1, archived: 0, consistent: true }); // the request's episode
+    expect((await recallContents('xiaoli', '营业时间')).some((c) => c.includes('营业时间'))).toBe(false);
+    expect(await recallContents('xiaoli', '川菜')).toContain('我喜欢吃川菜');
     expect((await recallContents('xiaoli', 'VS Code 编辑器')).some((c) => c.includes('VS Code'))).toBe(true);
     // Still there, as an expired memory: forgetting is a decision, not a deletion.
-    expect((await memories('xiaoli')).find((m) => m.content.includes('川菜'))?.status).toBe('expired');
-    expect((await memories('xiaoli', 'active')).some((m) => m.content.includes('川菜'))).toBe(false);
+    expect(await episodeOf('xiaoli', '营业时间')).toMatchObject({ status: 'expired' });
+    expect((await memories('xiaoli', 'active')).some((m) => m.content.includes('川菜'))).toBe(true);
     // Running again decides nothing new.
     expect(await runForgetting()).toMatchObject({ expired: 0, archived: 0 });
   });
 
-  it('forgets "what\'s the weather today" on the schedule, and a rebuild keeps it forgotten (English)', async () => {
+  it('forgets "what\'s the weather today" on the schedule, keeps the preference said beside it, and a rebuild keeps both (English)', async () => {
     await start({ ENGRAM_FORGETTING_INTERVAL_MS: '100' });
     const after = await ingest('sam', [
       { turnId: 't1', text: "what's the weather today? I prefer window seats", occurredAt: '2026-11-30T08:00:00Z' },
       { turnId: 't2', text: 'I prefer VS Code for TypeScript work', occurredAt: '2026-11-30T08:01:00Z' },
     ]);
-    expect((await recallContents('sam', 'window seats', after)).some((c) => c.includes('window seats'))).toBe(true);
+    expect((await recallContents('sam', 'weather today', after)).some((c) => c.includes('weather'))).toBe(true);
 
     clock.advanceDays(7.5);
     const deadline = Date.now() + 10_000;
-    while ((await memories('sam')).find((m) => m.content.includes('window seats'))?.status !== 'expired') {
+    while ((await episodeOf('sam', 'weather'))?.status !== 'expired') {
       if (Date.now() > deadline) throw new Error('the scheduled sweep did not expire the ephemeral memory');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await engram.http().get('/v1/pipeline/status').expect(200);
     const waitIndexed = Date.now() + 10_000;
-    while ((await recallContents('sam', 'window seats')).some((c) => c.includes('window seats'))) {
+    while ((await recallContents('sam', 'weather today')).some((c) => c.includes('weather'))) {
       if (Date.now() > waitIndexed) throw new Error('recall still returns the expired memory');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    expect(await recallContents('sam', 'window seats')).toContain('I prefer window seats');
+    expect((await memories('sam')).find((m) => m.content === 'I prefer window seats')).toMatchObject({ ephemeral: false, status: 'active' });
     expect((await recallContents('sam', 'VS Code editor')).some((c) => c.includes('VS Code'))).toBe(true);
 
     // Expiry is an event on memory.facts.v1: replaying the log from scratch decides nothing again and keeps it.
     const dataDir = engram.dataDir;
     const before = await memories('sam');
+    const expiredEpisode = await episodeOf('sam', 'weather');
     await engram.stop();
     await rebuildOffline(dataDir);
     await start({}, dataDir);
     expect(await memories('sam')).toEqual(before);
-    expect((await recallContents('sam', 'window seats')).some((c) => c.includes('window seats'))).toBe(false);
+    expect(await episodeOf('sam', 'weather')).toEqual(expiredEpisode);
+    expect((await recallContents('sam', 'weather today')).some((c) => c.includes('weather'))).toBe(false);
+    expect(await recallContents('sam', 'window seats')).toContain('I prefer window seats');
   });
 
   it('archives low-confidence memories nobody recalled for 90 days; recalled ones stay', async () => {

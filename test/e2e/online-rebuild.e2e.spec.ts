@@ -291,7 +291,7 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     await settle(engram.app);
     // Reprocess (with the live extractor: no model needed) and activate, beside the server; then more turns after the switch.
     const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir }) }), { http: false, stages: false });
-    const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-6' });
+    const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-7' });
     const { switchPosition } = await maintenance.get(Reprocessor).activate(built.factsVersion, { overlapMs: 20 });
     await maintenance.close();
     for (const userId of USERS.slice(0, 4)) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 12, 3))).expect(202);

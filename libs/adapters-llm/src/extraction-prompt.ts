@@ -4,8 +4,12 @@ import type { ExtractionInput } from '@engram/domain';
 export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'procedure'] as const;
 export type LlmItemKind = (typeof LLM_ITEM_KINDS)[number];
 
-/** Bumped whenever the prompt or the schema changes: it is part of the extractor version. */
-export const PROMPT_VERSION = 3;
+/**
+ * Bumped whenever the prompt, the schema or what extraction makes of the answer changes: it is part
+ * of the extractor version (4: a user's preference, profile fact or procedure no longer expires with
+ * the one-off request it was said beside, see the extraction decider).
+ */
+export const PROMPT_VERSION = 4;
 
 /**
  * The system prompt. It carries the rules that make extracted items mergeable over time (one fact

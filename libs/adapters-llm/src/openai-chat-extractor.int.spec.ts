@@ -211,9 +211,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-3:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-4:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-3:default');
+    expect(unnamed.version).toBe('llm-4:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -236,7 +236,7 @@ describe('OpenAiChatExtractor', () => {
         config({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: `${url}/v1`, ENGRAM_LLM_MODEL: 'qwen2.5-7b-instruct', ENGRAM_LLM_API_KEY: 'k', ENGRAM_LLM_RETRIES: '0' }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-3:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-4:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');

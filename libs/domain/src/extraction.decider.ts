@@ -1,6 +1,20 @@
 import { deterministicId, type MemoriesExtracted, type TurnScreened } from '@engram/contracts';
 import { episodeOf } from './episodes';
-import type { ExtractionInput, ExtractionStrategy } from './extraction.strategy';
+import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
+
+/**
+ * What users say about themselves lasts beyond the one-off request they said it beside: "今天天气怎么样？
+ * 以后回答我都用中文" asks about today's weather (stale tomorrow) and sets a standing rule; "what's the
+ * weather today? I prefer window seats" states a preference. Screening tags the whole turn ephemeral;
+ * a user's preference, profile fact or procedure read from it is not (its episode, which holds the
+ * request's words, still is). Other kinds — a task, a decision, a fact about this request, and
+ * everything the assistant said in reply to one — expire with the request.
+ */
+const DURABLE_KINDS: ReadonlySet<ExtractedItemDraft['kind']> = new Set(['preference', 'profile', 'procedure']);
+
+function outlivesTheTurn(item: ExtractedItemDraft, role: TurnScreened['payload']['role']): boolean {
+  return item.ephemeral && role === 'user' && DURABLE_KINDS.has(item.kind);
+}
 
 /**
  * Turns one screened turn into extracted items. The strategy (rules or an LLM) reads the turns
@@ -31,7 +45,9 @@ export const ExtractionDecider = {
       signals,
     };
     // Screening decides what is extracted: a turn without signals is kept as an episode only.
-    const read = signals.length > 0 ? await strategy.extract(input) : [];
+    const read = (signals.length > 0 ? await strategy.extract(input) : []).map((fact) =>
+      outlivesTheTurn(fact, role) ? { ...fact, ephemeral: false } : fact,
+    );
     const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
     // A forget request ("忘掉我之前说的喜欢吃榴莲") is not kept as an episode: its words would bring back
     // what it asks to forget. The turn stays in the log and the recent window.

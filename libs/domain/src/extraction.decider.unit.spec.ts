@@ -3,6 +3,8 @@ import { deterministicId, parseEvent } from '@engram/contracts';
 import { ExtractionDecider } from './extraction.decider';
 import type { ExtractionStrategy } from './extraction.strategy';
 import { RuleExtractor } from './rule-extractor';
+import { defaultScreeningConfig } from './screening.config';
+import { screenTurn } from './screening.decider';
 import { turnScreened } from './testing/fixtures';
 
 const RECORDED_AT = '2026-11-30T09:00:00.000Z';
@@ -13,7 +15,7 @@ describe('ExtractionDecider', () => {
   it('given an accepted turn, then MemoriesExtracted with deterministic ids, versions and causation', async () => {
     const screened = turnScreened('我叫老周，数据库用 PostgreSQL');
     const event = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
-    const eventId = deterministicId('extracted', screened.eventId, 'rules-6');
+    const eventId = deterministicId('extracted', screened.eventId, 'rules-7');
     expect(event).toMatchObject({
       eventId,
       type: 'MemoriesExtracted',
@@ -21,10 +23,10 @@ describe('ExtractionDecider', () => {
       correlationId: screened.correlationId,
       occurredAt: screened.occurredAt,
       recordedAt: RECORDED_AT,
-      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-6' },
+      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-7' },
     });
     expect(event?.payload.items.map((i) => i.itemId)).toEqual([deterministicId(eventId, 0), deterministicId(eventId, 1), deterministicId(eventId, 2)]);
-    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-6')).toBe(true);
+    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-7')).toBe(true);
   });
 
   it('given the produced event, then it passes the contract schema', async () => {
@@ -51,6 +53,35 @@ describe('ExtractionDecider', () => {
         sourceTurnIds: [screened.payload.turnId],
       });
     }
+  });
+
+  it('given a one-off request and a lasting statement in one turn, then the preference, profile fact or procedure outlives the request', async () => {
+    for (const text of ['今天天气怎么样？以后回答我都用中文', "what's the weather today? I prefer window seats", "What's the weather in Berlin? I live in Berlin now."]) {
+      // Screening tags each of these turns a one-off request.
+      const { ephemeral } = screenTurn({ role: 'user', text }, defaultScreeningConfig);
+      expect(ephemeral).toBe(true);
+      const screened = turnScreened(text, { ephemeral });
+      const items = (await ExtractionDecider.decide(screened, rules, RECORDED_AT))?.payload.items ?? [];
+      const lasting = items.filter((i) => i.kind !== 'episode');
+      expect(lasting.map((i) => i.kind)).toEqual([expect.stringMatching(/^(preference|profile|procedure)$/)]);
+      expect(lasting[0].ephemeral).toBe(false);
+      // The turn's own words (the request among them) still expire with it.
+      expect(items.find((i) => i.kind === 'episode')).toMatchObject({ ephemeral: true, content: text });
+    }
+  });
+
+  it('given a one-off turn, then what the strategy reads as a task and everything the assistant said stay ephemeral', async () => {
+    const strategy: ExtractionStrategy = {
+      version: 'stub',
+      extract: async (input) => [
+        { kind: 'task', subject: 'user', attribute: 'task:lookup', value: 'opening hours', content: input.text, entities: [], confidence: 0.8, importance: 0.5, ephemeral: input.ephemeral, operation: 'assert', validFrom: input.occurredAt, sourceTurnIds: [input.turnId] },
+        { kind: 'preference', subject: 'user', attribute: 'preference:spicy', value: 'like', content: input.text, entities: [], confidence: 0.8, importance: 0.5, ephemeral: input.ephemeral, operation: 'assert', validFrom: input.occurredAt, sourceTurnIds: [input.turnId] },
+      ],
+    };
+    const user = (await ExtractionDecider.decide(turnScreened('帮我看看这家店的营业时间，我喜欢吃辣', { ephemeral: true }), strategy, RECORDED_AT))?.payload.items ?? [];
+    expect(user.map((i) => [i.kind, i.ephemeral])).toEqual([['task', true], ['preference', false], ['episode', true]]);
+    const assistant = (await ExtractionDecider.decide(turnScreened('这家店营业到晚上十点，你喜欢吃辣的话可以试试', { role: 'assistant', ephemeral: true }), strategy, RECORDED_AT))?.payload.items ?? [];
+    expect(assistant.filter((i) => i.kind !== 'episode').every((i) => i.ephemeral)).toBe(true);
   });
 
   it('given an assistant turn that states something, then its episode belongs to the assistant', async () => {

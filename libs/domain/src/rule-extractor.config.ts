@@ -153,10 +153,15 @@ export interface RuleExtractorConfig {
   readonly nationalities: readonly string[];
   /** "我在一家外企做财务": the place before 做/当 is an employer when it ends like an organisation. */
   readonly organisationSuffixes: readonly string[];
+  /**
+   * "我在北京工作", "我在家上班": where one works is not always an employer. A place named by one of
+   * these (or ending in `placeSuffixes`: 市, 省, 区, 县) is the user's location; home is neither.
+   */
+  readonly places: { readonly home: readonly string[]; readonly cities: readonly string[]; readonly placeSuffixes: readonly string[] };
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-6',
+  version: 'rules-7',
   procedures: {
     standing: [
       '以后', '今后', '往后', '从现在起', '从现在开始', '从今以后', '每次', '下次', '一律', '统一用', '都要', '都用',
@@ -503,4 +508,15 @@ export const defaultRuleExtractorConfig: RuleExtractorConfig = {
     '公司', '外企', '国企', '央企', '企业', '工厂', '厂', '银行', '医院', '学校', '大学', '研究所', '研究院', '集团',
     '工作室', '事务所', '律所', '机构', '创业公司', '互联网公司',
   ],
+  places: {
+    home: ['家', '家里', '家中', '老家'],
+    // Municipalities, provincial capitals and the largest cities, as people name them without 市.
+    cities: [
+      '北京', '上海', '天津', '重庆', '香港', '澳门', '台北', '深圳', '广州', '杭州', '南京', '苏州', '成都', '武汉', '西安',
+      '长沙', '郑州', '合肥', '济南', '青岛', '大连', '沈阳', '长春', '哈尔滨', '福州', '厦门', '南昌', '昆明', '贵阳', '南宁',
+      '海口', '三亚', '石家庄', '太原', '呼和浩特', '兰州', '西宁', '银川', '乌鲁木齐', '拉萨', '宁波', '无锡', '东莞', '佛山',
+      '珠海', '温州', '常州', '南通', '徐州', '烟台',
+    ],
+    placeSuffixes: ['市', '省', '区', '县'],
+  },
 };

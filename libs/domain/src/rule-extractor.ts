@@ -675,7 +675,11 @@ class ClauseReader {
   private profile(c: Clause): Finding[] | null {
     // "我在字节跳动工作", but not "我在评估工作量": the verb ends the clause or is followed by a particle.
     const zhEmployer = /^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u.exec(c.body);
-    if (zhEmployer) return [this.profileFinding('employer', this.clean(zhEmployer[1]))];
+    if (zhEmployer) {
+      const where = this.clean(zhEmployer[1]);
+      if (this.config.places.home.includes(where)) return null; // works from home: the episode keeps it
+      return [this.profileFinding(this.isPlace(where) ? 'location' : 'employer', where)];
+    }
     const worksAs = /^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u.exec(c.body);
     if (worksAs?.groups && findCue(worksAs.groups.org, this.config.organisationSuffixes)?.end === worksAs.groups.org.length) {
       return [this.profileFinding('employer', this.clean(worksAs.groups.org)), this.profileFinding('role', this.clean(worksAs.groups.role))].filter((f) => f.value);
@@ -712,6 +716,13 @@ class ClauseReader {
   /** A name ("Stripe", "3M", "字节跳动") or a kind of organisation ("一家外企"); not "a gym", "the team". */
   private isOrganisation(value: string): boolean {
     return /^[\p{Lu}\p{N}\p{Script=Han}]/u.test(value) || findCue(value, this.config.organisationSuffixes)?.end === value.length;
+  }
+
+  /** "北京", "苏州市", "浦东新区", but not "深圳市腾讯计算机系统有限公司" (an organisation by its end). */
+  private isPlace(value: string): boolean {
+    if (findCue(value, this.config.organisationSuffixes)?.end === value.length) return false;
+    const { cities, placeSuffixes } = this.config.places;
+    return cities.includes(value) || placeSuffixes.some((suffix) => value.endsWith(suffix));
   }
 
   private profileFinding(attribute: string, value: string): Finding {

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-6 and resolves the same items as the pure function', async () => {
+  it('has the version rules-7 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-6');
+    expect(extractor.version).toBe('rules-7');
     const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
@@ -336,6 +336,15 @@ describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
       ['role', 'backend engineer'],
     ]);
     expect(extract('I work for Ledgerly').find((i) => i.attribute === 'employer')).toMatchObject({ value: 'Ledgerly' });
+  });
+
+  it('given "我在北京工作" or "我在家上班", then no employer: a city is where the user is, home is neither', () => {
+    expect(extract('我在北京工作').map((i) => [i.attribute, i.value])).toEqual([['location', '北京']]);
+    expect(extract('我在苏州市上班').map((i) => [i.attribute, i.value])).toEqual([['location', '苏州市']]);
+    expect(extract('我在家上班').filter((i) => i.kind === 'profile')).toEqual([]);
+    // A company named after its city is still a company; a workplace by kind is still an employer.
+    expect(extract('我在深圳市腾讯计算机系统有限公司工作').map((i) => [i.attribute, i.value])).toEqual([['employer', '深圳市腾讯计算机系统有限公司']]);
+    expect(extract('我在医院上班').map((i) => [i.attribute, i.value])).toEqual([['employer', '医院']]);
   });
 
   it('given "我在评估工作量", then no employer; given "我在一家外企做财务", then employer and role', () => {

@@ -30,7 +30,7 @@ import { EngramHarness, EngramMode, rebuildOffline, startEngram, turnsBody, useE
  * online rebuild (the run's topic, then memory.facts.v1 from the switch) while turns arrive.
  */
 
-const LLM = 'llm-3:gpt-4o-mini';
+const LLM = 'llm-4:gpt-4o-mini';
 const fixturesOrNothing: Handler = (request, attempt) => {
   const answer = replayFixtures(request, attempt);
   return answer.status === 500 ? noItems : answer;
@@ -155,7 +155,7 @@ export function reprocessSuite(mode?: EngramMode): void {
       const app = await openMaintenance(engram.dataDir);
       const reprocessor = app.get(Reprocessor);
       await expect(reprocessor.run({ from: 'beginning', extractorVersion: 'llm-9:nope' })).rejects.toThrow(
-        `unknown extractor version "llm-9:nope": this build knows rules-6, ${LLM}`,
+        `unknown extractor version "llm-9:nope": this build knows rules-7, ${LLM}`,
       );
       await expect(reprocessor.run({ from: 'yesterday', extractorVersion: LLM })).rejects.toThrow(/--from must be "beginning" or an ISO instant/);
       const phases = new Set<string>();
@@ -341,7 +341,7 @@ export function reprocessSuite(mode?: EngramMode): void {
       expect(await versions.list()).toEqual([1]);
       expect(await app.get<ProjectionVersions<SearchIndex>>(SearchIndexVersions).list()).toEqual([1]);
       await expect(app.get(Reprocessor).activate(2)).rejects.toThrow('facts@2 is failed, not built');
-      expect((await app.get(Reprocessor).run({ from: instant, extractorVersion: 'rules-6' })).factsVersion).toBe(2);
+      expect((await app.get(Reprocessor).run({ from: instant, extractorVersion: 'rules-7' })).factsVersion).toBe(2);
     });
   });
 }

@@ -21,7 +21,7 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
     .command('reprocess')
     .description('re-run screening → extraction → resolution over the turns log into new facts and search versions (inactive until activated)')
     .requiredOption('--from <instant|beginning>', 'beginning, or an ISO instant: memories as they stood then are carried over, later turns re-decided')
-    .requiredOption('--extractor-version <v>', 'rules-6, or the configured LLM extractor (llm-3:<ENGRAM_LLM_MODEL>)')
+    .requiredOption('--extractor-version <v>', 'rules-7, or the configured LLM extractor (llm-4:<ENGRAM_LLM_MODEL>)')
     .option('--activate', 'activate the new versions once built (else: engram projections activate facts@N)')
     .option('--json', 'print only the result as JSON')
     .action(async (options: { from: string; extractorVersion: string; activate?: boolean; json?: boolean }) => {
