@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain JS script, typed here
 const { median, bootstrapMedianInterval, seeded, summarise } = require('./bench-compare') as {
   median(values: number[]): number;
   bootstrapMedianInterval(values: number[], resamples?: number, random?: () => number): [number, number];

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { EngramHarness, startEngram, turnsBody } from '../support/engram-harness';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain JS script, typed here
 const { buildInspector } = require('../../scripts/build-inspector') as { buildInspector: () => string };
 
 /*

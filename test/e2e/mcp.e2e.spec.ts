@@ -12,7 +12,14 @@ import { startEngram, type EngramHarness } from '../support/engram-harness';
  */
 const ROOT = path.resolve(__dirname, '../..');
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> };
+type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: {
+    accepted?: number;
+    context?: string;
+    memories: { memoryId: string; content: string }[];
+    memory?: Record<string, unknown>;
+    forgotten?: boolean;
+  };
+};
 
 describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
   let engram: EngramHarness;

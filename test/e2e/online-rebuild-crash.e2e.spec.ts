@@ -154,7 +154,7 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
       expect(r.phase).not.toBe('failed');
       if (r.phase === 'replaying') expect(r.done).toBeGreaterThanOrEqual(checkpoint[r.projection]);
     }
-    let final: RebuildStatus[] = [];
+    let final: RebuildStatus[];
     for (let i = 0; ; i++) {
       final = await rebuilds();
       if (final.every((r) => r.phase === 'done' || r.phase === 'failed')) break;

@@ -215,7 +215,7 @@ describe('online rebuild (distributed)', () => {
 
     await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
     await http().post('/v1/admin/rebuilds').send({ projection: 'sessions' }).expect(202);
-    let beforeStop: RebuildStatus[] = [];
+    let beforeStop: RebuildStatus[];
     for (;;) {
       beforeStop = await statuses();
       expect(beforeStop.every((r) => r.phase === 'replaying')).toBe(true);
@@ -234,7 +234,7 @@ describe('online rebuild (distributed)', () => {
     }
     // Live traffic during the rest of the rebuild, recall answering throughout.
     await ingest(DURING_AROUND_SWAP, 'c');
-    let final: RebuildStatus[] = [];
+    let final: RebuildStatus[];
     for (let i = 0; ; i++) {
       final = await statuses();
       if (final.every((r) => r.phase === 'done' || r.phase === 'failed')) break;

@@ -36,7 +36,10 @@ const KNOWN_CONSTRAINTS = new Set([
   'arrayMaxSize',
 ]);
 
-const nestedTypes = new Map<Function, Map<string, () => new () => object>>();
+/** A schema class, or any class up its prototype chain (keys by identity). */
+type SchemaClass = object;
+
+const nestedTypes = new Map<SchemaClass, Map<string, () => new () => object>>();
 
 /**
  * `@Type(() => X)` for class-transformer (what class-validator's nested validation sees after
@@ -52,16 +55,16 @@ export function NestedType(type: () => new () => object): PropertyDecorator {
   };
 }
 
-export function nestedTypeOf(schema: Function, property: string): (() => new () => object) | undefined {
+export function nestedTypeOf(schema: SchemaClass, property: string): (() => new () => object) | undefined {
   // Walk the prototype chain: a subclass schema inherits its parent's decorated properties.
-  for (let owner: Function | null = schema; owner && owner !== Function.prototype; owner = Object.getPrototypeOf(owner)) {
+  for (let owner: SchemaClass | null = schema; owner && owner !== Function.prototype; owner = Object.getPrototypeOf(owner)) {
     const type = nestedTypes.get(owner)?.get(property);
     if (type) return type;
   }
   return undefined;
 }
 
-const compiled = new Map<Function, FastCheck>();
+const compiled = new Map<SchemaClass, FastCheck>();
 const never: FastCheck = () => false;
 
 const isCollection = (value: unknown): boolean => value instanceof Set || value instanceof Map;

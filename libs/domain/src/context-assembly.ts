@@ -164,6 +164,7 @@ function turnLine(turn: RecentTurn): string {
   return `${turn.role}: ${asData(turn.text)}`;
 }
 
+// eslint-disable-next-line no-control-regex -- vertical tab and form feed break lines too
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
 /** `<` (or a look-alike) opening a tag: `</memories>`, `<system>`, `<!--`, `<?xml`. */
 const TAG_OPEN = /[<\uff1c\ufe64](?=\s*\/?\s*[\p{L}!?])/gu;

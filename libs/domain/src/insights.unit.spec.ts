@@ -1,5 +1,5 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
-import { parseEvent, type MemoriesExtracted, type MemoryDecision, type MemoryRecord } from '@engram/contracts';
+import { parseEvent, type MemoriesExtracted, type MemoryDecision } from '@engram/contracts';
 import { memoryAsOf } from './as-of';
 import { LAST_MENTIONED, type ExtractedItemDraft } from './extraction.strategy';
 import { DEFAULT_INSIGHT_RULES, insightRulesWith, parseInsightRules, type InsightRule } from './insights.config';
@@ -58,8 +58,6 @@ function history(...commands: MemoriesExtracted[]): MemoryDecision[] {
 
 const insightsOf = (events: readonly MemoryDecision[]) => events.filter((e) => e.payload.memory.kind === 'insight');
 const nonInsights = (events: readonly MemoryDecision[]) => events.filter((e) => e.payload.memory.kind !== 'insight');
-const memoryOf = (events: readonly MemoryDecision[], content: string): MemoryRecord =>
-  [...events].reverse().find((e) => e.payload.memory.content === content)!.payload.memory;
 
 describe('InsightDecider — low-maintenance managed services (zh)', () => {
   const smallTeam = () => said('我们团队人少', 1, { attribute: 'team', value: '人少' });

@@ -122,7 +122,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
             return log;
           }
           await log.close().catch(() => undefined);
-          throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
         return log;
       },
@@ -135,7 +135,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           return await MongoClient.connect(config.MONGODB_URI!, { appName: config.KAFKA_CLIENT_ID, serverSelectionTimeoutMS: 15_000 });
         } catch (error) {
           // The URI may carry credentials: name the variable, not its value.
-          throw new Error(`MongoDB at MONGODB_URI: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(`MongoDB at MONGODB_URI: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
       },
     },
@@ -193,7 +193,7 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           await index.init();
         } catch (error) {
           await index.close().catch(() => undefined);
-          throw new Error(`Elasticsearch at ELASTICSEARCH_URL=${config.ELASTICSEARCH_URL}: ${error instanceof Error ? error.message : String(error)}`);
+          throw new Error(`Elasticsearch at ELASTICSEARCH_URL=${config.ELASTICSEARCH_URL}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
         return new VisibleSearchIndex(index);
       },

@@ -18,7 +18,7 @@ import type { PostTurnsDto, TurnDto } from '../http/turns.dto';
 import type { RebuildStatus } from '../pipeline/online-rebuild';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, Rebuilder } from '../pipeline/rebuilder';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { percentile } from './eval';
 
 /*
@@ -319,14 +319,13 @@ function httpEngine(url: string, apiKey?: string): BenchEngine {
 async function embeddedEngine(modules: CliModules, env: Record<string, string | undefined>, http = false): Promise<BenchEngine> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-bench-'));
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir, ...(http ? { PORT: '0', HOST: '127.0.0.1' } : {}) });
-  let app: INestApplication | null = null;
+  let server: INestApplication;
   try {
-    app = await startApp(modules.server(config), { http, stages: true });
+    server = await startApp(modules.server(config), { http, stages: true });
   } catch (error) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const server = app;
   const ingest = server.get(IngestService);
   const recall = server.get(RecallService);
   const progress = server.get(PipelineProgress);

@@ -8,7 +8,7 @@ import { startApp } from '../bootstrap';
 import { consumeUpTo } from '../pipeline/consume-up-to';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { DeadLetter, deadLetterTopic, isDeadLetter } from '../transport/dead-letter';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 
 /**
  * Reads a whole dead-letter topic once, with a throwaway group, so listing never moves anyone's

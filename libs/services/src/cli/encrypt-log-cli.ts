@@ -3,7 +3,7 @@ import { loadConfig } from '@engram/config';
 import { Topics, versionedTopic } from '@engram/contracts';
 import { startApp } from '../bootstrap';
 import { LogEncryptor } from '../crypto/encrypt-log';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
 
 /**

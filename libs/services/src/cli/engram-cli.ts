@@ -28,12 +28,9 @@ import { registerRotateMasterKeyCommand } from './rotate-master-key-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 import { registerMcpCommand } from './mcp-cli';
 import { registerAsyncApiCommand } from './asyncapi-cli';
+import type { CliModules } from './cli-modules';
 
-/** How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything. */
-export interface CliModules {
-  server(config: EngramConfig): Type<unknown> | object;
-  rebuild(config: EngramConfig): Type<unknown> | object;
-}
+export type { CliModules } from './cli-modules';
 
 class UsageError extends Error {}
 

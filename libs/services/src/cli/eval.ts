@@ -21,7 +21,7 @@ import { ID_MESSAGE, ID_PATTERN } from '../http/turns.dto';
 import type { PostTurnsDto } from '../http/turns.dto';
 import { ForgettingService } from '../pipeline/forgetting.job';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { LineError, parseTurnLines, toRequests, TurnLineDto } from './turn-lines';
 
 /*

@@ -9,7 +9,7 @@ import { ExportBundleDto } from '../http/export.dto';
 import { ExportService } from '../http/export.service';
 import { DEFAULT_TENANT } from '../http/tenancy';
 import { ForgettingService } from '../pipeline/forgetting.job';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { runningServer } from './server-file';
 
 /** Memories per HTTP import request, so a large bundle stays under the server's body limit. */

@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '@engram/config';
 import { MemoryControlService } from '../http/memory-control.service';
 import { DEFAULT_TENANT } from '../http/tenancy';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { remoteOf, RemoteOptions, withEmbedded } from './export-import';
 
 /**
@@ -28,7 +28,7 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
           } catch (error) {
             if (!(error instanceof HttpException)) throw error;
             const body = error.getResponse() as { message?: string[]; fields?: string[] };
-            throw new Error(`${error.getStatus()}: ${(body.message ?? [error.message]).join('; ')} (${(body.fields ?? []).join(', ')})`);
+            throw new Error(`${error.getStatus()}: ${(body.message ?? [error.message]).join('; ')} (${(body.fields ?? []).join(', ')})`, { cause: error });
           }
         });
     console.log(JSON.stringify(result, null, 2));

@@ -38,7 +38,7 @@ export async function rebuildOnline(url: string, projection: string, adminKey: s
   );
   const bars = new Map<string, SingleBar>();
   const began = Date.now();
-  let last: RebuildStatus[] = [];
+  let last: RebuildStatus[];
   try {
     for (;;) {
       const { rebuilds } = await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds');

@@ -5,7 +5,7 @@ import { FactStore, FactStoreVersions, ProjectionVersions, RebuildLedger, Search
 import { startApp } from '../bootstrap';
 import { Reprocessor } from '../pipeline/reprocess';
 import { diffFactVersions, formatDiff, parseFactsVersion } from './diff-projections';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { PhaseBars as Bars } from './phase-bars';
 
 /**

@@ -3,7 +3,7 @@ import { loadConfig } from '@engram/config';
 import { startApp } from '../bootstrap';
 import { keyStoreWith } from '../bindings/bindings';
 import { finishKeyFileRotation, rotationKeys, usesKeyFile } from '../crypto';
-import type { CliModules } from './engram-cli';
+import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
 import { runningServer } from './server-file';
 

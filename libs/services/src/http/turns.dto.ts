@@ -49,6 +49,7 @@ export const LONE_SURROGATE = /[\ud800-\udfff]/u;
  */
 export const VISIBLE_PATTERN_SOURCE =
   '[^\\u0009-\\u000d\\u0020\\u00a0\\u00ad\\u034f\\u1680\\u180e\\u2000-\\u200f\\u2028\\u2029\\u202f\\u205f\\u2060-\\u2064\\u3000\\ufeff]';
+// eslint-disable-next-line no-misleading-character-class -- a combining mark alone is invisible, as listed
 export const VISIBLE = new RegExp(VISIBLE_PATTERN_SOURCE, 'u');
 
 /** A text schema: at most `maxLength` code points, at least one of them visible. */

@@ -30,7 +30,6 @@ import {
 } from '@engram/ports';
 import { EngramMetrics } from '../observability/metrics';
 import { consumeUpTo, consumeUpToOrFail } from './consume-up-to';
-import { reached } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 import { ExtractorStage } from './extractor.stage';
 import { FactsProjection, isDecision } from './facts.projection';
@@ -394,7 +393,7 @@ export class Reprocessor {
     const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
 
     // Re-decide what arrived since the run, until the live pipeline and the log stand still.
-    let switchPosition: LogPosition = {};
+    let switchPosition: LogPosition;
     for (let round = 0; ; round++) {
       const turnsEnd = await this.eventLog.endPosition(turnsTopic);
       const extractedEnd = await this.eventLog.endPosition(extractedTopic);
