@@ -8,7 +8,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'libs/client/dist/**', 'libs/client/src/generated/**', 'apps/inspector/dist/**', '.ci/**', '.cache/**', 'coverage/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'libs/client/dist/**',
+      'libs/client/src/generated/**',
+      'apps/inspector/dist/**',
+      '.ci/**',
+      '.cache/**',
+      'coverage/**',
+    ],
   },
   {
     files: ['**/*.ts'],

@@ -63,12 +63,16 @@ function fail(message) {
 const mainOf = (tree) => path.join(tree, 'dist/apps/engram/main.js');
 
 function benchOnce(tree, options) {
-  const stdout = execFileSync(process.execPath, [mainOf(tree), 'bench', '--turns', String(options.turns), '--users', String(options.users), '--json'], {
-    cwd: tree,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const stdout = execFileSync(
+    process.execPath,
+    [mainOf(tree), 'bench', '--turns', String(options.turns), '--users', String(options.users), '--json'],
+    {
+      cwd: tree,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const last = stdout.trim().split('\n').pop();
   return JSON.parse(last);
 }
@@ -133,19 +137,24 @@ function main() {
       const report = benchOnce(options[side], options);
       entry[side] = Object.fromEntries(METRICS.map((m) => [m.name, m.of(report)]));
       entry[side].load = Number(load.toFixed(2));
-      console.error(`round ${round}/${options.rounds} ${side}: ${METRICS.map((m) => `${m.name} ${entry[side][m.name]}`).join(', ')} (load ${entry[side].load})`);
+      console.error(
+        `round ${round}/${options.rounds} ${side}: ${METRICS.map((m) => `${m.name} ${entry[side][m.name]}`).join(', ')} (load ${entry[side].load})`,
+      );
     }
     rounds.push(entry);
   }
   const summary = summarise(rounds);
-  console.log(`base ${options.base}\nhead ${options.head}\n${options.rounds} rounds of bench --turns ${options.turns} --users ${options.users}`);
+  console.log(
+    `base ${options.base}\nhead ${options.head}\n${options.rounds} rounds of bench --turns ${options.turns} --users ${options.users}`,
+  );
   for (const s of summary) {
     console.log(
       `${s.metric.padEnd(8)} base ${s.baseMedian} · head ${s.headMedian} ${s.unit} (medians); head/base per round: median ${s.ratioMedian.toFixed(3)} (${percent(s.ratioMedian)}), ` +
         `95 % interval ${s.ratioInterval95.map((x) => x.toFixed(3)).join('–')}, range ${s.ratioRange.map((x) => x.toFixed(2)).join('–')}`,
     );
   }
-  if (options.json) console.log(JSON.stringify({ base: options.base, head: options.head, turns: options.turns, users: options.users, rounds, summary }));
+  if (options.json)
+    console.log(JSON.stringify({ base: options.base, head: options.head, turns: options.turns, users: options.users, rounds, summary }));
 }
 
 if (require.main === module) main();

@@ -11,7 +11,10 @@ const STATIC_FILES = ['index.html', 'inspector.css'];
 
 function buildInspector(outDir = path.join(root, 'dist', 'inspector')) {
   fs.rmSync(outDir, { recursive: true, force: true });
-  execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', path.join(app, 'tsconfig.json'), '--outDir', outDir], { cwd: root, stdio: 'inherit' });
+  execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', path.join(app, 'tsconfig.json'), '--outDir', outDir], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   for (const file of STATIC_FILES) fs.copyFileSync(path.join(app, file), path.join(outDir, file));
   return outDir;
 }

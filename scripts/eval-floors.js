@@ -69,18 +69,22 @@ function main() {
   );
   checked += [options.recall, options.coverage, options.overBm25].filter((v) => v !== undefined).length;
   if (options.overDense) checked++;
-  if (options.recall !== undefined && report.recallAtK < options.recall) failures.push(`recall@${options.k} ${figure(report.recallAtK)} < ${options.recall}`);
-  if (options.coverage !== undefined && report.coverage < options.coverage) failures.push(`coverage ${figure(report.coverage)} < ${options.coverage}`);
+  if (options.recall !== undefined && report.recallAtK < options.recall)
+    failures.push(`recall@${options.k} ${figure(report.recallAtK)} < ${options.recall}`);
+  if (options.coverage !== undefined && report.coverage < options.coverage)
+    failures.push(`coverage ${figure(report.coverage)} < ${options.coverage}`);
   if (options.overBm25 !== undefined && report.recallAtK < options.overBm25 * report.baseline.recallAtK) {
     failures.push(`recall@${options.k} ${figure(report.recallAtK)} < ${options.overBm25} × BM25 ${figure(report.baseline.recallAtK)}`);
   }
-  if (options.overDense && report.recallAtK < report.dense.recallAtK) failures.push(`recall@${options.k} ${figure(report.recallAtK)} < dense ${figure(report.dense.recallAtK)}`);
+  if (options.overDense && report.recallAtK < report.dense.recallAtK)
+    failures.push(`recall@${options.k} ${figure(report.recallAtK)} < dense ${figure(report.dense.recallAtK)}`);
   if (options.legs) {
     for (const leg of ['bm25', 'knn']) {
       const alone = evaluate(options.dataset, options.k, { ENGRAM_RECALL_LEGS: leg });
       checked++;
       console.log(`${name}: ${leg} alone recall@${options.k} ${figure(alone.recallAtK)}`);
-      if (report.recallAtK < alone.recallAtK - LEG_TOLERANCE) failures.push(`hybrid ${figure(report.recallAtK)} < ${leg} alone ${figure(alone.recallAtK)}`);
+      if (report.recallAtK < alone.recallAtK - LEG_TOLERANCE)
+        failures.push(`hybrid ${figure(report.recallAtK)} < ${leg} alone ${figure(alone.recallAtK)}`);
     }
   }
   if (options.result) {

@@ -52,7 +52,14 @@ async function latency() {
         await embedder.embed([`what did Caroline say about the support group, question ${i}`], 'query');
         if (i >= 10) times.push(performance.now() - t0);
       }
-      rows.push({ pass, keepAlive, n, p50: round2(percentile(times, 50)), p90: round2(percentile(times, 90)), p99: round2(percentile(times, 99)) });
+      rows.push({
+        pass,
+        keepAlive,
+        n,
+        p50: round2(percentile(times, 50)),
+        p90: round2(percentile(times, 90)),
+        p99: round2(percentile(times, 99)),
+      });
     }
   }
   console.table(rows);
@@ -62,17 +69,26 @@ const round2 = (v) => Number(v.toFixed(1));
 async function cosines() {
   const file = option('dataset');
   const perQuestion = Number(option('unrelated', 10));
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const turns = lines.filter((l) => l.type === 'turn');
   const questions = lines.filter((l) => l.type === 'question');
   const text = (t) => (t.speaker ? `${t.speaker}: ${t.text}` : t.text);
   const embedder = new OpenAiCompatibleEmbedder({ url, model: '', dimensions: 384, batchSize: 64, timeoutMs: 120_000 });
 
   const t0 = performance.now();
-  const questionVectors = await embedder.embed(questions.map((q) => q.question), 'query');
+  const questionVectors = await embedder.embed(
+    questions.map((q) => q.question),
+    'query',
+  );
   const asPassage = await embedder.embed(turns.map(text), 'passage');
   const asQuery = await embedder.embed(turns.map(text), 'query');
-  console.error(`embedded ${questions.length} questions and ${turns.length} turns twice in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.error(
+    `embedded ${questions.length} questions and ${turns.length} turns twice in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const byUser = new Map();
   turns.forEach((t, i) => {
@@ -80,7 +96,10 @@ async function cosines() {
     byUser.get(t.userId).push({ turn: t, i });
   });
   const report = {};
-  for (const [side, vectors] of [['passage', asPassage], ['query (symmetric)', asQuery]]) {
+  for (const [side, vectors] of [
+    ['passage', asPassage],
+    ['query (symmetric)', asQuery],
+  ]) {
     const next = random(7);
     const related = [];
     const unrelated = [];
@@ -118,7 +137,10 @@ async function cosines() {
 
 async function throughput() {
   const batches = Number(option('batches', 8));
-  const words = 'the team moved the billing service to PostgreSQL last spring because the old cluster kept failing during the nightly import and nobody wanted to maintain it any more so we'.split(' ');
+  const words =
+    'the team moved the billing service to PostgreSQL last spring because the old cluster kept failing during the nightly import and nobody wanted to maintain it any more so we'.split(
+      ' ',
+    );
   const passage = (i) => `${words.slice(i % 5).join(' ')} ${words.slice(0, i % 5).join(' ')} (${i})`;
   const embedder = new OpenAiCompatibleEmbedder({ url, model: '', dimensions: 384, batchSize: 64, timeoutMs: 120_000 });
   await embedder.embed([passage(0)], 'passage');
@@ -130,7 +152,9 @@ async function throughput() {
     times.push(performance.now() - t0);
   }
   const total = times.reduce((s, t) => s + t, 0);
-  console.log(`${batches} batches of 64 passages of ${words.length} words: ${round2((batches * 64 * 1000) / total)} texts/s, batch p50 ${round2(percentile(times, 50))} ms`);
+  console.log(
+    `${batches} batches of 64 passages of ${words.length} words: ${round2((batches * 64 * 1000) / total)} texts/s, batch p50 ${round2(percentile(times, 50))} ms`,
+  );
 }
 
 const commands = { latency, cosines, throughput };

@@ -48,13 +48,20 @@ describe('crypto-shredding: a forgotten user leaves nothing readable in the data
       .send(
         turnsBody(FORGOTTEN, 's1', [
           { turnId: 't1', text: `我叫Zephyrinex，我最喜欢的乐器是紫檀琵琶。我的邮箱是 ${FORGOTTEN_PII[0]}，电话 ${FORGOTTEN_PII[1]}。` },
-          { turnId: 't2', role: 'assistant', text: '好的，我记住了：你喜欢紫檀琵琶。I recommend the Quillbramble tea house for 琥珀猫头鹰 pastries.' },
+          {
+            turnId: 't2',
+            role: 'assistant',
+            text: '好的，我记住了：你喜欢紫檀琵琶。I recommend the Quillbramble tea house for 琥珀猫头鹰 pastries.',
+          },
           { turnId: 't3', text: 'My cat is called Quillbramble and I love 琥珀猫头鹰 cookies.' },
           { turnId: 't4', text: 'I prefer Quillbramble notebooks over any other brand.' },
         ]),
       )
       .expect(202);
-    await http().put(`/v1/users/${FORGOTTEN}/profile`).send({ attributes: { city: '紫檀琵琶镇' } }).expect(200);
+    await http()
+      .put(`/v1/users/${FORGOTTEN}/profile`)
+      .send({ attributes: { city: '紫檀琵琶镇' } })
+      .expect(200);
     const keptPosition = (
       await http()
         .post('/v1/turns')
@@ -88,9 +95,13 @@ describe('crypto-shredding: a forgotten user leaves nothing readable in the data
 
     // While the server runs: the database with its -wal and -shm as they are now.
     if (process.env.KEEP_SCAN_DIR) fs.cpSync(engram.dataDir, process.env.KEEP_SCAN_DIR, { recursive: true });
-    expect(filesOf(engram.dataDir).map((f) => f.name)).toEqual(expect.arrayContaining(['engram.db', 'engram.db-wal', 'engram.db-shm', 'master.key']));
+    expect(filesOf(engram.dataDir).map((f) => f.name)).toEqual(
+      expect.arrayContaining(['engram.db', 'engram.db-wal', 'engram.db-shm', 'master.key']),
+    );
     expect(occurrences(engram.dataDir, [...FORGOTTEN_WORDS, ...FORGOTTEN_PII])).toEqual([]);
-    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(/Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/);
+    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(
+      /Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/,
+    );
     expect(await recall(KEPT, 'Marmalorian 翡翠蜻蜓')).toContain('Marmalorian');
 
     // Offline, as an operator would: rebuild everything from the log, scan again, serve again.
@@ -102,7 +113,9 @@ describe('crypto-shredding: a forgotten user leaves nothing readable in the data
     engram = await startEngram({ dataDir });
     expect(await recall(KEPT, 'Marmalorian 翡翠蜻蜓')).toContain('Marmalorian');
     expect(await recall(KEPT, 'Marmalorian 翡翠蜻蜓')).toContain('翡翠蜻蜓');
-    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(/Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/);
+    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(
+      /Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/,
+    );
   });
 
   it('keeps the data directory to its owner: 0700, every file 0600', async () => {

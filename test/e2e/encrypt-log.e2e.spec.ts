@@ -52,7 +52,10 @@ function inDatabase<T>(dataDir: string, read: (db: ReturnType<typeof openSqliteD
 
 /** Every row of the event log, as stored. */
 function logRows(dataDir: string): { topic: string; value: string }[] {
-  return inDatabase(dataDir, (db) => db.prepare('SELECT topic, value FROM log_messages ORDER BY topic, log_offset').all() as { topic: string; value: string }[]);
+  return inDatabase(
+    dataDir,
+    (db) => db.prepare('SELECT topic, value FROM log_messages ORDER BY topic, log_offset').all() as { topic: string; value: string }[],
+  );
 }
 
 /** Every message of every topic of the log's version, opened as engram opens them (keys from the key store). */
@@ -92,7 +95,12 @@ function topicsOf(dataDir: string): string[] {
 }
 
 function configOf(dataDir: string, env: Record<string, string> = {}): EngramConfig {
-  return loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ENGRAM_REBUILD_BATCH_SIZE: '7', ...env, ENGRAM_DATA_DIR: dataDir });
+  return loadConfig({
+    LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent',
+    ENGRAM_REBUILD_BATCH_SIZE: '7',
+    ...env,
+    ENGRAM_DATA_DIR: dataDir,
+  });
 }
 
 /** `engram encrypt-log --json` in-process, on the data directory. */
@@ -117,8 +125,21 @@ async function writeOldLog(dataDir: string): Promise<void> {
   try {
     const http = () => request(old.getHttpServer());
     const turns = async (userId: string, texts: string[], prefix: string) =>
-      http().post('/v1/turns').send(turnsBody(userId, 's1', texts.map((text, i) => ({ turnId: `${prefix}${i}`, text })))).expect(202);
-    await turns(FORGOTTEN, ['我叫Zephyrinex，我的邮箱是 zephyrine.q@example.com。', 'My cat is called Quillbramble and I love 琥珀猫头鹰 cookies.'], 'f');
+      http()
+        .post('/v1/turns')
+        .send(
+          turnsBody(
+            userId,
+            's1',
+            texts.map((text, i) => ({ turnId: `${prefix}${i}`, text })),
+          ),
+        )
+        .expect(202);
+    await turns(
+      FORGOTTEN,
+      ['我叫Zephyrinex，我的邮箱是 zephyrine.q@example.com。', 'My cat is called Quillbramble and I love 琥珀猫头鹰 cookies.'],
+      'f',
+    );
     await turns(RETURNING, ['My bike is called Obsidianwhisk.', '我最喜欢青铜蜗牛。'], 'r');
     await turns(LATER, ['I prefer Tamarindol tea over any other.', '我爱翡翠蜻蜓。'], 'l');
     await turns(KEPT, ['My dog is called Marmalorian.', '我最喜欢的乐器是紫檀琵琶。'], 'k');
@@ -131,8 +152,15 @@ async function writeOldLog(dataDir: string): Promise<void> {
       {
         key: `default:${KEPT}`,
         value: {
-          eventId: 'future-1', type: 'TurnRecorded', schemaVersion: 99, tenantId: 'default', userId: KEPT,
-          occurredAt: '2026-11-30T08:00:00.000Z', recordedAt: '2026-11-30T08:00:00.000Z', causationId: null, correlationId: 'future-1',
+          eventId: 'future-1',
+          type: 'TurnRecorded',
+          schemaVersion: 99,
+          tenantId: 'default',
+          userId: KEPT,
+          occurredAt: '2026-11-30T08:00:00.000Z',
+          recordedAt: '2026-11-30T08:00:00.000Z',
+          causationId: null,
+          correlationId: 'future-1',
           payload: { sessionId: 's1', turnId: 'x1', role: 'user', text: `I keep a ${DEAD_LETTER_WORD} in the attic.` },
         },
       },
@@ -179,7 +207,8 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
 
     const result = await encryptLog(dataDir);
     expect(result).toMatchObject({ from: 1, to: 2, switched: true, resumed: false, leftOver: [] });
-    const total = (field: 'messages' | 'sealed' | 'shredded' | 'unchanged' | 'unattributed') => result.topics.reduce((n, t) => n + t[field], 0);
+    const total = (field: 'messages' | 'sealed' | 'shredded' | 'unchanged' | 'unattributed') =>
+      result.topics.reduce((n, t) => n + t[field], 0);
     expect(total('messages')).toBe(before.length);
     expect(total('sealed') + total('shredded') + total('unchanged')).toBe(before.length);
     expect(total('shredded')).toBeGreaterThan(0); // the forgotten users' events before their forget
@@ -210,12 +239,17 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     expect(returning.shredded).toBeGreaterThan(0);
     expect(RETURNING_BEFORE.filter((word) => returning.readable.some((json) => json.includes(word)))).toEqual([]);
     expect(returning.readable.some((json) => json.includes('Lanternfjord'))).toBe(true);
-    for (const [userId, words] of [[KEPT, KEPT_WORDS], [LATER, LATER_WORDS]] as const) {
+    for (const [userId, words] of [
+      [KEPT, KEPT_WORDS],
+      [LATER, LATER_WORDS],
+    ] as const) {
       const events = eventsOf(opened, userId);
       expect({ userId, shredded: events.shredded }).toEqual({ userId, shredded: 0 });
       expect(words.every((word) => events.readable.some((json) => json.includes(word)))).toBe(true);
     }
-    expect(opened.some((m) => m.raw.includes('"reason":"invalid"') && (m.value as { raw: string }).raw.includes('"sealed":"aes-256-gcm"'))).toBe(true);
+    expect(
+      opened.some((m) => m.raw.includes('"reason":"invalid"') && (m.value as { raw: string }).raw.includes('"sealed":"aes-256-gcm"')),
+    ).toBe(true);
     const maintenance = await startApp(EngramModule.forMaintenance({ config: configOf(dataDir) }), { http: false, stages: false });
     expect(await maintenance.get<KeyStore>(KeyStore).get('default', FORGOTTEN)).toBeUndefined();
     await maintenance.close();
@@ -223,9 +257,15 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     // engram serves from version 2: positions carried over (nothing re-processed), new turns flow.
     engram = await startEngram({ dataDir });
     expect(await engram.app.get(PipelineProgress).pending()).toBe(0);
-    const { body } = await engram.http().post('/v1/turns').send(turnsBody(KEPT, 's2', [{ turnId: 'k9', text: 'My parrot is called Fennimore.' }])).expect(202);
+    const { body } = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(KEPT, 's2', [{ turnId: 'k9', text: 'My parrot is called Fennimore.' }]))
+      .expect(202);
     await engram.http().post('/v1/recall').send({ userId: KEPT, query: 'parrot', after: body.position }).expect(200);
-    expect(logRows(dataDir).filter((r) => r.topic === 'memory.turns.v1.log2')).toHaveLength(before.filter((r) => r.topic === 'memory.turns.v1').length + 1);
+    expect(logRows(dataDir).filter((r) => r.topic === 'memory.turns.v1.log2')).toHaveLength(
+      before.filter((r) => r.topic === 'memory.turns.v1').length + 1,
+    );
 
     // An offline rebuild opens every sealed event: every user as before, the forgotten ones gone.
     await engram.stop();
@@ -256,10 +296,12 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     await writeOldLog(dataDir);
     const before = logRows(dataDir);
     const eventIds = (rows: { topic: string; value: string }[], topic: string) =>
-      rows.filter((r) => r.topic === topic).map((r) => {
-        const value = JSON.parse(r.value) as { eventId?: string; offset?: number };
-        return value.eventId ?? `letter of offset ${value.offset}`;
-      });
+      rows
+        .filter((r) => r.topic === topic)
+        .map((r) => {
+          const value = JSON.parse(r.value) as { eventId?: string; offset?: number };
+          return value.eventId ?? `letter of offset ${value.offset}`;
+        });
 
     // Refused while a server announces itself on the data directory; nothing claimed.
     fs.writeFileSync(path.join(dataDir, 'engram.server.json'), JSON.stringify({ pid: process.pid, url: 'http://127.0.0.1:1' }));
@@ -304,7 +346,8 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     expect(result).toMatchObject({ from: 1, to: 2, switched: true, resumed: true });
     const after = logRows(dataDir);
     expect(after).toHaveLength(before.length);
-    for (const topic of new Set(before.map((r) => r.topic))) expect({ topic, ids: eventIds(after, `${topic}.log2`) }).toEqual({ topic, ids: eventIds(before, topic) });
+    for (const topic of new Set(before.map((r) => r.topic)))
+      expect({ topic, ids: eventIds(after, `${topic}.log2`) }).toEqual({ topic, ids: eventIds(before, topic) });
     expect(occurrences(dataDir, [...FORGOTTEN_WORDS, ...RETURNING_BEFORE, DEAD_LETTER_WORD])).toEqual([]);
     engram = await startEngram({ dataDir });
     expect(await engram.app.get(PipelineProgress).pending()).toBe(0);
@@ -330,6 +373,10 @@ describe('engram encrypt-log (embedded): a log from before crypto-shredding, sea
     await again.close();
     expect(new Set(logRows(other).map((r) => r.topic))).toEqual(new Set(before.map((r) => r.topic)));
     engram = await startEngram({ dataDir: other });
-    await engram.http().post('/v1/turns').send(turnsBody(KEPT, 's3', [{ turnId: 'z1', text: 'hello' }])).expect(202);
+    await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(KEPT, 's3', [{ turnId: 'z1', text: 'hello' }]))
+      .expect(202);
   });
 });

@@ -54,7 +54,13 @@ describe('engram eval (embedded)', () => {
       embeddedEngine(modules),
     );
     // --dump: every question's result, one JSON line each, as the run saw it.
-    expect(fs.readFileSync(dump, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual(results);
+    expect(
+      fs
+        .readFileSync(dump, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(results);
     fs.rmSync(path.dirname(dump), { recursive: true, force: true });
 
     // The JSON report is the last line printed, after the table.
@@ -113,8 +119,24 @@ describe('engram eval (embedded)', () => {
       [
         turn('t1', '我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL'),
         turn('t2', 'I prefer VS Code for TypeScript work'),
-        JSON.stringify({ type: 'question', userId: 'laozhou', questionId: 'q1', question: '数据库用什么', evidenceTurnIds: ['t1'], askedAt: '2026-11-02T09:00:00Z', category: 'profile' }),
-        JSON.stringify({ type: 'question', userId: 'laozhou', questionId: 'q2', question: '我养了什么宠物', evidenceTurnIds: [], askedAt: '2026-11-02T09:00:00Z', category: 'none' }),
+        JSON.stringify({
+          type: 'question',
+          userId: 'laozhou',
+          questionId: 'q1',
+          question: '数据库用什么',
+          evidenceTurnIds: ['t1'],
+          askedAt: '2026-11-02T09:00:00Z',
+          category: 'profile',
+        }),
+        JSON.stringify({
+          type: 'question',
+          userId: 'laozhou',
+          questionId: 'q2',
+          question: '我养了什么宠物',
+          evidenceTurnIds: [],
+          askedAt: '2026-11-02T09:00:00Z',
+          category: 'none',
+        }),
       ].join('\n'),
     );
     const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
@@ -152,7 +174,9 @@ describe('engram eval (embedded)', () => {
     fs.writeFileSync(dataset, '{"type":"note","text":"not a turn"}\n');
     const start = jest.fn();
     try {
-      await expect(runEval({ dataset, k: 5, json: false, print: () => undefined, progress: false }, start)).rejects.toThrow('line 1: unknown line type "note"');
+      await expect(runEval({ dataset, k: 5, json: false, print: () => undefined, progress: false }, start)).rejects.toThrow(
+        'line 1: unknown line type "note"',
+      );
       expect(start).not.toHaveBeenCalled();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

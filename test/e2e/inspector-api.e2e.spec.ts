@@ -16,7 +16,12 @@ describe('inspector read endpoints (HTTP)', () => {
     engram = await startEngram({ env: { ENGRAM_API_KEYS: 'key-a=acme,key-b=beta', ENGRAM_ADMIN_KEY: 'admin-key' } });
     let turnNo = 0;
     const say = (auth: Record<string, string>, userId: string, text: string) =>
-      engram.http().post('/v1/turns').set(auth).send(turnsBody(userId, 's1', [{ turnId: `t${++turnNo}`, text }])).expect(202);
+      engram
+        .http()
+        .post('/v1/turns')
+        .set(auth)
+        .send(turnsBody(userId, 's1', [{ turnId: `t${++turnNo}`, text }]))
+        .expect(202);
     await say(acme, 'laozhou', '我们的数据库用 PostgreSQL，编辑器用 vim');
     await say(acme, 'ann', 'I prefer aisle seats on the long flights to Lisbon');
     await say(acme, 'ann', 'my editor is emacs and I write Rust in it every day');
@@ -52,17 +57,33 @@ describe('inspector read endpoints (HTTP)', () => {
       ['t2', 'I prefer aisle seats on the long flights to Lisbon'],
       ['t3', 'my editor is emacs and I write Rust in it every day'],
     ]);
-    expect(body.turns[0]).toEqual({ sessionId: 's1', turnId: 't2', role: 'user', text: expect.any(String), occurredAt: expect.any(String) });
+    expect(body.turns[0]).toEqual({
+      sessionId: 's1',
+      turnId: 't2',
+      role: 'user',
+      text: expect.any(String),
+      occurredAt: expect.any(String),
+    });
     expect((await engram.http().get('/v1/users/laozhou/turns?ids=t1').set(acme).expect(200)).body.turns[0].text).toContain('PostgreSQL');
     expect((await engram.http().get('/v1/users/laozhou/turns?ids=t1').set(beta).expect(200)).body).toEqual({ turns: [] });
     const none = await engram.http().get('/v1/users/ann/turns').set(acme).expect(400);
     expect(none.body.fields).toEqual(['ids']);
-    const many = await engram.http().get('/v1/users/ann/turns').query(Array.from({ length: 101 }, (_, i) => `ids=t${i}`).join('&')).set(acme).expect(400);
+    const many = await engram
+      .http()
+      .get('/v1/users/ann/turns')
+      .query(Array.from({ length: 101 }, (_, i) => `ids=t${i}`).join('&'))
+      .set(acme)
+      .expect(400);
     expect(many.body.fields).toEqual(['ids']);
   });
 
   it('recall with debug says what each zone used and what the budget cut, with score components', async () => {
-    const roomy = await engram.http().post('/v1/recall').set(acme).send({ userId: 'ann', query: 'which editor and seat', debug: true }).expect(200);
+    const roomy = await engram
+      .http()
+      .post('/v1/recall')
+      .set(acme)
+      .send({ userId: 'ann', query: 'which editor and seat', debug: true })
+      .expect(200);
     expect(roomy.body.memories.length).toBeGreaterThan(1);
     expect(roomy.body.debug.cut.memories).toEqual([]);
     expect(roomy.body.debug.zones.memories).toBeGreaterThan(0);
@@ -77,7 +98,9 @@ describe('inspector read endpoints (HTTP)', () => {
     const cut = tight.body.debug.cut.memories;
     expect(cut.length).toBeGreaterThan(0);
     expect([...kept, ...cut.map((m: { id: string }) => m.id)].sort()).toEqual(offered);
-    expect(cut[0].components).toEqual(expect.objectContaining({ relevance: expect.any(Number), decay: expect.any(Number), prior: expect.any(Number) }));
+    expect(cut[0].components).toEqual(
+      expect.objectContaining({ relevance: expect.any(Number), decay: expect.any(Number), prior: expect.any(Number) }),
+    );
     const plain = await engram.http().post('/v1/recall').set(acme).send({ userId: 'ann', query: 'which editor' }).expect(200);
     expect(plain.body.debug).toBeUndefined();
   });

@@ -17,7 +17,7 @@ const { buildInspector } = require('../../scripts/build-inspector') as { buildIn
 const chromiumPath = [process.env.ENGRAM_CHROMIUM, '/usr/bin/chromium'].find((candidate) => candidate && fs.existsSync(candidate));
 if (!chromiumPath) {
   console.warn(
-    '\n!!! NO CHROMIUM: the web inspector browser tests are SKIPPED. Install Debian\'s `chromium` (`.ci/run` does) or set ENGRAM_CHROMIUM to its path. !!!\n',
+    "\n!!! NO CHROMIUM: the web inspector browser tests are SKIPPED. Install Debian's `chromium` (`.ci/run` does) or set ENGRAM_CHROMIUM to its path. !!!\n",
   );
 }
 const inBrowser = chromiumPath ? describe : describe.skip;
@@ -38,7 +38,14 @@ inBrowser('web inspector in Chromium', () => {
     const say = async (userId: string, sessionId: string, text: string, auth = tenant) => {
       turnNo += 1;
       const turn = { turnId: `t${turnNo}`, text, occurredAt: new Date(Date.UTC(2026, 10, 30, 8, turnNo)).toISOString() };
-      return (await engram.http().post('/v1/turns').set(auth).send(turnsBody(userId, sessionId, [turn])).expect(202)).body.position as string;
+      return (
+        await engram
+          .http()
+          .post('/v1/turns')
+          .set(auth)
+          .send(turnsBody(userId, sessionId, [turn]))
+          .expect(202)
+      ).body.position as string;
     };
     await say('laozhou', 's1', '我叫老周，我们用 MySQL');
     await say('laozhou', 's1', '以后报价先给区间再给明细');
@@ -161,7 +168,9 @@ inBrowser('web inspector in Chromium', () => {
     const scores = page.locator('#recalled-memories');
     await scores.waitFor();
     const headers = await scores.locator('thead th').allTextContents();
-    expect(headers).toEqual(expect.arrayContaining(['Score', 'relevance', 'coverage', 'decay', 'importance', 'confidence', 'usage', 'prior', 'steering']));
+    expect(headers).toEqual(
+      expect.arrayContaining(['Score', 'relevance', 'coverage', 'decay', 'importance', 'confidence', 'usage', 'prior', 'steering']),
+    );
     const relevance = await scores.locator('td[data-component="relevance"]').allTextContents();
     expect(relevance.length).toBeGreaterThan(0);
     expect(relevance.every((value) => /^\d+(\.\d+)?$/.test(value))).toBe(true);
@@ -193,7 +202,11 @@ inBrowser('web inspector in Chromium', () => {
 /** Waits (bounded) until the element has the focus: key presses act asynchronously in the page. */
 function focused(locator: Locator): Promise<void> {
   // The page's own globals: this file is compiled without the DOM's types.
-  return until(() => locator.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement), 'to be focused');
+  return until(
+    () =>
+      locator.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement),
+    'to be focused',
+  );
 }
 
 function hasAttribute(locator: Locator, name: string, value: string): Promise<void> {

@@ -19,7 +19,9 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:
 function validators(): Record<string, ValidateFunction> {
   const ajv = new Ajv({ strict: true, allErrors: true });
   ajv.addFormat('date-time', (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)));
-  return Object.fromEntries(Object.entries(eventJsonSchemas()).map(([file, schema]) => [file.replace('.schema.json', ''), ajv.compile(schema)]));
+  return Object.fromEntries(
+    Object.entries(eventJsonSchemas()).map(([file, schema]) => [file.replace('.schema.json', ''), ajv.compile(schema)]),
+  );
 }
 
 describe('the log contract against what engram writes', () => {
@@ -31,7 +33,11 @@ describe('the log contract against what engram writes', () => {
   });
   afterAll(async () => engram.destroy());
 
-  async function say(userId: string, turns: { turnId: string; text: string; role?: string; speaker?: string; channel?: string }[], occurredAt = clock.now().toISOString()) {
+  async function say(
+    userId: string,
+    turns: { turnId: string; text: string; role?: string; speaker?: string; channel?: string }[],
+    occurredAt = clock.now().toISOString(),
+  ) {
     const body = { userId, sessionId: 's1', turns: turns.map((t) => ({ role: 'user', occurredAt, ...t })) };
     const response = await engram.http().post('/v1/turns').send(body).expect(202);
     await engram.http().post('/v1/recall').send({ userId, query: 'x', after: response.body.position }).expect(200);
@@ -58,19 +64,31 @@ describe('the log contract against what engram writes', () => {
     await say('laozhou', [{ turnId: 't4', text: 'I prefer VS Code for TypeScript work' }]);
     clock.set('2026-12-05T09:00:00Z');
     await say('laozhou', [{ turnId: 't5', text: '预算提到五万了' }]);
-    const memories = (await engram.http().get('/v1/users/laozhou/memories?status=all').expect(200)).body.memories as { memoryId: string; attribute: string; kind: string; version: number }[];
+    const memories = (await engram.http().get('/v1/users/laozhou/memories?status=all').expect(200)).body.memories as {
+      memoryId: string;
+      attribute: string;
+      kind: string;
+      version: number;
+    }[];
     const budget = memories.find((m) => m.attribute === 'budget' && m.kind !== 'episode')!;
     expect(budget.version).toBe(2);
     await engram.http().post(`/v1/users/laozhou/memories/${budget.memoryId}/revert`).send({ version: 1 }).expect(200);
     await engram.http().delete(`/v1/users/laozhou/memories/${budget.memoryId}`).send({ reason: '不再适用' }).expect(200);
-    await engram.http().put('/v1/users/laozhou/profile').send({ attributes: { city: '杭州' } }).expect(200);
+    await engram
+      .http()
+      .put('/v1/users/laozhou/profile')
+      .send({ attributes: { city: '杭州' } })
+      .expect(200);
     const bundle = (await engram.http().get('/v1/users/laozhou/export').expect(200)).body;
     await engram.http().post('/v1/users/copy/import').send(bundle).expect(200);
     // A one-off request, forgotten a week later: the sweep's ForgettingRequested, then MemoryExpired.
     await say('xiaoli', [{ turnId: 'f1', text: '帮我看看这家店的营业时间，我喜欢吃川菜' }]);
     clock.advanceDays(8);
     expect((await engram.http().post('/v1/admin/forgetting/run').send({}).expect(200)).body.expired).toBeGreaterThan(0);
-    await engram.http().delete('/v1/users/copy').expect((r) => expect(r.status).toBeLessThan(300));
+    await engram
+      .http()
+      .delete('/v1/users/copy')
+      .expect((r) => expect(r.status).toBeLessThan(300));
 
     const validate = validators();
     const seen = new Set<string>();
@@ -97,23 +115,43 @@ describe('the log contract against what engram writes', () => {
     expect([...shredded]).toEqual(['copy']); // the user forgotten above, and nobody else
     // The scenario really wrote every sender's events (each row of the catalogue but the external producer).
     const expected = [
-      'TurnRecorded', 'UserForgotten', 'TurnScreened', 'MemoriesExtracted', 'MemoryAdded', 'MemorySuperseded', 'MemoryReinforced',
-      'MemoryRetracted', 'MemoryRetractionRequested', 'MemoryRevertRequested', 'ProfileUpdateRequested', 'MemoriesImportRequested',
-      'ForgettingRequested', 'MemoryExpired', 'MemoriesAccessed',
+      'TurnRecorded',
+      'UserForgotten',
+      'TurnScreened',
+      'MemoriesExtracted',
+      'MemoryAdded',
+      'MemorySuperseded',
+      'MemoryReinforced',
+      'MemoryRetracted',
+      'MemoryRetractionRequested',
+      'MemoryRevertRequested',
+      'ProfileUpdateRequested',
+      'MemoriesImportRequested',
+      'ForgettingRequested',
+      'MemoryExpired',
+      'MemoriesAccessed',
     ];
     expect(expected.filter((type) => !seen.has(type))).toEqual([]);
   });
 
   it("the SDK's turnRecordedEvents builds exactly the gateway's events (masking, ids, previousText, duplicates)", async () => {
     const turns = [
-      { turnId: 'p1', role: 'user', speaker: 'Lao Zhou 13812345678', text: '我的邮箱是 laozhou@example.com，卡号 4111 1111 1111 1111', channel: 'app' },
+      {
+        turnId: 'p1',
+        role: 'user',
+        speaker: 'Lao Zhou 13812345678',
+        text: '我的邮箱是 laozhou@example.com，卡号 4111 1111 1111 1111',
+        channel: 'app',
+      },
       { turnId: 'p2', role: 'assistant', text: '收到，已记下你的邮箱' },
       { turnId: 'p2', role: 'assistant', text: 'a duplicate: counted once' },
       { turnId: 'p3', role: 'assistant', text: 'and one more from me' },
       { turnId: 'p4', role: 'user', text: 'call me on +1 415 555 0100' },
     ];
     await say('sdk-user', turns as never, '2026-12-05T08:30:00+08:00');
-    const written = (await read('memory.turns.v1')).map((m) => m.value as { userId: string; recordedAt: string; type: string }).filter((e) => e.userId === 'sdk-user');
+    const written = (await read('memory.turns.v1'))
+      .map((m) => m.value as { userId: string; recordedAt: string; type: string })
+      .filter((e) => e.userId === 'sdk-user');
     const built = turnRecordedEvents({
       tenantId: DEFAULT_TENANT,
       userId: 'sdk-user',
@@ -142,7 +180,10 @@ describe('the log contract against what engram writes', () => {
     ];
     for (const [field, change] of bad) {
       const turn = { ...good, ...change };
-      const http = await engram.http().post('/v1/turns').send({ userId: 'v', sessionId: 's', turns: [turn] });
+      const http = await engram
+        .http()
+        .post('/v1/turns')
+        .send({ userId: 'v', sessionId: 's', turns: [turn] });
       let sdk: unknown;
       try {
         turnRecordedEvents({ tenantId: DEFAULT_TENANT, userId: 'v', sessionId: 's', turns: [turn as never], recordedAt: clock.now() });
@@ -157,7 +198,10 @@ describe('the log contract against what engram writes', () => {
       ['userId', { userId: '', sessionId: 's' }],
       ['sessionId', { userId: 'v', sessionId: 'a\tb' }],
     ] as const) {
-      const http = await engram.http().post('/v1/turns').send({ ...request, turns: [good] });
+      const http = await engram
+        .http()
+        .post('/v1/turns')
+        .send({ ...request, turns: [good] });
       expect({ field, status: http.status, fields: http.body.fields }).toEqual({ field, status: 400, fields: [field] });
       expect(() => turnRecordedEvents({ tenantId: DEFAULT_TENANT, ...request, turns: [good as never], recordedAt: clock.now() })).toThrow(
         expect.objectContaining({ fields: [field] }),

@@ -28,7 +28,9 @@ async function cli(env: Record<string, string>, ...args: string[]): Promise<Reco
   const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   Object.assign(process.env, { LOG_LEVEL: 'silent', ...env });
   try {
-    await buildCli(modules).exitOverride().parseAsync(['node', 'engram', ...args]);
+    await buildCli(modules)
+      .exitOverride()
+      .parseAsync(['node', 'engram', ...args]);
     return JSON.parse(String(log.mock.calls[0][0])) as Record<string, unknown>;
   } finally {
     process.env = saved;
@@ -59,7 +61,11 @@ describe('engram rotate-master-key (embedded)', () => {
 
   async function remember(): Promise<void> {
     for (const user of ['ada', 'lin', 'mei']) {
-      const { body } = await engram!.http().post('/v1/turns').send(turnsBody(user, 's1', [{ turnId: 't1', text: `My cat is called Pumpernickel-${user}.` }])).expect(202);
+      const { body } = await engram!
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(user, 's1', [{ turnId: 't1', text: `My cat is called Pumpernickel-${user}.` }]))
+        .expect(202);
       await engram!.http().post('/v1/recall').send({ userId: user, query: 'cat', after: body.position }).expect(200);
     }
   }
@@ -148,11 +154,17 @@ describe('engram rotate-master-key (embedded)', () => {
     const dataDir = engram.dataDir;
     await engram.stop();
 
-    await expect(cli({ ENGRAM_DATA_DIR: dataDir, ENGRAM_MASTER_KEY: newKey }, 'rotate-master-key')).rejects.toThrow(/ENGRAM_PREVIOUS_MASTER_KEY/);
+    await expect(cli({ ENGRAM_DATA_DIR: dataDir, ENGRAM_MASTER_KEY: newKey }, 'rotate-master-key')).rejects.toThrow(
+      /ENGRAM_PREVIOUS_MASTER_KEY/,
+    );
     const during = { ENGRAM_MASTER_KEY: newKey, ENGRAM_PREVIOUS_MASTER_KEY: oldKey };
     // Started with both before the rotation: reads the old keys, wraps a new user's under the new one.
     engram = await startEngram({ dataDir, env: during });
-    await engram.http().post('/v1/turns').send(turnsBody('zoe', 's1', [{ turnId: 't1', text: 'My cat is called Pumpernickel-zoe.' }])).expect(202);
+    await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('zoe', 's1', [{ turnId: 't1', text: 'My cat is called Pumpernickel-zoe.' }]))
+      .expect(202);
     await engram.stop();
 
     const result = await cli({ ENGRAM_DATA_DIR: dataDir, ...during }, 'rotate-master-key', '--json');

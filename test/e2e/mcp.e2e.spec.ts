@@ -12,7 +12,10 @@ import { startEngram, type EngramHarness } from '../support/engram-harness';
  */
 const ROOT = path.resolve(__dirname, '../..');
 
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: {
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: {
     accepted?: number;
     context?: string;
     memories: { memoryId: string; content: string }[];
@@ -42,7 +45,8 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
         env: { ...(process.env as Record<string, string>), ENGRAM_API_KEY: apiKey, LOG_LEVEL: 'silent' },
         stderr: 'pipe',
       }),
-    'streamable HTTP': (apiKey) => new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }),
+    'streamable HTTP': (apiKey) =>
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }),
   };
 
   describe.each(Object.keys(transports))('over %s', (name) => {
@@ -53,7 +57,8 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
       clients.push(client);
       return client;
     };
-    const call = async (client: Client, tool: string, args: Record<string, unknown>) => (await client.callTool({ name: tool, arguments: args })) as ToolResult;
+    const call = async (client: Client, tool: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name: tool, arguments: args })) as ToolResult;
     afterAll(async () => {
       for (const client of clients) await client.close();
     });
@@ -68,7 +73,14 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
     it('remembers, recalls (memories and the context block), lists and forgets, scoped by the API key and the user', async () => {
       const user = `zhou-${name.replace(/\W/g, '')}`;
       const acme = await connect('key-a');
-      const remembered = await call(acme, 'remember', { userId: user, sessionId: 's1', turns: [{ role: 'user', text: '我们的数据库用 PostgreSQL' }, { role: 'user', text: 'I prefer window seats' }] });
+      const remembered = await call(acme, 'remember', {
+        userId: user,
+        sessionId: 's1',
+        turns: [
+          { role: 'user', text: '我们的数据库用 PostgreSQL' },
+          { role: 'user', text: 'I prefer window seats' },
+        ],
+      });
       expect(remembered.isError).toBeFalsy();
       expect(remembered.structuredContent?.accepted).toBe(2);
 
@@ -78,7 +90,10 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
       expect(recalled.structuredContent?.memories.map((m: { content: string }) => m.content).join('\n')).toContain('PostgreSQL');
       expect(JSON.parse(recalled.content[0].text).context).toBe(recalled.structuredContent?.context);
 
-      const listed = (await call(acme, 'list_memories', { userId: user })).structuredContent?.memories as { memoryId: string; content: string }[];
+      const listed = (await call(acme, 'list_memories', { userId: user })).structuredContent?.memories as {
+        memoryId: string;
+        content: string;
+      }[];
       const seat = listed.find((m) => m.content.includes('window'))!;
       expect(seat).toBeDefined();
 
@@ -89,7 +104,11 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
 
       const retracted = await call(acme, 'forget_memory', { userId: user, memoryId: seat.memoryId, reason: 'changed my mind' });
       expect(retracted.structuredContent?.memory).toMatchObject({ status: 'retracted', statusReason: 'changed my mind' });
-      expect(((await call(acme, 'list_memories', { userId: user })).structuredContent?.memories as { memoryId: string }[]).map((m) => m.memoryId)).not.toContain(seat.memoryId);
+      expect(
+        ((await call(acme, 'list_memories', { userId: user })).structuredContent?.memories as { memoryId: string }[]).map(
+          (m) => m.memoryId,
+        ),
+      ).not.toContain(seat.memoryId);
 
       const missing = await call(acme, 'forget_memory', { userId: user, memoryId: 'no-such-memory', reason: 'x' });
       expect(missing.isError).toBe(true);

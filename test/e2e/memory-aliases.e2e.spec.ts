@@ -11,12 +11,20 @@ describe('entity aliases (HTTP)', () => {
 
   async function ingest(userId: string, texts: string[]) {
     const turns = texts.map((text, i) => ({ turnId: `t${i + 1}`, text }));
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', turns))
+      .expect(202);
     return response.body.position as string;
   }
 
   async function recall(userId: string, query: string, after?: string): Promise<string[]> {
-    const response = await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}) }).expect(200);
+    const response = await engram
+      .http()
+      .post('/v1/recall')
+      .send({ userId, query, ...(after ? { after } : {}) })
+      .expect(200);
     return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
   }
 
@@ -43,7 +51,11 @@ describe('entity aliases (HTTP)', () => {
     const once = await recall('mei', 'Blackwhale', after);
     expect(once.some((c) => c.includes('周末停机'))).toBe(false);
 
-    const again = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't9', text: '记住：白鲸（Blackwhale）每周五备份' }])).expect(202);
+    const again = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('mei', 's1', [{ turnId: 't9', text: '记住：白鲸（Blackwhale）每周五备份' }]))
+      .expect(202);
     const twice = await recall('mei', 'Blackwhale', again.body.position);
     expect(twice.some((c) => c.includes('周末停机'))).toBe(true);
   });

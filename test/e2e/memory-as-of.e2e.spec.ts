@@ -12,7 +12,11 @@ describe('recall asOf (HTTP)', () => {
   afterEach(async () => engram.destroy());
 
   async function say(userId: string, turnId: string, text: string, occurredAt: string) {
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', [{ turnId, text, occurredAt }])).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', [{ turnId, text, occurredAt }]))
+      .expect(202);
     return response.body.position as string;
   }
 

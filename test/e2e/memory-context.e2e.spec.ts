@@ -45,7 +45,11 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       const role: 'user' | 'assistant' = roles === 'alternate' && i % 2 === 1 ? 'assistant' : 'user';
       return { turnId: `t${turnNo}`, role, text, occurredAt: new Date(clock.now().getTime() - 3_600_000 + turnNo * 60_000).toISOString() };
     });
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, sessionId, turns))
+      .expect(202);
     return response.body.position as string;
   }
 
@@ -63,7 +67,9 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       await say('lin', ['以后报价先给区间再给明细', '别用表情包', '代码示例用 TypeScript', '我喜欢喝咖啡']);
       const after = await say('lin', ['以后代码示例改成 Python']);
       const answer = await recall({ userId: 'lin', query: '周末去哪里玩', after });
-      expect(answer.procedures.map((p) => p.content).sort()).toEqual(['以后代码示例改成 Python', '以后报价先给区间再给明细', '别用表情包'].sort());
+      expect(answer.procedures.map((p) => p.content).sort()).toEqual(
+        ['以后代码示例改成 Python', '以后报价先给区间再给明细', '别用表情包'].sort(),
+      );
       expect(answer.procedures.every((p) => p.kind === 'procedure')).toBe(true);
       expect(answer.procedures.find((p) => p.content.includes('Python'))?.version).toBe(2);
       const rules = section(answer.context, 'procedures');
@@ -73,7 +79,12 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       expect(answer.memories.some((m) => /报价|表情包|代码示例/.test(m.content))).toBe(false);
       expect(answer.facts.some((f) => f.kind === 'procedure')).toBe(false);
 
-      const stored = (await engram.http().get('/v1/users/lin/memories?status=all').expect(200)).body.memories as { kind: string; attribute: string; value: string; history: { value: string }[] }[];
+      const stored = (await engram.http().get('/v1/users/lin/memories?status=all').expect(200)).body.memories as {
+        kind: string;
+        attribute: string;
+        value: string;
+        history: { value: string }[];
+      }[];
       const code = stored.find((m) => m.kind === 'procedure' && m.attribute === 'procedure:code_examples')!;
       expect(code.value).toBe('以后代码示例改成 Python');
       expect(code.history.map((h) => h.value)).toEqual(['代码示例用 TypeScript']);
@@ -85,15 +96,22 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       await say('sam', ['Always answer in English.', 'Never use emojis.', 'Use TypeScript for code examples', 'I love hiking on weekends']);
       const after = await say('sam', ['从现在开始都用中文回答我']);
       const answer = await recall({ userId: 'sam', query: 'where should I go hiking', after });
-      expect(answer.procedures.map((p) => p.content).sort()).toEqual(['Never use emojis', 'Use TypeScript for code examples', '从现在开始都用中文回答我'].sort());
+      expect(answer.procedures.map((p) => p.content).sort()).toEqual(
+        ['Never use emojis', 'Use TypeScript for code examples', '从现在开始都用中文回答我'].sort(),
+      );
       expect(section(answer.context, 'procedures')).not.toContain('Always answer in English');
       // The query still ranks memories as before: the hiking preference is found.
       expect(answer.memories.some((m) => m.content.includes('hiking'))).toBe(true);
       expect(answer.context.indexOf('<procedures>')).toBeLessThan(answer.context.indexOf('<memories>'));
     });
 
-    it('leaves one-off instructions and the user\'s own habits out of the procedures (Chinese and English)', async () => {
-      const after = await say('kim', ['这个问题用英文回答', '我不用表情包', 'Answer this question in English', 'I always answer emails in the morning']);
+    it("leaves one-off instructions and the user's own habits out of the procedures (Chinese and English)", async () => {
+      const after = await say('kim', [
+        '这个问题用英文回答',
+        '我不用表情包',
+        'Answer this question in English',
+        'I always answer emails in the morning',
+      ]);
       const answer = await recall({ userId: 'kim', query: 'emails', after });
       expect(answer.procedures).toEqual([]);
       expect(answer.context).not.toContain('<procedures>');
@@ -102,10 +120,27 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
 
   describe('§4 budget zones and the length cap', () => {
     const recentTexts = (n: number, zh: boolean) =>
-      Array.from({ length: n }, (_, i) => (zh ? `第${i}轮：我们在讨论迁移数据库的方案，还有一些细节要确认` : `Turn ${i}: we are discussing the database migration plan and a few details`));
+      Array.from({ length: n }, (_, i) =>
+        zh
+          ? `第${i}轮：我们在讨论迁移数据库的方案，还有一些细节要确认`
+          : `Turn ${i}: we are discussing the database migration plan and a few details`,
+      );
 
-    it('keeps room for the recent turns when memories could fill the whole budget, and hands a zone\'s unused tokens on (Chinese)', async () => {
-      const steps = ['先做全量备份', '再做增量同步', '校验两边的行数', '灰度切换读流量', '切换写流量', '保留旧库一周', '压测新集群', '准备回滚脚本', '通知下游团队', '更新监控告警', '整理迁移文档', '复盘迁移问题'];
+    it("keeps room for the recent turns when memories could fill the whole budget, and hands a zone's unused tokens on (Chinese)", async () => {
+      const steps = [
+        '先做全量备份',
+        '再做增量同步',
+        '校验两边的行数',
+        '灰度切换读流量',
+        '切换写流量',
+        '保留旧库一周',
+        '压测新集群',
+        '准备回滚脚本',
+        '通知下游团队',
+        '更新监控告警',
+        '整理迁移文档',
+        '复盘迁移问题',
+      ];
       const facts = steps.map((step, i) => `数据库迁移方案的第${i + 1}步是${step}，这一步由${['老王', '小李', '阿芳', '大刘'][i % 4]}负责`);
       await say('zhou', facts, 'old');
       const after = await say('zhou', recentTexts(4, true), 's1');
@@ -120,8 +155,11 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       expect(alone.memories.length).toBeGreaterThan(zoned.memories.length);
     });
 
-    it('keeps room for the recent turns when memories could fill the whole budget, and hands a zone\'s unused tokens on (English)', async () => {
-      const facts = Array.from({ length: 12 }, (_, i) => `Our migration plan step ${i}: back up the database in full, then sync increments, then switch traffic`);
+    it("keeps room for the recent turns when memories could fill the whole budget, and hands a zone's unused tokens on (English)", async () => {
+      const facts = Array.from(
+        { length: 12 },
+        (_, i) => `Our migration plan step ${i}: back up the database in full, then sync increments, then switch traffic`,
+      );
       await say('ana', facts, 'old');
       const after = await say('ana', recentTexts(4, false), 's1');
       // The old session's summary is carried into s1 (a new session) and has a zone of its own too.
@@ -136,13 +174,17 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
     });
 
     it('refuses a bad budget with a 400 naming the field', async () => {
-      const response = await engram.http().post('/v1/recall').send({ userId: 'u', query: 'x', budget: { total: 10, recent: -1 } }).expect(400);
+      const response = await engram
+        .http()
+        .post('/v1/recall')
+        .send({ userId: 'u', query: 'x', budget: { total: 10, recent: -1 } })
+        .expect(400);
       expect(response.body.fields).toEqual(expect.arrayContaining(['budget.total', 'budget.recent']));
       const notObject = await engram.http().post('/v1/recall').send({ userId: 'u', query: 'x', budget: 500 }).expect(400);
       expect(notObject.body.fields).toEqual(expect.arrayContaining(['budget']));
     });
 
-    it('cuts a long episode around the question\'s terms instead of dropping it (English)', async () => {
+    it("cuts a long episode around the question's terms instead of dropping it (English)", async () => {
       const filler = 'We talked about many unrelated things that day, the weather, the traffic and a film we saw. ';
       const long = `${filler.repeat(8)}The hotel we booked in Lisbon is the Memmo Alfama, right next to the castle. ${filler.repeat(8)}`;
       const after = await say('eve', [long]);
@@ -155,7 +197,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       expect(line).toContain('…');
     });
 
-    it('cuts a long episode around the question\'s terms instead of dropping it (Chinese)', async () => {
+    it("cuts a long episode around the question's terms instead of dropping it (Chinese)", async () => {
       const filler = '那天我们聊了很多不相关的事情，天气、路况，还有周末看的电影。';
       const long = `${filler.repeat(12)}我们在里斯本订的酒店是阿尔法玛酒店，就在城堡旁边。${filler.repeat(12)}`;
       const after = await say('fang', [long]);
@@ -170,8 +212,28 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
     // ENGRAM_RECENT_TURNS 4 and the default ENGRAM_SUMMARY_EVERY 4: a summary once 4 turns have left the window.
     const friday = (zh: boolean) =>
       zh
-        ? ['我们在做订单服务的数据库迁移', '决定用 PostgreSQL 替换 MySQL', '第一步是全量备份', '然后做增量同步', '迁移脚本用 Python 写', '周五先在测试环境演练', '演练通过以后再切生产流量', '切换窗口定在周日凌晨两点', '回滚方案是保留旧库一周']
-        : ['We are migrating the order service database', 'We decided to replace MySQL with PostgreSQL', 'The first step is a full backup', 'Then we run incremental sync', 'The migration scripts are written in Python', 'We rehearse in staging on Friday', 'After the rehearsal we switch production traffic', 'The cutover window is Sunday at 2am', 'The rollback plan keeps the old database for a week'];
+        ? [
+            '我们在做订单服务的数据库迁移',
+            '决定用 PostgreSQL 替换 MySQL',
+            '第一步是全量备份',
+            '然后做增量同步',
+            '迁移脚本用 Python 写',
+            '周五先在测试环境演练',
+            '演练通过以后再切生产流量',
+            '切换窗口定在周日凌晨两点',
+            '回滚方案是保留旧库一周',
+          ]
+        : [
+            'We are migrating the order service database',
+            'We decided to replace MySQL with PostgreSQL',
+            'The first step is a full backup',
+            'Then we run incremental sync',
+            'The migration scripts are written in Python',
+            'We rehearse in staging on Friday',
+            'After the rehearsal we switch production traffic',
+            'The cutover window is Sunday at 2am',
+            'The rollback plan keeps the old database for a week',
+          ];
 
     for (const zh of [true, false]) {
       const lang = zh ? 'Chinese' : 'English';
@@ -208,7 +270,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
       });
     }
 
-    it('keeps another user\'s sessions out of a new session', async () => {
+    it("keeps another user's sessions out of a new session", async () => {
       await say('laozhou', friday(true), 'fri');
       const after = await say('someone-else', ['hello, what were we doing?'], 'mon');
       const answer = await recall({ userId: 'someone-else', query: 'what were we doing', sessionId: 'mon', after });
@@ -219,7 +281,12 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
     it('re-derives the summaries when the turns are reprocessed: the same summary from the reprocessed version', async () => {
       const after = await say('laozhou', friday(true), 'fri');
       const before = await recall({ userId: 'laozhou', query: '切换窗口', sessionId: 'fri', after });
-      const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir, ENGRAM_RECENT_TURNS: '4' }) }), { http: false, stages: false });
+      const maintenance = await startApp(
+        EngramModule.forMaintenance({
+          config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir, ENGRAM_RECENT_TURNS: '4' }),
+        }),
+        { http: false, stages: false },
+      );
       try {
         const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-7' });
         const store = await maintenance.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(built.factsVersion);

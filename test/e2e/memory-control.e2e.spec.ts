@@ -29,7 +29,11 @@ describe('per-memory control (HTTP, CLI)', () => {
   afterEach(async () => engram.destroy());
 
   async function say(userId: string, turnId: string, text: string, occurredAt = '2026-11-30T08:00:00Z') {
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', [{ turnId, text, occurredAt }])).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', [{ turnId, text, occurredAt }]))
+      .expect(202);
     // Wait until recall sees it.
     await engram.http().post('/v1/recall').send({ userId, query: 'x', after: response.body.position }).expect(200);
   }
@@ -40,7 +44,12 @@ describe('per-memory control (HTTP, CLI)', () => {
   }
 
   async function memories(userId: string, all = false): Promise<Memory[]> {
-    return (await engram.http().get(`/v1/users/${userId}/memories${all ? '?status=all' : ''}`).expect(200)).body.memories;
+    return (
+      await engram
+        .http()
+        .get(`/v1/users/${userId}/memories${all ? '?status=all' : ''}`)
+        .expect(200)
+    ).body.memories;
   }
 
   async function find(userId: string, attribute: string): Promise<Memory> {
@@ -55,8 +64,16 @@ describe('per-memory control (HTTP, CLI)', () => {
       expect((await recalled('laozhou', '我喜欢吃什么')).some((c) => c.includes('榴莲'))).toBe(true);
       const durian = (await memories('laozhou')).find((m) => m.kind !== 'episode' && m.content.includes('榴莲'))!;
 
-      const response = await engram.http().delete(`/v1/users/laozhou/memories/${durian.memoryId}`).send({ reason: '用户说不再喜欢了' }).expect(200);
-      expect(response.body).toMatchObject({ changed: true, consistent: true, memory: { memoryId: durian.memoryId, status: 'retracted', statusReason: '用户说不再喜欢了' } });
+      const response = await engram
+        .http()
+        .delete(`/v1/users/laozhou/memories/${durian.memoryId}`)
+        .send({ reason: '用户说不再喜欢了' })
+        .expect(200);
+      expect(response.body).toMatchObject({
+        changed: true,
+        consistent: true,
+        memory: { memoryId: durian.memoryId, status: 'retracted', statusReason: '用户说不再喜欢了' },
+      });
 
       expect((await recalled('laozhou', '我喜欢吃什么')).some((c) => c.includes('榴莲'))).toBe(false);
       expect((await memories('laozhou')).some((m) => m.content.includes('榴莲'))).toBe(false);
@@ -64,7 +81,10 @@ describe('per-memory control (HTTP, CLI)', () => {
       expect(kept.map((m) => m.status)).toEqual(['retracted', 'retracted']); // the preference and its episode
 
       // Retracting again changes nothing.
-      const again = await engram.http().delete(`/v1/users/laozhou/memories/${durian.memoryId}?reason=${encodeURIComponent('再删一次')}`).expect(200);
+      const again = await engram
+        .http()
+        .delete(`/v1/users/laozhou/memories/${durian.memoryId}?reason=${encodeURIComponent('再删一次')}`)
+        .expect(200);
       expect(again.body).toMatchObject({ changed: false, memory: { statusReason: '用户说不再喜欢了' } });
     });
 
@@ -73,7 +93,10 @@ describe('per-memory control (HTTP, CLI)', () => {
       expect((await recalled('sam', 'which seat do I prefer')).some((c) => c.includes('window seats'))).toBe(true);
       const seat = (await memories('sam')).find((m) => m.kind === 'preference')!;
 
-      await engram.http().delete(`/v1/users/sam/memories/${seat.memoryId}?reason=${encodeURIComponent('wrong: that was my colleague')}`).expect(200);
+      await engram
+        .http()
+        .delete(`/v1/users/sam/memories/${seat.memoryId}?reason=${encodeURIComponent('wrong: that was my colleague')}`)
+        .expect(200);
       expect((await recalled('sam', 'which seat do I prefer')).some((c) => c.includes('window seats'))).toBe(false);
       expect(await find('sam', seat.attribute)).toMatchObject({ status: 'retracted', statusReason: 'wrong: that was my colleague' });
     });
@@ -150,7 +173,11 @@ describe('per-memory control (HTTP, CLI)', () => {
   describe('PUT /v1/users/:userId/profile', () => {
     it('states certain facts: pinned in every recall, superseding what was said (Chinese)', async () => {
       await say('laozhou', 't1', '我叫老周');
-      const response = await engram.http().put('/v1/users/laozhou/profile').send({ attributes: { name: '周建国', city: '杭州' } }).expect(200);
+      const response = await engram
+        .http()
+        .put('/v1/users/laozhou/profile')
+        .send({ attributes: { name: '周建国', city: '杭州' } })
+        .expect(200);
       expect(response.body.consistent).toBe(true);
       expect(response.body.memories.map((m: Memory) => [m.attribute, m.value, m.kind, m.pinned])).toEqual([
         ['name', '周建国', 'profile', true],
@@ -162,13 +189,21 @@ describe('per-memory control (HTTP, CLI)', () => {
       expect(facts.map((f: { value: string }) => f.value).sort()).toEqual(['周建国', '杭州'].sort());
 
       // The same value again reinforces; nothing new.
-      await engram.http().put('/v1/users/laozhou/profile').send({ attributes: { city: '杭州' } }).expect(200);
+      await engram
+        .http()
+        .put('/v1/users/laozhou/profile')
+        .send({ attributes: { city: '杭州' } })
+        .expect(200);
       expect(await find('laozhou', 'city')).toMatchObject({ value: '杭州', version: 1 });
     });
 
     it('states certain facts (English), masking PII and lower-casing attributes', async () => {
       await say('sam', 't1', 'My name is Sam');
-      const response = await engram.http().put('/v1/users/sam/profile').send({ attributes: { Name: 'Samuel Lee', employer: 'Acme Corp', phone: '13812345678' } }).expect(200);
+      const response = await engram
+        .http()
+        .put('/v1/users/sam/profile')
+        .send({ attributes: { Name: 'Samuel Lee', employer: 'Acme Corp', phone: '13812345678' } })
+        .expect(200);
       expect(response.body.memories.map((m: Memory) => [m.attribute, m.value])).toEqual([
         ['name', 'Samuel Lee'],
         ['employer', 'Acme Corp'],
@@ -184,7 +219,11 @@ describe('per-memory control (HTTP, CLI)', () => {
         const response = await engram.http().put('/v1/users/sam/profile').send(body).expect(400);
         expect(response.body.fields).toEqual(['attributes']);
       }
-      const bad = await engram.http().put('/v1/users/sam/profile').send({ attributes: { city: '', 'bad key': 'x', 'episode:s1:t1': 'x', age: 30 } }).expect(400);
+      const bad = await engram
+        .http()
+        .put('/v1/users/sam/profile')
+        .send({ attributes: { city: '', 'bad key': 'x', 'episode:s1:t1': 'x', age: 30 } })
+        .expect(400);
       expect(bad.body.fields).toEqual(['attributes.city', 'attributes.bad key', 'attributes.episode:s1:t1', 'attributes.age']);
       expect(await memories('sam', true)).toEqual([]);
     });
@@ -194,16 +233,30 @@ describe('per-memory control (HTTP, CLI)', () => {
     await engram.destroy();
     engram = await startEngram({ clock, env: { ENGRAM_API_KEYS: 'key-a=acme,key-b=globex' } });
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
-    const position = (await engram.http().post('/v1/turns').set(as('key-a')).send(turnsBody('alice', 's1', [{ turnId: 't1', text: '预算控制在三万以内' }])).expect(202)).body.position;
+    const position = (
+      await engram
+        .http()
+        .post('/v1/turns')
+        .set(as('key-a'))
+        .send(turnsBody('alice', 's1', [{ turnId: 't1', text: '预算控制在三万以内' }]))
+        .expect(202)
+    ).body.position;
     await engram.http().post('/v1/recall').set(as('key-a')).send({ userId: 'alice', query: 'x', after: position }).expect(200);
-    const budget = ((await engram.http().get('/v1/users/alice/memories').set(as('key-a')).expect(200)).body.memories as Memory[]).find((m) => m.attribute === 'budget')!;
+    const budget = ((await engram.http().get('/v1/users/alice/memories').set(as('key-a')).expect(200)).body.memories as Memory[]).find(
+      (m) => m.attribute === 'budget',
+    )!;
 
-    for (const [key, userId] of [['key-a', 'bob'], ['key-b', 'alice']]) {
+    for (const [key, userId] of [
+      ['key-a', 'bob'],
+      ['key-b', 'alice'],
+    ]) {
       const path = `/v1/users/${userId}/memories/${budget.memoryId}`;
       expect((await engram.http().delete(path).set(as(key)).send({ reason: 'x' }).expect(404)).body.fields).toEqual(['memoryId']);
       expect((await engram.http().post(`${path}/revert`).set(as(key)).send({ version: 1 }).expect(404)).body.fields).toEqual(['memoryId']);
     }
-    const after = ((await engram.http().get('/v1/users/alice/memories').set(as('key-a')).expect(200)).body.memories as Memory[]).find((m) => m.attribute === 'budget')!;
+    const after = ((await engram.http().get('/v1/users/alice/memories').set(as('key-a')).expect(200)).body.memories as Memory[]).find(
+      (m) => m.attribute === 'budget',
+    )!;
     expect(after).toEqual(budget);
   });
 
@@ -213,8 +266,16 @@ describe('per-memory control (HTTP, CLI)', () => {
     await say('lin', 't3', 'Actually the budget is 50k now');
     const durian = (await memories('lin')).find((m) => m.kind !== 'episode' && m.content.includes('榴莲'))!;
     await engram.http().delete(`/v1/users/lin/memories/${durian.memoryId}`).send({ reason: 'no longer true' }).expect(200);
-    await engram.http().post(`/v1/users/lin/memories/${(await find('lin', 'budget')).memoryId}/revert`).send({ version: 1 }).expect(200);
-    await engram.http().put('/v1/users/lin/profile').send({ attributes: { city: 'Hangzhou' } }).expect(200);
+    await engram
+      .http()
+      .post(`/v1/users/lin/memories/${(await find('lin', 'budget')).memoryId}/revert`)
+      .send({ version: 1 })
+      .expect(200);
+    await engram
+      .http()
+      .put('/v1/users/lin/profile')
+      .send({ attributes: { city: 'Hangzhou' } })
+      .expect(200);
     const before = await memories('lin', true);
 
     await engram.stop();
@@ -231,11 +292,16 @@ describe('per-memory control (HTTP, CLI)', () => {
     await say('mei', 't3', 'I prefer window seats');
     await engram.app.listen(0, '127.0.0.1');
     const url = `http://127.0.0.1:${(engram.app.getHttpServer().address() as AddressInfo).port}`;
-    const modules = { server: (config: ReturnType<typeof loadConfig>) => EngramModule.forRoot({ config }), rebuild: (config: ReturnType<typeof loadConfig>) => EngramModule.forMaintenance({ config }) };
+    const modules = {
+      server: (config: ReturnType<typeof loadConfig>) => EngramModule.forRoot({ config }),
+      rebuild: (config: ReturnType<typeof loadConfig>) => EngramModule.forMaintenance({ config }),
+    };
     const cli = async (...args: string[]) => {
       const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
       try {
-        await buildCli(modules).exitOverride().parseAsync(['node', 'engram', ...args, '--url', url]);
+        await buildCli(modules)
+          .exitOverride()
+          .parseAsync(['node', 'engram', ...args, '--url', url]);
         return JSON.parse(String(log.mock.calls[0][0]));
       } finally {
         log.mockRestore();
@@ -244,7 +310,10 @@ describe('per-memory control (HTTP, CLI)', () => {
     const budget = await find('mei', 'budget');
     expect((await cli('revert', 'mei', budget.memoryId, '--version', '1')).memory).toMatchObject({ value: '三万', version: 3 });
     const seat = (await memories('mei')).find((m) => m.kind === 'preference')!;
-    expect((await cli('retract', 'mei', seat.memoryId, '--reason', '说错了')).memory).toMatchObject({ status: 'retracted', statusReason: '说错了' });
+    expect((await cli('retract', 'mei', seat.memoryId, '--reason', '说错了')).memory).toMatchObject({
+      status: 'retracted',
+      statusReason: '说错了',
+    });
     expect((await cli('profile', 'mei', 'city=杭州', 'employer=Acme')).memories.map((m: Memory) => m.value)).toEqual(['杭州', 'Acme']);
     await expect(cli('revert', 'mei', 'no-such-memory', '--version', '1')).rejects.toThrow(/404/);
 

@@ -42,12 +42,22 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
       turnNo += 1;
       return { turnId: `t${turnNo}`, text, occurredAt: new Date(clock.now().getTime() - 3_600_000 + turnNo * 60_000).toISOString() };
     });
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, sessionId, turns))
+      .expect(202);
     return response.body.position as string;
   }
 
   async function recall(userId: string, query: string, after?: string): Promise<string> {
-    const body = (await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}) }).expect(200)).body as Recalled;
+    const body = (
+      await engram
+        .http()
+        .post('/v1/recall')
+        .send({ userId, query, ...(after ? { after } : {}) })
+        .expect(200)
+    ).body as Recalled;
     return [...body.facts, ...body.memories].map((m) => m.content).join('\n');
   }
 
@@ -173,14 +183,20 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
       await say('lin', ['我们用 MySQL'], 's1');
       const after = await say('lin', ['不是MySQL，是PostgreSQL'], 's2');
       expect(await recall('lin', '我们用什么数据库', after)).toContain('PostgreSQL');
-      expect((await memories('lin')).find((m) => m.attribute === 'database')).toMatchObject({ value: 'PostgreSQL', history: [{ value: 'MySQL' }] });
+      expect((await memories('lin')).find((m) => m.attribute === 'database')).toMatchObject({
+        value: 'PostgreSQL',
+        history: [{ value: 'MySQL' }],
+      });
     });
 
     it('"it\'s not MySQL, it\'s PostgreSQL" supersedes MySQL and is what "which database do we use" recalls', async () => {
       await say('kim', ['we use MySQL'], 's1');
       const after = await say('kim', ["it's not MySQL, it's PostgreSQL"], 's2');
       expect(await recall('kim', 'which database do we use', after)).toContain('PostgreSQL');
-      expect((await memories('kim')).find((m) => m.attribute === 'database')).toMatchObject({ value: 'PostgreSQL', history: [{ value: 'MySQL' }] });
+      expect((await memories('kim')).find((m) => m.attribute === 'database')).toMatchObject({
+        value: 'PostgreSQL',
+        history: [{ value: 'MySQL' }],
+      });
     });
 
     it('an unrelated correction in the same conversation touches nothing: "其实我穿 43.5 更合适" after an allergy', async () => {
@@ -208,7 +224,9 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
         const recalled = await recall(userId, '我喜欢吃什么', after);
         expect(recalled).not.toContain('榴莲');
         const all = await memories(userId, 'all');
-        expect(all.filter((m) => m.content.includes('榴莲')).map((m) => [m.attribute, m.status])).toEqual([['preference:榴莲', 'retracted']]);
+        expect(all.filter((m) => m.content.includes('榴莲')).map((m) => [m.attribute, m.status])).toEqual([
+          ['preference:榴莲', 'retracted'],
+        ]);
       }
       expect(await recall('xia', '我喜欢吃什么')).toContain('火锅');
     });
@@ -222,7 +240,9 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
         const recalled = await recall(userId, 'what food do I like', after);
         expect(recalled).not.toContain('durian');
         const all = await memories(userId, 'all');
-        expect(all.filter((m) => m.content.includes('durian')).map((m) => [m.attribute, m.status])).toEqual([['preference:durian', 'retracted']]);
+        expect(all.filter((m) => m.content.includes('durian')).map((m) => [m.attribute, m.status])).toEqual([
+          ['preference:durian', 'retracted'],
+        ]);
       }
       expect(await recall('joe', 'what food do I like')).toContain('hotpot');
     });
@@ -295,7 +315,9 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
         const statuses = Object.fromEntries((await memories('ivy', 'all')).map((m) => [m.content, m.status]));
         expect(statuses).toEqual({ [once]: 'archived', [twice]: 'active' });
         const ofKinds = async (text: string, kinds: string[]) =>
-          ((await engram.http().post('/v1/recall').send({ userId: 'ivy', query: text, kinds }).expect(200)).body as Recalled).memories.map((m) => m.content);
+          ((await engram.http().post('/v1/recall').send({ userId: 'ivy', query: text, kinds }).expect(200)).body as Recalled).memories.map(
+            (m) => m.content,
+          );
         expect(await ofKinds(once, ['preference'])).not.toContain(once);
         // What was said is not lost: the turn's episode is never archived for its confidence.
         expect(await ofKinds(once, ['episode'])).toContain(once);

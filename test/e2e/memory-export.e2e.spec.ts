@@ -35,16 +35,24 @@ describe('export and import (HTTP, two instances)', () => {
   const QUERIES = ['预算是多少', '喝什么茶', 'which editor', 'what database do we use'];
 
   it('exports masked memories with history, imports them into a fresh instance that recalls the same, idempotently', async () => {
-    const first = await source.http().post('/v1/turns').send(turnsBody('laozhou', 's1', [
-      { turnId: 't1', text: `我的手机号是${PHONE}，我喜欢喝绿茶`, occurredAt: '2026-11-30T08:00:00Z' },
-      { turnId: 't2', text: `卡号是${CARD}，预算控制在三万以内`, occurredAt: '2026-11-30T08:01:00Z' },
-      { turnId: 't3', text: `Call me at ${INTL_PHONE}. I prefer VS Code for TypeScript work`, occurredAt: '2026-11-30T08:02:00Z' },
-      { turnId: 't4', text: 'We use Oracle for the database', occurredAt: '2026-11-30T08:03:00Z' },
-    ])).expect(202);
+    const first = await source
+      .http()
+      .post('/v1/turns')
+      .send(
+        turnsBody('laozhou', 's1', [
+          { turnId: 't1', text: `我的手机号是${PHONE}，我喜欢喝绿茶`, occurredAt: '2026-11-30T08:00:00Z' },
+          { turnId: 't2', text: `卡号是${CARD}，预算控制在三万以内`, occurredAt: '2026-11-30T08:01:00Z' },
+          { turnId: 't3', text: `Call me at ${INTL_PHONE}. I prefer VS Code for TypeScript work`, occurredAt: '2026-11-30T08:02:00Z' },
+          { turnId: 't4', text: 'We use Oracle for the database', occurredAt: '2026-11-30T08:03:00Z' },
+        ]),
+      )
+      .expect(202);
     await source.http().post('/v1/recall').send({ userId: 'laozhou', query: 'x', after: first.body.position }).expect(200);
-    const second = await source.http().post('/v1/turns').send(turnsBody('laozhou', 's1', [
-      { turnId: 't5', text: '预算提到五万了', occurredAt: '2026-11-30T12:00:00Z' },
-    ])).expect(202);
+    const second = await source
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('laozhou', 's1', [{ turnId: 't5', text: '预算提到五万了', occurredAt: '2026-11-30T12:00:00Z' }]))
+      .expect(202);
     await source.http().post('/v1/recall').send({ userId: 'laozhou', query: 'x', after: second.body.position }).expect(200);
 
     const bundle = (await source.http().get('/v1/users/laozhou/export').expect(200)).body;
@@ -73,7 +81,9 @@ describe('export and import (HTTP, two instances)', () => {
     expect(again.body).toMatchObject({ added: 0, consistent: true });
     const roundTrip = (await target.http().get('/v1/users/laozhou/export').expect(200)).body;
     const comparable = (b: typeof bundle) =>
-      b.memories.map(({ memoryId: _id, ...m }: { memoryId: string }) => m).sort((x: { mergeKey: string }, y: { mergeKey: string }) => (x.mergeKey < y.mergeKey ? -1 : 1));
+      b.memories
+        .map(({ memoryId: _id, ...m }: { memoryId: string }) => m)
+        .sort((x: { mergeKey: string }, y: { mergeKey: string }) => (x.mergeKey < y.mergeKey ? -1 : 1));
     expect(comparable(roundTrip)).toEqual(comparable(bundle));
 
     for (const engram of [source, target]) {
@@ -88,13 +98,35 @@ describe('export and import (HTTP, two instances)', () => {
     const bundle = (await source.http().get('/v1/users/nobody/export').expect(200)).body;
     expect(bundle.memories).toEqual([]);
     const memory = {
-      memoryId: 'm1', mergeKey: 'user/phone-note', kind: 'fact', subject: 'user', attribute: 'phone-note',
-      value: PHONE, content: `我的手机号是${PHONE}`, entities: [], confidence: 0.9, importance: 0.5, ephemeral: false,
-      pinned: false, status: 'active', version: 1, revision: 1, mentionCount: 1, sourceTurnIds: ['t1'],
-      validFrom: '2026-11-30T08:00:00.000Z', validTo: null, createdAt: '2026-11-30T08:00:00.000Z',
-      updatedAt: '2026-11-30T08:00:00.000Z', lastSeenAt: '2026-11-30T08:00:00.000Z', history: [],
+      memoryId: 'm1',
+      mergeKey: 'user/phone-note',
+      kind: 'fact',
+      subject: 'user',
+      attribute: 'phone-note',
+      value: PHONE,
+      content: `我的手机号是${PHONE}`,
+      entities: [],
+      confidence: 0.9,
+      importance: 0.5,
+      ephemeral: false,
+      pinned: false,
+      status: 'active',
+      version: 1,
+      revision: 1,
+      mentionCount: 1,
+      sourceTurnIds: ['t1'],
+      validFrom: '2026-11-30T08:00:00.000Z',
+      validTo: null,
+      createdAt: '2026-11-30T08:00:00.000Z',
+      updatedAt: '2026-11-30T08:00:00.000Z',
+      lastSeenAt: '2026-11-30T08:00:00.000Z',
+      history: [],
     };
-    await target.http().post('/v1/users/u1/import').send({ ...bundle, memories: [memory] }).expect(200);
+    await target
+      .http()
+      .post('/v1/users/u1/import')
+      .send({ ...bundle, memories: [memory] })
+      .expect(200);
     const exported = JSON.stringify((await target.http().get('/v1/users/u1/export').expect(200)).body);
     expect(exported).toContain('[PHONE]');
     expect(exported).not.toContain(PHONE);
@@ -102,23 +134,38 @@ describe('export and import (HTTP, two instances)', () => {
   });
 
   it('rejects an invalid bundle with 400 naming the fields, storing nothing', async () => {
-    const response = await target.http().post('/v1/users/u1/import').send({
-      format: 'something-else', version: 2, exportedAt: 'today',
-      memories: [{ memoryId: 'm1', kind: 'nonsense', confidence: 3 }],
-    }).expect(400);
-    expect(response.body.fields).toEqual(expect.arrayContaining(['format', 'version', 'exportedAt', 'memories.0.kind', 'memories.0.confidence']));
+    const response = await target
+      .http()
+      .post('/v1/users/u1/import')
+      .send({
+        format: 'something-else',
+        version: 2,
+        exportedAt: 'today',
+        memories: [{ memoryId: 'm1', kind: 'nonsense', confidence: 3 }],
+      })
+      .expect(400);
+    expect(response.body.fields).toEqual(
+      expect.arrayContaining(['format', 'version', 'exportedAt', 'memories.0.kind', 'memories.0.confidence']),
+    );
     expect((await target.http().get('/v1/users/u1/memories?status=all').expect(200)).body.memories).toEqual([]);
   });
 
   it('exports and imports with the command line (engram export --out, engram import)', async () => {
-    const position = (await source.http().post('/v1/turns').send(turnsBody('mei', 's1', [
-      { turnId: 't1', text: `我的手机号是${PHONE}，我们的数据库是甲骨文数据库` },
-    ])).expect(202)).body.position;
+    const position = (
+      await source
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody('mei', 's1', [{ turnId: 't1', text: `我的手机号是${PHONE}，我们的数据库是甲骨文数据库` }]))
+        .expect(202)
+    ).body.position;
     await source.http().post('/v1/recall').send({ userId: 'mei', query: 'x', after: position }).expect(200);
     await source.stop();
     await target.stop();
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-export-')), 'mei.json');
-    const modules = { server: (config: ReturnType<typeof loadConfig>) => EngramModule.forRoot({ config }), rebuild: (config: ReturnType<typeof loadConfig>) => EngramModule.forMaintenance({ config }) };
+    const modules = {
+      server: (config: ReturnType<typeof loadConfig>) => EngramModule.forRoot({ config }),
+      rebuild: (config: ReturnType<typeof loadConfig>) => EngramModule.forMaintenance({ config }),
+    };
     const run = async (dataDir: string, args: string[]) => {
       const saved = { ...process.env };
       const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);

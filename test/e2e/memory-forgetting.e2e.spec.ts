@@ -17,12 +17,20 @@ describe('forgetting (HTTP, injectable clock)', () => {
   }
 
   async function ingest(userId: string, turns: Parameters<typeof turnsBody>[2]) {
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', turns))
+      .expect(202);
     return response.body.position as string;
   }
 
   async function recallContents(userId: string, query: string, after?: string, kinds?: string[]): Promise<string[]> {
-    const response = await engram.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}), ...(kinds ? { kinds } : {}) }).expect(200);
+    const response = await engram
+      .http()
+      .post('/v1/recall')
+      .send({ userId, query, ...(after ? { after } : {}), ...(kinds ? { kinds } : {}) })
+      .expect(200);
     return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
   }
 
@@ -100,7 +108,10 @@ describe('forgetting (HTTP, injectable clock)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await recallContents('sam', 'window seats')).toContain('I prefer window seats');
-    expect((await memories('sam')).find((m) => m.content === 'I prefer window seats')).toMatchObject({ ephemeral: false, status: 'active' });
+    expect((await memories('sam')).find((m) => m.content === 'I prefer window seats')).toMatchObject({
+      ephemeral: false,
+      status: 'active',
+    });
     expect((await recallContents('sam', 'VS Code editor')).some((c) => c.includes('VS Code'))).toBe(true);
 
     // Expiry is an event on memory.facts.v1: replaying the log from scratch decides nothing again and keeps it.
@@ -153,7 +164,11 @@ describe('forgetting (HTTP, injectable clock)', () => {
 
   it('validates the request', async () => {
     await start();
-    const response = await engram.http().post('/v1/admin/forgetting/run').send({ userIds: ['has space'] }).expect(400);
+    const response = await engram
+      .http()
+      .post('/v1/admin/forgetting/run')
+      .send({ userIds: ['has space'] })
+      .expect(400);
     expect(response.body.fields).toEqual(['userIds']);
   });
 });

@@ -44,12 +44,20 @@ describe('insights (HTTP)', () => {
   });
 
   async function say(userId: string, turns: TurnInput[], target = engram): Promise<string> {
-    const { body } = await target.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+    const { body } = await target
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', turns))
+      .expect(202);
     return body.position;
   }
 
   async function recall(userId: string, query: string, after?: string, target = engram): Promise<RecalledMemory[]> {
-    const { body } = await target.http().post('/v1/recall').send({ userId, query, ...(after ? { after } : {}) }).expect(200);
+    const { body } = await target
+      .http()
+      .post('/v1/recall')
+      .send({ userId, query, ...(after ? { after } : {}) })
+      .expect(200);
     expect(body.consistent).toBe(true);
     return body.memories;
   }
@@ -72,7 +80,12 @@ describe('insights (HTTP)', () => {
     const [insight] = insightsOf(all);
     expect(insightsOf(all)).toHaveLength(1);
     const sources = all.filter((m) => m.kind !== 'insight');
-    expect(insight).toMatchObject({ mergeKey: 'insight:low-maintenance', status: 'active', version: 1, value: '偏好省心、免运维的托管服务' });
+    expect(insight).toMatchObject({
+      mergeKey: 'insight:low-maintenance',
+      status: 'active',
+      version: 1,
+      value: '偏好省心、免运维的托管服务',
+    });
     expect(insight.content).toBe('偏好省心、免运维的托管服务（依据：我们团队只有三个人，人手不够；我不想自己运维服务器；云数据库太贵了）');
     expect([...insight.sources!].sort()).toEqual(sources.map((m) => m.memoryId).sort());
     expect([...insight.sourceTurnIds].sort()).toEqual(['t1', 't2', 't3']);
@@ -83,17 +96,23 @@ describe('insights (HTTP)', () => {
     expect([...recalled[0].sources!].sort()).toEqual([...insight.sources!].sort());
 
     // "其实我现在挺喜欢自己运维服务器的" corrects t2: two statements are left, the insight is retracted.
-    const corrected = await say('laozhou', [{ turnId: 't4', text: '其实我现在挺喜欢自己运维服务器的', occurredAt: '2026-12-01T09:00:00Z' }]);
+    const corrected = await say('laozhou', [
+      { turnId: 't4', text: '其实我现在挺喜欢自己运维服务器的', occurredAt: '2026-12-01T09:00:00Z' },
+    ]);
     const afterCorrection = await recall('laozhou', '数据库要不要自己运维', corrected);
     expect(afterCorrection.some((m) => m.kind === 'insight')).toBe(false);
-    expect(insightsOf(await memories('laozhou'))).toEqual([expect.objectContaining({ memoryId: insight.memoryId, status: 'retracted', version: 1 })]);
+    expect(insightsOf(await memories('laozhou'))).toEqual([
+      expect.objectContaining({ memoryId: insight.memoryId, status: 'retracted', version: 1 }),
+    ]);
 
     // A new reason brings it back: the same insight, version 2, the first version kept in its history.
     const more = await say('laozhou', [{ turnId: 't5', text: '我们还是想用托管数据库', occurredAt: '2026-12-02T09:00:00Z' }]);
     const again = await recall('laozhou', '数据库要不要自己运维', more);
     const [rederived] = insightsOf(await memories('laozhou'));
     expect(rederived).toMatchObject({ memoryId: insight.memoryId, status: 'active', version: 2 });
-    expect(rederived.content).toBe('偏好省心、免运维的托管服务（依据：我们团队只有三个人，人手不够；云数据库太贵了；我们还是想用托管数据库）');
+    expect(rederived.content).toBe(
+      '偏好省心、免运维的托管服务（依据：我们团队只有三个人，人手不够；云数据库太贵了；我们还是想用托管数据库）',
+    );
     expect(rederived.history).toEqual([expect.objectContaining({ version: 1, sources: insight.sources })]);
     expect([...rederived.sourceTurnIds].sort()).toEqual(['t1', 't3', 't5']);
     expect(again.find((m) => m.kind === 'insight')).toMatchObject({ id: insight.memoryId });
@@ -110,7 +129,8 @@ describe('insights (HTTP)', () => {
     expect(insight).toMatchObject({
       mergeKey: 'insight:low-maintenance',
       status: 'active',
-      content: "Prefers low-maintenance managed services (based on: Our team is small; I don't want to run my own servers; The cloud database bill is too expensive)",
+      content:
+        "Prefers low-maintenance managed services (based on: Our team is small; I don't want to run my own servers; The cloud database bill is too expensive)",
     });
     expect([...insight.sourceTurnIds].sort()).toEqual(['e1', 'e2', 'e3']);
     expect(recalled[0]).toMatchObject({ id: insight.memoryId, kind: 'insight' });
@@ -122,7 +142,7 @@ describe('insights (HTTP)', () => {
     expect(insightsOf(await memories('mary'))).toEqual([expect.objectContaining({ memoryId: insight.memoryId, status: 'retracted' })]);
   });
 
-  it('does not derive an insight from two statements, nor from another user\'s', async () => {
+  it("does not derive an insight from two statements, nor from another user's", async () => {
     const position = await say('li', [
       { turnId: 'l1', text: '我们团队只有三个人，人手不够', occurredAt: '2026-11-30T08:00:00Z' },
       { turnId: 'l2', text: '我不想自己运维服务器', occurredAt: '2026-11-30T08:01:00Z' },
@@ -144,7 +164,10 @@ describe('insights (HTTP)', () => {
     const bundle = (await engram.http().get('/v1/users/laozhou/export').expect(200)).body;
     const exported = bundle.memories.filter((m: Memory) => m.kind === 'insight');
     expect(exported).toHaveLength(1);
-    const bundleIds = bundle.memories.filter((m: Memory) => m.kind !== 'insight').map((m: Memory) => m.memoryId).sort();
+    const bundleIds = bundle.memories
+      .filter((m: Memory) => m.kind !== 'insight')
+      .map((m: Memory) => m.memoryId)
+      .sort();
     expect([...exported[0].sources].sort()).toEqual(bundleIds);
 
     other = await startEngram();
@@ -153,7 +176,12 @@ describe('insights (HTTP)', () => {
     const there = await memories('laozhou', other);
     const [insightThere] = insightsOf(there);
     // Linked to the imported memories (re-keyed ids), and not re-derived: the support is the same.
-    expect([...insightThere.sources!].sort()).toEqual(there.filter((m) => m.kind !== 'insight').map((m) => m.memoryId).sort());
+    expect([...insightThere.sources!].sort()).toEqual(
+      there
+        .filter((m) => m.kind !== 'insight')
+        .map((m) => m.memoryId)
+        .sort(),
+    );
     expect(insightThere).toMatchObject({ content: exported[0].content, version: 1, status: 'active' });
     expect(insightsOf(there)).toHaveLength(1);
     const recalledThere = await recall('laozhou', '数据库要不要自己运维', undefined, other);
@@ -170,7 +198,12 @@ describe('insights (HTTP)', () => {
   it('takes extra rules from ENGRAM_INSIGHT_RULES (a file), and derives none with ENGRAM_INSIGHTS=false', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-insight-rules-'));
     const file = path.join(dir, 'rules.json');
-    fs.writeFileSync(file, JSON.stringify([{ id: 'tea-lover', label: { zh: '爱喝茶', en: 'Loves tea' }, minSupport: 2, groups: [{ id: 'tea', cues: ['绿茶', 'oolong'] }] }]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify([
+        { id: 'tea-lover', label: { zh: '爱喝茶', en: 'Loves tea' }, minSupport: 2, groups: [{ id: 'tea', cues: ['绿茶', 'oolong'] }] },
+      ]),
+    );
     const tea: TurnInput[] = [
       { turnId: 'c1', text: '我喜欢喝绿茶', occurredAt: '2026-11-30T08:00:00Z' },
       { turnId: 'c2', text: 'I prefer oolong in the afternoon', occurredAt: '2026-11-30T08:01:00Z' },
@@ -180,7 +213,11 @@ describe('insights (HTTP)', () => {
       await recall('chen', '喝什么茶', await say('chen', tea, other), other);
       // One statement in each language: a tie goes to the newest statement's (English).
       expect(insightsOf(await memories('chen', other))).toEqual([
-        expect.objectContaining({ mergeKey: 'insight:tea-lover', status: 'active', content: 'Loves tea (based on: 我喜欢喝绿茶; I prefer oolong in the afternoon)' }),
+        expect.objectContaining({
+          mergeKey: 'insight:tea-lover',
+          status: 'active',
+          content: 'Loves tea (based on: 我喜欢喝绿茶; I prefer oolong in the afternoon)',
+        }),
       ]);
       await other.destroy();
 

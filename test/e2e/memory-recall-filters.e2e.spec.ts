@@ -17,7 +17,11 @@ describe('recall filters and validAt (HTTP)', () => {
   afterEach(async () => engram.destroy());
 
   async function say(userId: string, sessionId: string, turns: TurnInput[]) {
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, sessionId, turns))
+      .expect(202);
     await engram.http().post('/v1/recall').send({ userId, query: 'x', after: response.body.position }).expect(200);
   }
 
@@ -106,7 +110,9 @@ describe('recall filters and validAt (HTTP)', () => {
         { turnId: 't2', text: 'I love Thai food', occurredAt: '2026-10-03T08:00:00Z' },
         { turnId: 't3', text: '我喜欢吃粤菜', occurredAt: '2026-10-10T08:00:00Z' },
       ]);
-      const window = contents(await recall({ userId: 'mei', query: '我喜欢吃什么 food', from: '2026-10-02T00:00:00Z', to: '2026-10-11T00:00:00Z' }));
+      const window = contents(
+        await recall({ userId: 'mei', query: '我喜欢吃什么 food', from: '2026-10-02T00:00:00Z', to: '2026-10-11T00:00:00Z' }),
+      );
       expect(window.some((c) => c.includes('Thai'))).toBe(true);
       expect(window.some((c) => c.includes('粤菜'))).toBe(true);
       expect(window.some((c) => c.includes('川菜'))).toBe(false);
@@ -117,7 +123,11 @@ describe('recall filters and validAt (HTTP)', () => {
     });
 
     it('rejects a window that ends before it starts, or an instant that is not ISO, naming the field', async () => {
-      const backwards = await engram.http().post('/v1/recall').send({ userId: 'mei', query: 'x', from: '2026-10-05T00:00:00Z', to: '2026-10-01T00:00:00Z' }).expect(400);
+      const backwards = await engram
+        .http()
+        .post('/v1/recall')
+        .send({ userId: 'mei', query: 'x', from: '2026-10-05T00:00:00Z', to: '2026-10-01T00:00:00Z' })
+        .expect(400);
       expect(backwards.body.fields).toEqual(['to']);
       const words = await engram.http().post('/v1/recall').send({ userId: 'mei', query: 'x', from: 'last week' }).expect(400);
       expect(words.body.fields).toEqual(['from']);

@@ -53,7 +53,11 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
       turnNo += 1;
       return { turnId: `t${turnNo}`, text, occurredAt: new Date(clock.now().getTime() - 3_600_000 + turnNo * 60_000).toISOString() };
     });
-    const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
+    const response = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, sessionId, turns))
+      .expect(202);
     return response.body.position as string;
   }
 
@@ -111,7 +115,12 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
       ]);
       await recall({ userId: 'mei', query: '过敏', after });
       const byText = new Map((await verdicts()).map((v) => [v.text, v]));
-      for (const kept of ['记住，我女儿对花生过敏', 'remember that my passport expires in March', 'the deadline is Friday', '预算控制在三万以内']) {
+      for (const kept of [
+        '记住，我女儿对花生过敏',
+        'remember that my passport expires in March',
+        'the deadline is Friday',
+        '预算控制在三万以内',
+      ]) {
         expect(byText.get(kept)).toMatchObject({ verdict: 'accepted', ephemeral: false });
       }
       for (const oneOff of ['帮我看看这家店的营业时间', "what's the weather today"]) {
@@ -155,17 +164,32 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
 
   describe('2. extraction: one fact per item, of every kind', () => {
     it('extracts preference, profile, fact, decision and task items (Chinese)', async () => {
-      const after = await say('wang', ['我叫王芳，我在字节跳动工作', '我不吃香菜', '每周三下午两点例会', '我们决定用 PostgreSQL', '第一步先把旧数据迁移完']);
+      const after = await say('wang', [
+        '我叫王芳，我在字节跳动工作',
+        '我不吃香菜',
+        '每周三下午两点例会',
+        '我们决定用 PostgreSQL',
+        '第一步先把旧数据迁移完',
+      ]);
       await recall({ userId: 'wang', query: '例会', after });
       const kinds = new Set((await memories('wang')).filter((m) => m.kind !== 'episode').map((m) => m.kind));
       expect([...kinds].sort()).toEqual(expect.arrayContaining(['decision', 'fact', 'preference', 'profile', 'task']));
     });
 
     it('extracts preference, profile, fact, decision and task items (English)', async () => {
-      const after = await say('sam', ['My name is Sam and I work at Stripe', "I don't eat shellfish", 'we meet every Wednesday at 2pm', 'the deadline is Friday', 'we decided to use Kafka', "I'm working on the billing migration"]);
+      const after = await say('sam', [
+        'My name is Sam and I work at Stripe',
+        "I don't eat shellfish",
+        'we meet every Wednesday at 2pm',
+        'the deadline is Friday',
+        'we decided to use Kafka',
+        "I'm working on the billing migration",
+      ]);
       await recall({ userId: 'sam', query: 'deadline', after });
       const stored = (await memories('sam')).filter((m) => m.kind !== 'episode');
-      expect([...new Set(stored.map((m) => m.kind))].sort()).toEqual(expect.arrayContaining(['decision', 'fact', 'preference', 'profile', 'task']));
+      expect([...new Set(stored.map((m) => m.kind))].sort()).toEqual(
+        expect.arrayContaining(['decision', 'fact', 'preference', 'profile', 'task']),
+      );
       // One fact per item: the name and the employer are two memories, not one sentence.
       expect(stored.find((m) => m.attribute === 'name')?.value).toBe('Sam');
       expect(stored.some((m) => m.attribute !== 'name' && m.value.includes('Stripe'))).toBe(true);
@@ -210,7 +234,12 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
     });
 
     it('near-duplicate content merges instead of adding', async () => {
-      const after = await say('lin', ['我们的数据库用 PostgreSQL', '数据库用 PostgreSQL', 'our database is PostgreSQL 16', 'the database is PostgreSQL 16']);
+      const after = await say('lin', [
+        '我们的数据库用 PostgreSQL',
+        '数据库用 PostgreSQL',
+        'our database is PostgreSQL 16',
+        'the database is PostgreSQL 16',
+      ]);
       await recall({ userId: 'lin', query: 'database', after });
       const postgres = (await memories('lin')).filter((m) => m.kind !== 'episode' && m.content.includes('PostgreSQL'));
       expect(postgres.length).toBeLessThanOrEqual(2); // one per language at most
@@ -267,7 +296,8 @@ describe('memory scenarios (HTTP, Chinese and English)', () => {
     it('stays within the token budget, counting Chinese and English alike', async () => {
       await engram.destroy();
       engram = await startEngram({ clock, env: { ENGRAM_TOKEN_BUDGET: '80' } });
-      const long = (i: number) => `I prefer the ${i}th long meeting room on the fourth floor because its whiteboard and its screen are large and it is quiet`;
+      const long = (i: number) =>
+        `I prefer the ${i}th long meeting room on the fourth floor because its whiteboard and its screen are large and it is quiet`;
       const after = await say('sam', [long(1), long(2), long(3), '我喜欢在四楼的大会议室开会，因为白板很大，屏幕也大，而且很安静']);
       const recalled = await recall({ userId: 'sam', query: 'which meeting room 会议室', after, sessionId: 's1' });
       expect(recalled.tokens).toBeLessThanOrEqual(80);

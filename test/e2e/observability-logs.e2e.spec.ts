@@ -60,7 +60,11 @@ describe('correlation ids in the logs (embedded)', () => {
 
   it('at LOG_LEVEL=debug one turn’s correlation id appears on a line of every stage, and its text on none', async () => {
     engram = await startWithLogs({ LOG_LEVEL: 'debug' });
-    await engram.http().post('/v1/turns').send(turnsBody('ada', 's1', [{ turnId: 't1', text: TEXT }])).expect(202);
+    await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('ada', 's1', [{ turnId: 't1', text: TEXT }]))
+      .expect(202);
     await engram.settle();
     const correlationId = deterministicId('turn', 'default', 'ada', 't1');
 
@@ -80,7 +84,11 @@ describe('correlation ids in the logs (embedded)', () => {
 
   it('at the default level (info) no per-batch line is written', async () => {
     engram = await startWithLogs({ LOG_LEVEL: 'info' });
-    await engram.http().post('/v1/turns').send(turnsBody('ada', 's1', [{ turnId: 't1', text: TEXT }])).expect(202);
+    await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('ada', 's1', [{ turnId: 't1', text: TEXT }]))
+      .expect(202);
     await engram.settle();
     // The request itself is logged (method, url, status) …
     expect(engram.lines.some((line) => (line.req as { url?: string } | undefined)?.url === '/v1/turns')).toBe(true);
@@ -108,10 +116,18 @@ describe('recall audit log (embedded)', () => {
     ];
     let position = '';
     for (const key of ['key-a', 'key-b']) {
-      ({ body: { position } } = await engram.http().post('/v1/turns').set(as(key)).send(turnsBody('ada', 's1', turns)).expect(202));
+      ({
+        body: { position },
+      } = await engram
+        .http()
+        .post('/v1/turns')
+        .set(as(key))
+        .send(turnsBody('ada', 's1', turns))
+        .expect(202));
     }
     const query = `which editor for TypeScript and Rust? call ${PHONE}`;
-    const recall = (key: string) => engram!.http().post('/v1/recall').set(as(key)).send({ userId: 'ada', query, sessionId: 's1', after: position }).expect(200);
+    const recall = (key: string) =>
+      engram!.http().post('/v1/recall').set(as(key)).send({ userId: 'ada', query, sessionId: 's1', after: position }).expect(200);
 
     const audited = await recall('key-a');
     const [line, ...more] = audits(engram.lines);
@@ -140,7 +156,8 @@ describe('recall audit log (embedded)', () => {
 
   it('`*` audits every tenant; unset audits none', async () => {
     engram = await startWithLogs({ LOG_LEVEL: 'info', ENGRAM_API_KEYS: 'key-a=acme,key-b=globex', ENGRAM_RECALL_AUDIT_TENANTS: '*' });
-    for (const key of ['key-a', 'key-b']) await engram.http().post('/v1/recall').set(as(key)).send({ userId: 'ada', query: 'anything' }).expect(200);
+    for (const key of ['key-a', 'key-b'])
+      await engram.http().post('/v1/recall').set(as(key)).send({ userId: 'ada', query: 'anything' }).expect(200);
     expect(audits(engram.lines).map((l) => l.tenantId)).toEqual(['acme', 'globex']);
     await engram.close();
 

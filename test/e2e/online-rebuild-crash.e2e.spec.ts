@@ -3,7 +3,13 @@ import * as fs from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openSqliteDatabase, SqliteEventLog, sqliteFactStoreVersions, sqliteSearchIndexVersions, sqliteSessionStoreVersions } from '@engram/adapters-sqlite';
+import {
+  openSqliteDatabase,
+  SqliteEventLog,
+  sqliteFactStoreVersions,
+  sqliteSearchIndexVersions,
+  sqliteSessionStoreVersions,
+} from '@engram/adapters-sqlite';
 import { Topics } from '@engram/contracts';
 import { lag } from '@engram/ports';
 import type { RebuildStatus } from '@engram/services';
@@ -21,7 +27,16 @@ jest.setTimeout(300_000);
 const ROOT = path.resolve(__dirname, '../..');
 const USERS = Array.from({ length: 6 }, (_, u) => `crash-${u}`);
 const TURNS_PER_USER = 60;
-const SENTENCES = ['I prefer VS Code for TypeScript work', '预算控制在三万以内', 'we decided to use Kafka for the event bus', '我喜欢用 VS Code', '预算提到五万了', '每周三下午两点例会', 'I prefer Vim for Rust work', '我不吃辣'];
+const SENTENCES = [
+  'I prefer VS Code for TypeScript work',
+  '预算控制在三万以内',
+  'we decided to use Kafka for the event bus',
+  '我喜欢用 VS Code',
+  '预算提到五万了',
+  '每周三下午两点例会',
+  'I prefer Vim for Rust work',
+  '我不吃辣',
+];
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -75,7 +90,11 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
   }
 
   const call = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${url}${route}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const response = await fetch(`${url}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     if (!response.ok) throw new Error(`${method} ${route} → ${response.status}: ${await response.text()}`);
     return (await response.json()) as T;
   };
@@ -88,7 +107,9 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
       const ns = (version: number) => (version === 1 ? '' : `v${version}_`);
       const rows = (sql: string) => db.prepare(sql).all();
       return {
-        facts: rows(`SELECT tenant_id, user_id, memory_id, revision, record FROM ${ns(versions.facts)}facts ORDER BY tenant_id, user_id, memory_id`),
+        facts: rows(
+          `SELECT tenant_id, user_id, memory_id, revision, record FROM ${ns(versions.facts)}facts ORDER BY tenant_id, user_id, memory_id`,
+        ),
         sessions: rows(
           `SELECT tenant_id, user_id, session_id, turn_id, role, text, occurred_at FROM ${ns(versions.sessions)}session_turns ORDER BY tenant_id, user_id, turn_id`,
         ),
@@ -132,7 +153,11 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
     const log = new SqliteEventLog(db);
     const checkpoint: Record<string, number> = {};
     const totals: Record<string, number> = {};
-    for (const [projection, topic] of [['facts', Topics.facts], ['sessions', Topics.screened], ['search', Topics.facts]] as const) {
+    for (const [projection, topic] of [
+      ['facts', Topics.facts],
+      ['sessions', Topics.screened],
+      ['search', Topics.facts],
+    ] as const) {
       checkpoint[projection] = lag(await log.committedPosition(topic, `rebuild-${projection}-v2`), {});
       totals[projection] = lag(await log.endPosition(topic), {});
       expect(checkpoint[projection]).toBeGreaterThan(0);
@@ -149,7 +174,11 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
     // Started again, the process resumes the same rebuilds (version 2) from their checkpoints.
     await start();
     const resumed = await rebuilds();
-    expect(resumed.map((r) => [r.projection, r.version]).sort()).toEqual([['facts', 2], ['search', 2], ['sessions', 2]]);
+    expect(resumed.map((r) => [r.projection, r.version]).sort()).toEqual([
+      ['facts', 2],
+      ['search', 2],
+      ['sessions', 2],
+    ]);
     for (const r of resumed) {
       expect(r.phase).not.toBe('failed');
       if (r.phase === 'replaying') expect(r.done).toBeGreaterThanOrEqual(checkpoint[r.projection]);
@@ -161,17 +190,27 @@ describe('online rebuild crash and resume (embedded, real process)', () => {
       if (i > 6000) throw new Error('rebuilds did not finish');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(final.map((r) => [r.projection, r.version, r.phase]).sort()).toEqual([['facts', 2, 'done'], ['search', 2, 'done'], ['sessions', 2, 'done']]);
+    expect(final.map((r) => [r.projection, r.version, r.phase]).sort()).toEqual([
+      ['facts', 2, 'done'],
+      ['search', 2, 'done'],
+      ['sessions', 2, 'done'],
+    ]);
     for (const r of final) expect(r.done).toBe(totals[r.projection]);
 
     // The CLI's online rebuild against the running server: sessions again, into version 3.
-    const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/apps/engram/main.js'), 'rebuild', '--url', url, '--projection', 'sessions'], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-    });
+    const cli = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'dist/apps/engram/main.js'), 'rebuild', '--url', url, '--projection', 'sessions'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      },
+    );
     expect(cli.status).toBe(0);
-    expect(JSON.parse(cli.stdout.trim().split('\n').pop()!)).toMatchObject({ rebuilt: [{ projection: 'sessions', version: 3, phase: 'done', events: totals.sessions }] });
+    expect(JSON.parse(cli.stdout.trim().split('\n').pop()!)).toMatchObject({
+      rebuilt: [{ projection: 'sessions', version: 3, phase: 'done', events: totals.sessions }],
+    });
     expect(cli.stderr).toContain('sessions v3');
     await stopChild('SIGTERM');
 

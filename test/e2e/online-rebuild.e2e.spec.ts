@@ -53,7 +53,11 @@ const QUERIES = [
 function turnsOf(userId: string, from: number, count: number) {
   return Array.from({ length: count }, (_, k) => {
     const i = from + k;
-    return { turnId: `${userId}-t${i}`, text: SENTENCES[i % SENTENCES.length], occurredAt: new Date(Date.UTC(2026, 10, 1, 9, i)).toISOString() };
+    return {
+      turnId: `${userId}-t${i}`,
+      text: SENTENCES[i % SENTENCES.length],
+      occurredAt: new Date(Date.UTC(2026, 10, 1, 9, i)).toISOString(),
+    };
   });
 }
 
@@ -70,10 +74,23 @@ async function snapshot(app: INestApplication, users: readonly string[]) {
     result[userId] = {
       memories,
       turns: await sessions.recent(DEFAULT_TENANT, userId, SESSION, 10_000),
-      revisions: [...(await search.revisions(DEFAULT_TENANT, userId, memories.map((m) => m.memoryId))).entries()].sort(),
+      revisions: [
+        ...(
+          await search.revisions(
+            DEFAULT_TENANT,
+            userId,
+            memories.map((m) => m.memoryId),
+          )
+        ).entries(),
+      ].sort(),
       indexed: await search.countUser(DEFAULT_TENANT, userId),
       text: await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 100 }),
-      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 100 }),
+      vector: await search.searchVector({
+        tenantId: DEFAULT_TENANT,
+        userId,
+        vector: (await embedder.embed([query], 'query'))[0],
+        limit: 100,
+      }),
     };
   }
   return result;
@@ -100,7 +117,11 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     const env = { ENGRAM_REBUILD_GRACE_MS: '300', ENGRAM_REBUILD_RATE_LIMIT: '400' };
     engram = await startEngram({ mode: 'embedded', env });
     const http = engram.http;
-    for (const userId of USERS) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 0, 24))).expect(202);
+    for (const userId of USERS)
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, SESSION, turnsOf(userId, 0, 24)))
+        .expect(202);
     await settle(engram.app);
     const before = await snapshot(engram.app, USERS);
 
@@ -109,7 +130,9 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     const recallLoop = (async () => {
       for (let i = 0; !stop; i++) {
         const q = QUERIES[i % QUERIES.length];
-        const response = await http().post('/v1/recall').send({ userId: USERS[i % USERS.length], query: q.query });
+        const response = await http()
+          .post('/v1/recall')
+          .send({ userId: USERS[i % USERS.length], query: q.query });
         const memories = (response.body as { memories?: { content: string }[] }).memories ?? [];
         recalls.push({ status: response.status, present: memories.some((m) => m.content.includes(q.expect)) });
       }
@@ -135,7 +158,10 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
       expect(rebuilds.filter((r) => r.phase === 'failed')).toEqual([]);
       const userId = `late-${round}`;
       lateUsers.push(userId);
-      await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, round, 6))).expect(202);
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, SESSION, turnsOf(userId, round, 6)))
+        .expect(202);
       if (rebuilds.some((r) => r.phase === 'replaying')) ingestedWhileReplaying++;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -199,12 +225,19 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     await engram.http().get('/v1/admin/rebuilds').set('authorization', 'Bearer tenant-key').expect(403);
     await engram.destroy();
 
-    engram = await startEngram({ mode: 'embedded', env: { ENGRAM_API_KEYS: 'tenant-key=acme', ENGRAM_ADMIN_KEY: 'admin-secret', ENGRAM_REBUILD_GRACE_MS: '0' } });
+    engram = await startEngram({
+      mode: 'embedded',
+      env: { ENGRAM_API_KEYS: 'tenant-key=acme', ENGRAM_ADMIN_KEY: 'admin-secret', ENGRAM_REBUILD_GRACE_MS: '0' },
+    });
     const http = engram.http;
     await http().get('/v1/admin/rebuilds').expect(401);
     await http().get('/v1/admin/rebuilds').set('authorization', 'Bearer tenant-key').expect(403);
     expect((await http().get('/v1/admin/rebuilds').set('authorization', 'Bearer admin-secret').expect(200)).body).toEqual({ rebuilds: [] });
-    const bad = await http().post('/v1/admin/rebuilds').set('authorization', 'Bearer admin-secret').send({ projection: 'access' }).expect(400);
+    const bad = await http()
+      .post('/v1/admin/rebuilds')
+      .set('authorization', 'Bearer admin-secret')
+      .send({ projection: 'access' })
+      .expect(400);
     expect(bad.body.fields).toEqual(['projection']);
     await http().post('/v1/admin/rebuilds').set('authorization', 'Bearer admin-secret').send({ projection: 'sessions' }).expect(202);
     // The tenant API still works with tenant keys alone.
@@ -214,22 +247,35 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
   it('a rebuild that keeps failing is reported failed, its version dropped, and the serving version untouched', async () => {
     engram = await startEngram({ mode: 'embedded', env: { ENGRAM_REBUILD_GRACE_MS: '0', ENGRAM_STAGE_RETRY_DELAY_MS: '10' } });
     const http = engram.http;
-    await http().post('/v1/turns').send(turnsBody('zhou', SESSION, turnsOf('zhou', 0, 3))).expect(202);
+    await http()
+      .post('/v1/turns')
+      .send(turnsBody('zhou', SESSION, turnsOf('zhou', 0, 3)))
+      .expect(202);
     await settle(engram.app);
     // A corrupt decision in the log: a second memory claiming an existing merge key, which the fact
     // store refuses (the live resolver never writes it; only a replay of memory.facts.v1 meets it).
     const log = engram.app.get<EventLog>(EventLog);
     const first = await new Promise<ConsumedMessage>((resolve) => {
-      void log.subscribe({ topic: Topics.facts, group: 'test-peek', maxBatchSize: 1 }, async ([message]) => resolve(message)).then((sub) => setTimeout(() => void sub.stop(), 100));
+      void log
+        .subscribe({ topic: Topics.facts, group: 'test-peek', maxBatchSize: 1 }, async ([message]) => resolve(message))
+        .then((sub) => setTimeout(() => void sub.stop(), 100));
     });
     const event = first.value as { eventId: string; payload: { memory: { memoryId: string } } };
-    const corrupt = { ...event, eventId: `${event.eventId}-corrupt`, payload: { ...event.payload, memory: { ...event.payload.memory, memoryId: 'corrupt-memory' } } };
+    const corrupt = {
+      ...event,
+      eventId: `${event.eventId}-corrupt`,
+      payload: { ...event.payload, memory: { ...event.payload.memory, memoryId: 'corrupt-memory' } },
+    };
     await log.append(Topics.facts, [{ key: first.key, value: corrupt }]);
     const facts = engram.app.get<FactStore>(FactStore);
     const stored = await facts.list({ tenantId: DEFAULT_TENANT, userId: 'zhou' });
     // What recall finds (ids; scores move with access statistics, which recall itself records).
     const recalled = async () =>
-      ((await http().post('/v1/recall').send({ userId: 'zhou', query: 'event bus Kafka' }).expect(200)).body as { memories: { id: string }[] }).memories.map((m) => m.id);
+      (
+        (await http().post('/v1/recall').send({ userId: 'zhou', query: 'event bus Kafka' }).expect(200)).body as {
+          memories: { id: string }[];
+        }
+      ).memories.map((m) => m.id);
     const before = await recalled();
     expect(before.length).toBeGreaterThan(0);
 
@@ -254,9 +300,13 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
   it('a failure after the swap is not a failed rebuild: the new version keeps serving, the error is shown, the overlap is retried', async () => {
     engram = await startEngram({ mode: 'embedded', env: { ENGRAM_REBUILD_GRACE_MS: '3000', ENGRAM_STAGE_RETRY_DELAY_MS: '10' } });
     const http = engram.http;
-    await http().post('/v1/turns').send(turnsBody('zhou', SESSION, turnsOf('zhou', 0, 3))).expect(202);
+    await http()
+      .post('/v1/turns')
+      .send(turnsBody('zhou', SESSION, turnsOf('zhou', 0, 3)))
+      .expect(202);
     await settle(engram.app);
-    const status = async () => ((await http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds.find((r) => r.version === 2)!;
+    const status = async () =>
+      ((await http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds.find((r) => r.version === 2)!;
     await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
     for (let i = 0; i < 2000 && (await status()).phase === 'replaying'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await status()).phase).toBe('swapped');
@@ -264,10 +314,16 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     // During the grace period, a decision the new version's store refuses reaches the overlap.
     const log = engram.app.get<EventLog>(EventLog);
     const first = await new Promise<ConsumedMessage>((resolve) => {
-      void log.subscribe({ topic: Topics.facts, group: 'test-peek-2', maxBatchSize: 1 }, async ([message]) => resolve(message)).then((sub) => setTimeout(() => void sub.stop(), 100));
+      void log
+        .subscribe({ topic: Topics.facts, group: 'test-peek-2', maxBatchSize: 1 }, async ([message]) => resolve(message))
+        .then((sub) => setTimeout(() => void sub.stop(), 100));
     });
     const event = first.value as { eventId: string; payload: { memory: { memoryId: string } } };
-    const corrupt = { ...event, eventId: `${event.eventId}-corrupt`, payload: { ...event.payload, memory: { ...event.payload.memory, memoryId: 'corrupt-memory' } } };
+    const corrupt = {
+      ...event,
+      eventId: `${event.eventId}-corrupt`,
+      payload: { ...event.payload, memory: { ...event.payload.memory, memoryId: 'corrupt-memory' } },
+    };
     await log.append(Topics.facts, [{ key: first.key, value: corrupt }]);
 
     let seen: RebuildStatus | undefined;
@@ -282,35 +338,55 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
     expect((await status()).phase).toBe('swapped');
   });
 
-  it('a rebuild of a reprocessed version stopped while reading the run\'s topic resumes from its checkpoint at the next start, equal to an offline rebuild', async () => {
+  it("a rebuild of a reprocessed version stopped while reading the run's topic resumes from its checkpoint at the next start, equal to an offline rebuild", async () => {
     // Slow enough to be stopped mid-way, in batches of 5.
     const env = { ENGRAM_REBUILD_GRACE_MS: '200', ENGRAM_REBUILD_RATE_LIMIT: '50' };
     engram = await startEngram({ mode: 'embedded', env });
     const http = engram.http;
-    for (const userId of USERS.slice(0, 4)) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 0, 12))).expect(202);
+    for (const userId of USERS.slice(0, 4))
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, SESSION, turnsOf(userId, 0, 12)))
+        .expect(202);
     await settle(engram.app);
     // Reprocess (with the live extractor: no model needed) and activate, beside the server; then more turns after the switch.
-    const maintenance = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir }) }), { http: false, stages: false });
+    const maintenance = await startApp(
+      EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir }) }),
+      { http: false, stages: false },
+    );
     const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-7' });
     const { switchPosition } = await maintenance.get(Reprocessor).activate(built.factsVersion, { overlapMs: 20 });
     await maintenance.close();
-    for (const userId of USERS.slice(0, 4)) await http().post('/v1/turns').send(turnsBody(userId, SESSION, turnsOf(userId, 12, 3))).expect(202);
+    for (const userId of USERS.slice(0, 4))
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, SESSION, turnsOf(userId, 12, 3)))
+        .expect(202);
     await settle(engram.app);
     const log = engram.app.get<EventLog>(EventLog);
     const runTopicSize = lag(await log.endPosition(built.topic), {});
     expect(runTopicSize).toBeGreaterThan(20);
 
     await http().post('/v1/admin/rebuilds').send({ projection: 'facts' }).expect(202);
-    const rebuilds = async () => ((await engram!.http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds;
+    const rebuilds = async () =>
+      ((await engram!.http().get('/v1/admin/rebuilds').expect(200)).body as { rebuilds: RebuildStatus[] }).rebuilds;
     const facts3 = async () => (await rebuilds()).find((r) => r.projection === 'facts' && r.version === 3);
     for (let i = 0; i < 2000 && ((await facts3())?.done ?? 0) < 15; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     await engram.stop();
 
     // Stopped inside the run's topic: the group's checkpoint is part-way through it, nothing of memory.facts.v1 is consumed yet.
     const dataDir = engram.dataDir;
-    const stopped = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), { http: false, stages: false });
+    const stopped = await startApp(EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), {
+      http: false,
+      stages: false,
+    });
     const record = (await stopped.get<RebuildLedger>(RebuildLedger).list()).find((r) => r.projection === 'facts' && r.version === 3);
-    expect(record).toMatchObject({ phase: 'replaying', previousVersion: 2, group: 'rebuild-facts-v3', reprocess: { runId: built.runId, topic: built.topic, switchPosition } });
+    expect(record).toMatchObject({
+      phase: 'replaying',
+      previousVersion: 2,
+      group: 'rebuild-facts-v3',
+      reprocess: { runId: built.runId, topic: built.topic, switchPosition },
+    });
     const stoppedLog = stopped.get<EventLog>(EventLog);
     const checkpoint = lag(await stoppedLog.committedPosition(built.topic, 'rebuild-facts-v3'), {});
     expect(checkpoint).toBeGreaterThanOrEqual(15);

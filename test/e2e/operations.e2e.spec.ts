@@ -15,7 +15,11 @@ describe('operations (embedded)', () => {
 
   it('serves Prometheus metrics named engram_…, with consumer lag and stage counters', async () => {
     engram = await startEngram();
-    const { body } = await engram.http().post('/v1/turns').send(turnsBody('u1', 's1', turns(3))).expect(202);
+    const { body } = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('u1', 's1', turns(3)))
+      .expect(202);
     await engram.http().post('/v1/recall').send({ userId: 'u1', query: 'tea', after: body.position }).expect(200);
     const metrics = await engram.http().get('/metrics').expect(200);
     expect(metrics.headers['content-type']).toContain('text/plain');
@@ -35,9 +39,15 @@ describe('operations (embedded)', () => {
   it('reports consumer lag per partition while a stage is behind', async () => {
     // The HTTP side alone, with no stage running: every accepted turn is the filter's lag.
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-lag-metrics-'));
-    const app = await startApp(EngramModule.forRoot({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), { http: false, stages: false });
+    const app = await startApp(EngramModule.forRoot({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: dataDir }) }), {
+      http: false,
+      stages: false,
+    });
     try {
-      await request(app.getHttpServer()).post('/v1/turns').send(turnsBody('u1', 's1', turns(4))).expect(202);
+      await request(app.getHttpServer())
+        .post('/v1/turns')
+        .send(turnsBody('u1', 's1', turns(4)))
+        .expect(202);
       const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
       expect(metrics.text).toContain('engram_consumer_lag{topic="memory.turns.v1",group="filter",partition="0"} 4');
     } finally {
@@ -48,8 +58,16 @@ describe('operations (embedded)', () => {
 
   it('answers 429 with Retry-After when a tenant exceeds its rate, storing nothing of that request', async () => {
     engram = await startEngram({ env: { ENGRAM_TENANT_RATE_LIMIT: '1' } });
-    await engram.http().post('/v1/turns').send(turnsBody('u1', 's1', turns(8))).expect(202);
-    const refused = await engram.http().post('/v1/turns').send(turnsBody('u2', 's1', turns(5))).expect(429);
+    await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('u1', 's1', turns(8)))
+      .expect(202);
+    const refused = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('u2', 's1', turns(5)))
+      .expect(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const status = await engram.http().get('/v1/pipeline/status').expect(200);
     expect(status.body.ingested).toBe(8);
@@ -62,9 +80,15 @@ describe('operations (embedded)', () => {
     const app = await startApp(EngramModule.forRoot({ config }), { http: false, stages: false });
     try {
       const http = () => request(app.getHttpServer());
-      await http().post('/v1/turns').send(turnsBody('u1', 's1', turns(6))).expect(202);
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody('u1', 's1', turns(6)))
+        .expect(202);
       await new Promise((resolve) => setTimeout(resolve, 300)); // past the pending cache
-      const refused = await http().post('/v1/turns').send(turnsBody('u1', 's1', [{ turnId: 'late', text: 'I prefer coffee' }])).expect(429);
+      const refused = await http()
+        .post('/v1/turns')
+        .send(turnsBody('u1', 's1', [{ turnId: 'late', text: 'I prefer coffee' }]))
+        .expect(429);
       expect(refused.headers['retry-after']).toBe('1');
       expect(refused.body.message[0]).toContain('behind');
     } finally {

@@ -49,12 +49,16 @@ describe('schema evolution: TurnRecorded v1 beside v2', () => {
       .send({
         userId: 'mixed',
         sessionId: 's1',
-        turns: [{ turnId: 'api', role: 'user', text: 'I prefer Kotlin for Android work', occurredAt: '2026-11-30T08:01:00Z', channel: 'web' }],
+        turns: [
+          { turnId: 'api', role: 'user', text: 'I prefer Kotlin for Android work', occurredAt: '2026-11-30T08:01:00Z', channel: 'web' },
+        ],
       })
       .expect(202);
 
     const recall = async (query: string) =>
-      JSON.stringify((await engram.http().post('/v1/recall').send({ userId: 'mixed', query, after: posted.body.position }).expect(200)).body);
+      JSON.stringify(
+        (await engram.http().post('/v1/recall').send({ userId: 'mixed', query, after: posted.body.position }).expect(200)).body,
+      );
     expect(await recall('乌龙茶')).toContain('乌龙茶');
     expect(await recall('Vim Go')).toContain('Vim');
     expect(await recall('Kotlin Android')).toContain('Kotlin');
@@ -66,7 +70,9 @@ describe('schema evolution: TurnRecorded v1 beside v2', () => {
     expect(letter.error).toContain('schemaVersion 3');
     // The letter keeps the bytes as stored: sealed (docs/security.md), opened with the user's key.
     expect(letter.raw).not.toContain('Emacs');
-    expect(((await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))) as { payload: { turnId: string } }).payload.turnId).toBe('future');
+    expect(
+      ((await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))) as { payload: { turnId: string } }).payload.turnId,
+    ).toBe('future');
   });
 
   it('rejects a channel that is not a slug, naming the field', async () => {
@@ -74,7 +80,11 @@ describe('schema evolution: TurnRecorded v1 beside v2', () => {
     const response = await engram
       .http()
       .post('/v1/turns')
-      .send({ userId: 'u1', sessionId: 's1', turns: [{ turnId: 't1', role: 'user', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z', channel: 'We Chat!' }] })
+      .send({
+        userId: 'u1',
+        sessionId: 's1',
+        turns: [{ turnId: 't1', role: 'user', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z', channel: 'We Chat!' }],
+      })
       .expect(400);
     expect(response.body.fields).toContain('turns.0.channel');
   });

@@ -447,7 +447,10 @@ const USERS = [
         u('SQLAlchemy 2.0, with Postgres 15 as the main database.', 'db'),
         a("For migrations I'd recommend Alembic with autogenerate, but always review the generated scripts before applying them."),
         u('yeah we already use alembic lol'),
-        u('I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.', 'style'),
+        u(
+          'I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.',
+          'style',
+        ),
         a('Got it: fully typed code and specific exception handling only.'),
       ]),
       session('s2', '2026-09-22T17:20:00Z', [
@@ -456,7 +459,10 @@ const USERS = [
         u('Rough. We have to ship the payouts reconciliation service by October 30.', 'deadline'),
         a("That's about five weeks. Want to sketch the architecture together?"),
         u('Sure. It pulls bank statements from SFTP, matches them against our ledger, and posts mismatches to Slack.', 'flow'),
-        a('I suggest splitting it into an ingestion worker and a matcher, and making the matcher idempotent so reruns are safe. For the SFTP part, check out paramiko.', 'rec-paramiko'),
+        a(
+          'I suggest splitting it into an ingestion worker and a matcher, and making the matcher idempotent so reruns are safe. For the SFTP part, check out paramiko.',
+          'rec-paramiko',
+        ),
         u("what's the weather in Austin today?"),
         a("I can't check live weather, sorry. A weather app will have it."),
         u("np. Also our standup is every day at 9:30 Central, so I'm usually offline before 10.", 'standup'),
@@ -476,7 +482,10 @@ const USERS = [
         u('The on-call pager goes to +1 415 555 0132 now, and it fires when p99 latency on /payouts goes over 800 ms.', 'pii'),
         a('Got it: the alert threshold is p99 above 800 ms on /payouts.'),
         u("Also, heads up: we're moving from GCP to AWS next quarter, EKS instead of GKE.", 'cloud'),
-        a("Big move. I'd recommend Terraform with separate state per environment, so you can bring EKS up next to GKE and cut over service by service.", 'rec-terraform'),
+        a(
+          "Big move. I'd recommend Terraform with separate state per environment, so you can bring EKS up next to GKE and cut over service by service.",
+          'rec-terraform',
+        ),
         u('makes sense'),
       ]),
       session('s5', '2026-11-21T17:00:00Z', [
@@ -597,14 +606,20 @@ const USERS = [
         u("what's the GBP to INR exchange rate today?"),
         a("I can't provide live exchange rates, but your bank app will have them."),
         u("ok. I'm also travelling with my 4-year-old son Arjun, can you add him?", 'son'),
-        a('Added Arjun as a child passenger on both flights. I recommend the bulkhead row for extra legroom; seats 31A and 31B are free.', 'rec-bulkhead'),
+        a(
+          'Added Arjun as a child passenger on both flights. I recommend the bulkhead row for extra legroom; seats 31A and 31B are free.',
+          'rec-bulkhead',
+        ),
         u('do it'),
       ]),
       session('s3', '2026-10-14T18:00:00Z', [
         u('Change of plan: we need to come back on January 8 instead, the reception got moved.', 'corr-return'),
         a('Your return is now BA 138 on 8 January. There is a £75 change fee.'),
         u('ugh fine'),
-        u("Please update my phone to +44 7700 900123, and note that my mother is joining us for the return and needs wheelchair assistance at Mumbai.", 'pii'),
+        u(
+          'Please update my phone to +44 7700 900123, and note that my mother is joining us for the return and needs wheelchair assistance at Mumbai.',
+          'pii',
+        ),
         a('Updated, and wheelchair assistance is requested at Mumbai for the return flight.'),
       ]),
       session('s4', '2026-11-20T10:00:00Z', [
@@ -660,7 +675,10 @@ const USERS = [
       ]),
       session('s2', '2026-09-19T21:00:00Z', [
         u("Jess's birthday is October 3rd. I want to take her somewhere nice for dinner, she loves Japanese food.", 'jess'),
-        a("I'd recommend Kaiseki Mori downtown: a seasonal tasting menu, and they're careful with allergies if the kids come along.", 'rec-restaurant'),
+        a(
+          "I'd recommend Kaiseki Mori downtown: a seasonal tasting menu, and they're careful with allergies if the kids come along.",
+          'rec-restaurant',
+        ),
         u('Just the two of us. Can you remind me to book it a week before?'),
         a("Sure, I'll remind you on September 26 to book Kaiseki Mori.", 'reminder'),
         u("what's the traffic like on I-5 right now"),
@@ -682,14 +700,20 @@ const USERS = [
         a('Nice! That is roughly a nine-hour drive. Do you want me to plan stops?'),
         u('yes please, the kids get carsick after about two hours.', 'carsick'),
         a('I suggest stopping every 90 minutes or so. Medford and Redding are good halfway points with family restaurants.', 'rec-stops'),
-        u("My work number for the school contact list is 206-555-0143, and I'm the emergency contact for Max's class field trip on December 5.", 'pii'),
+        u(
+          "My work number for the school contact list is 206-555-0143, and I'm the emergency contact for Max's class field trip on December 5.",
+          'pii',
+        ),
         a("Noted: you're the emergency contact for Max's class field trip on December 5."),
       ]),
       session('s5', '2026-11-22T16:00:00Z', [
         u("We're back from Sacramento. Long drive, but the stops helped."),
         a('Glad it worked out!'),
         u('Jess wants a family ski trip in February, somewhere within five hours of Portland.', 'ski'),
-        a("Mt. Bachelor is about three and a half hours away and has a great kids' ski school. I recommend booking lessons for Lily and Max early.", 'rec-bachelor'),
+        a(
+          "Mt. Bachelor is about three and a half hours away and has a great kids' ski school. I recommend booking lessons for Lily and Max early.",
+          'rec-bachelor',
+        ),
         u('Max hates the cold though, he cried the whole time last winter.'),
         a('Then maybe a half-day lesson for him, and some indoor time at the lodge.'),
       ]),
@@ -724,14 +748,20 @@ const USERS = [
         u("From Zurich. I'm Italian, but I live in Zurich for work, I'm a pharmacist.", 'profile'),
         a('Easy flights then. What do you enjoy on a trip?'),
         u("I love walking, old neighborhoods and tiled buildings. I'm vegetarian, by the way.", 'likes'),
-        a('Then stay in Alfama: it is walkable and full of azulejos. For food I recommend Ao 26 Vegan Food Project, one of the best plant-based places in town.', 'rec-alfama'),
+        a(
+          'Then stay in Alfama: it is walkable and full of azulejos. For food I recommend Ao 26 Vegan Food Project, one of the best plant-based places in town.',
+          'rec-alfama',
+        ),
         u('sounds perfect'),
       ]),
       session('s2', '2026-09-28T11:00:00Z', [
         u('Booked! Flight LX 2084 from Zurich on November 2 at 7:15, coming back November 8.', 'flight'),
         a('Great. Do you want help with accommodation?'),
         u('I already booked a guesthouse in Alfama called Casa dos Azulejos, six nights.', 'hotel'),
-        a('Lovely choice. A day trip to Sintra is a must: I suggest going on a weekday and buying the Pena Palace timed ticket online in advance.', 'rec-sintra'),
+        a(
+          'Lovely choice. A day trip to Sintra is a must: I suggest going on a weekday and buying the Pena Palace timed ticket online in advance.',
+          'rec-sintra',
+        ),
         u("what's the weather forecast for Lisbon next week?"),
         a("I can't fetch forecasts, but November is usually mild there, around 15 to 19°C with some rain."),
         u('ok ty'),
@@ -745,9 +775,15 @@ const USERS = [
         a('Noted, no tower climbs. Miradouro da Senhora do Monte is reachable by tram with no stairs.', 'viewpoint'),
       ]),
       session('s4', '2026-11-12T18:00:00Z', [
-        u("Back from Lisbon! Ramiro was incredible. Next up: my friend Giulia's wedding in Florence on May 16, and I need to book a hotel by the end of January.", 'florence'),
+        u(
+          "Back from Lisbon! Ramiro was incredible. Next up: my friend Giulia's wedding in Florence on May 16, and I need to book a hotel by the end of January.",
+          'florence',
+        ),
         a("Congrats to Giulia! Book early for May. I recommend staying in Oltrarno, it's quieter than the Duomo area.", 'rec-oltrarno'),
-        u('My booking email is sofia.rossi@example.ch, and the hotel must have an elevator because my mum is coming and she cannot do stairs.', 'pii'),
+        u(
+          'My booking email is sofia.rossi@example.ch, and the hotel must have an elevator because my mum is coming and she cannot do stairs.',
+          'pii',
+        ),
         a('Noted: a hotel with an elevator, for your mum.'),
       ]),
       session('s5', '2026-11-24T18:00:00Z', [
@@ -795,7 +831,7 @@ const USERS = [
         u('这个改版要在 11 月 11 号之前上线，赶双十一。', 'deadline'),
         a('时间很紧，建议分两期：第一期先上地址自动补全和 Apple Pay，第二期再上一页式布局。', 'rec-phases'),
         u('好主意'),
-        u("I prefer written specs over meetings, 会太多了效率很低。", 'written'),
+        u('I prefer written specs over meetings, 会太多了效率很低。', 'written'),
         a('明白，之后给你的建议都尽量整理成文档。'),
         u('帮我查一下今天的美元汇率'),
         a('我查不到实时汇率哦，可以看一下银行 App。'),

@@ -65,7 +65,10 @@ async function ingestAll(http: () => ReturnType<typeof request>): Promise<void> 
   for (const [u, userId] of USERS.entries()) {
     const turns = turnsOf(userId, u);
     for (let i = 0; i < turns.length; i += 10) {
-      await http().post('/v1/turns').send(turnsBody(userId, SESSION, turns.slice(i, i + 10))).expect(202);
+      await http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, SESSION, turns.slice(i, i + 10)))
+        .expect(202);
     }
   }
 }
@@ -220,7 +223,9 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
   async function uncommitted(topicName: string, group: string) {
     const committed = await log.committedPosition(topic(topicName), group);
     const messages = await readTopic(deployment, topic(topicName));
-    return messages.filter((m) => m.offset >= Math.max(0, committed[m.partition] ?? 0)).map((m) => m.value as { eventId: string; payload: { memory?: MemoryRecord } });
+    return messages
+      .filter((m) => m.offset >= Math.max(0, committed[m.partition] ?? 0))
+      .map((m) => m.value as { eventId: string; payload: { memory?: MemoryRecord } });
   }
 
   /**
@@ -228,7 +233,11 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
    * the next chunk get going, then SIGKILLs the worker.
    */
   async function killMidStream(victim: Worker, topicName: string, group: string, committedBeyond: number): Promise<void> {
-    await eventually(async () => sum(await log.committedPosition(topic(topicName), group)) > committedBeyond, `${group} to commit past ${committedBeyond}`, 120_000);
+    await eventually(
+      async () => sum(await log.committedPosition(topic(topicName), group)) > committedBeyond,
+      `${group} to commit past ${committedBeyond}`,
+      120_000,
+    );
     await sleep(20 + Math.floor(Math.random() * 60));
     expect(await groupLag(topicName, group)).toBeGreaterThan(0);
     await victim.kill();
@@ -240,7 +249,11 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
     const filter = worker('filter');
     const extractor = worker('extractor');
     await Promise.all([filter.start(), extractor.start()]);
-    await eventually(async () => (await groupLag(Topics.turns, 'filter')) === 0 && (await groupLag(Topics.screened, 'extractor')) === 0, 'screening and extraction', 180_000);
+    await eventually(
+      async () => (await groupLag(Topics.turns, 'filter')) === 0 && (await groupLag(Topics.screened, 'extractor')) === 0,
+      'screening and extraction',
+      180_000,
+    );
     const extractedEvents = sum(await log.endPosition(topic(Topics.extracted)));
     expect(extractedEvents).toBeGreaterThan(100);
 
@@ -276,7 +289,11 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
 
     // Catch up.
     const progress = recall.get(PipelineProgress);
-    await eventually(async () => (await progress.pending()) === 0 && (await groupLag(Topics.screened, 'sessions')) === 0, 'every stage to catch up', 240_000);
+    await eventually(
+      async () => (await progress.pending()) === 0 && (await groupLag(Topics.screened, 'sessions')) === 0,
+      'every stage to catch up',
+      240_000,
+    );
 
     // Every worker serves /metrics: its own stage counters, and the deployment's lag per partition.
     const stageOf = [
@@ -330,8 +347,12 @@ describe('SIGKILL mid-batch on real Kafka: every turn reflected exactly once', (
           version: true,
           query: { bool: { filter: [{ term: { tenantId: DEFAULT_TENANT } }, { term: { userId } }, { term: { status: 'active' } }] } },
         });
-        const indexed = hits.hits.hits.map((h) => ({ memoryId: h._source!.memoryId, revision: h._version })).sort((a, b) => a.memoryId.localeCompare(b.memoryId));
-        const active = actual.filter((m) => m.status === 'active' && m.kind !== SUMMARY_KIND).map((m) => ({ memoryId: m.memoryId, revision: m.revision }));
+        const indexed = hits.hits.hits
+          .map((h) => ({ memoryId: h._source!.memoryId, revision: h._version }))
+          .sort((a, b) => a.memoryId.localeCompare(b.memoryId));
+        const active = actual
+          .filter((m) => m.status === 'active' && m.kind !== SUMMARY_KIND)
+          .map((m) => ({ memoryId: m.memoryId, revision: m.revision }));
         expect({ userId, indexed }).toEqual({ userId, indexed: active });
       }
       // The input really exercised reinforcement and supersession.

@@ -27,7 +27,10 @@ function segmentsOf(topicPrefix: string): Buffer[] {
     .filter((entry) => entry.isDirectory() && entry.name.startsWith(topicPrefix))
     .flatMap((entry) => {
       const dir = path.join(KAFKA_DATA, entry.name);
-      return fs.readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => fs.readFileSync(path.join(dir, f)));
+      return fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .map((f) => fs.readFileSync(path.join(dir, f)));
     });
 }
 
@@ -86,6 +89,8 @@ describe('crypto-shredding, distributed: nothing readable of a forgotten user in
 
     engram = await startEngram({ dataDir: engram.dataDir });
     expect(await recall(KEPT, 'Marmalorian 翡翠蜻蜓')).toContain('Marmalorian');
-    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(/Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/);
+    expect(await recall(FORGOTTEN, 'Quillbramble 琥珀猫头鹰 紫檀琵琶 Zephyrinex')).not.toMatch(
+      /Quillbramble|琥珀猫头鹰|紫檀琵琶|Zephyrinex/,
+    );
   });
 });

@@ -91,12 +91,17 @@ describe('distributed workers (Kafka consumer groups)', () => {
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     expect(counts.size).toBe(posted.length);
-    for (const { userId, turnId } of posted) expect([`${userId}/${turnId}`, counts.get(`${userId}/${turnId}`)]).toEqual([`${userId}/${turnId}`, 1]);
+    for (const { userId, turnId } of posted)
+      expect([`${userId}/${turnId}`, counts.get(`${userId}/${turnId}`)]).toEqual([`${userId}/${turnId}`, 1]);
   }
 
   /** Partitions of the turns topic each member of the filter group owns. */
   async function filterAssignments(): Promise<number[][]> {
-    const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({
+      clientId: 'engram-infra-test-admin',
+      brokers: infra.kafkaBrokers.split(','),
+      logLevel: logLevel.NOTHING,
+    }).admin();
     await admin.connect();
     try {
       const {
@@ -115,7 +120,11 @@ describe('distributed workers (Kafka consumer groups)', () => {
     await start(FilterAppModule.forRoot(config()));
     await start(FilterAppModule.forRoot(config()));
     // The first member learns of the second at its next heartbeat; the group then settles on two members.
-    await eventually(async () => (await filterAssignments()).filter((a) => a.length > 0).length === 2, 'two filter members with partitions', 30_000);
+    await eventually(
+      async () => (await filterAssignments()).filter((a) => a.length > 0).length === 2,
+      'two filter members with partitions',
+      30_000,
+    );
     const assignments = await filterAssignments();
     expect(assignments.flat().sort()).toEqual([0, 1, 2]);
 
@@ -157,14 +166,20 @@ describe('distributed workers (Kafka consumer groups)', () => {
     for (const { userId } of posted) {
       const { body } = await http().get(`/v1/users/${userId}/memories`).expect(200);
       for (const memory of body.memories as { mentionCount: number; sourceTurnIds: string[] }[]) {
-        expect({ memory: memory.sourceTurnIds, mentionCount: memory.mentionCount }).toEqual({ memory: memory.sourceTurnIds, mentionCount: 1 });
+        expect({ memory: memory.sourceTurnIds, mentionCount: memory.mentionCount }).toEqual({
+          memory: memory.sourceTurnIds,
+          mentionCount: 1,
+        });
         memories++;
       }
     }
     expect(memories).toBeGreaterThanOrEqual(posted.length * 0.9);
 
     // And the last turns are recallable.
-    const { body } = await http().post('/v1/recall').send({ userId: 'epsilon-3', query: 'which editor for project epsilon', sessionId: 's1' }).expect(200);
+    const { body } = await http()
+      .post('/v1/recall')
+      .send({ userId: 'epsilon-3', query: 'which editor for project epsilon', sessionId: 's1' })
+      .expect(200);
     expect(JSON.stringify(body)).toContain('epsilon');
   });
 });

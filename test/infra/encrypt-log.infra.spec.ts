@@ -34,13 +34,19 @@ const KEPT_WORDS = ['Marmalorian', '紫檀琵琶'];
 
 /** The deployment's topic directories (`<topic>-<partition>`, and `…-delete` ones Kafka has not removed yet). */
 function topicDirs(topicPrefix: string): string[] {
-  return fs.readdirSync(KAFKA_DATA, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith(topicPrefix)).map((e) => e.name);
+  return fs
+    .readdirSync(KAFKA_DATA, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name.startsWith(topicPrefix))
+    .map((e) => e.name);
 }
 
 function segmentsOf(topicPrefix: string): Buffer[] {
   return topicDirs(topicPrefix).flatMap((name) => {
     const dir = path.join(KAFKA_DATA, name);
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => fs.readFileSync(path.join(dir, f)));
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.log'))
+      .map((f) => fs.readFileSync(path.join(dir, f)));
   });
 }
 
@@ -50,7 +56,11 @@ const inText = (text: string, words: readonly string[]) => words.filter((word) =
 
 /** Kafka's admin client for one call, disconnected after. */
 async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Kafka({ clientId: 'engram-infra-test-admin', brokers: infra.kafkaBrokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'engram-infra-test-admin',
+    brokers: infra.kafkaBrokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     return await use(admin);
@@ -61,7 +71,8 @@ async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
 
 const groupsOf = (): Promise<string[]> => withAdmin(async (admin) => (await admin.listGroups()).groups.map((g) => g.groupId).sort());
 
-const topicsOf = (prefix: string): Promise<string[]> => withAdmin(async (admin) => (await admin.listTopics()).filter((t) => t.startsWith(prefix)).sort());
+const topicsOf = (prefix: string): Promise<string[]> =>
+  withAdmin(async (admin) => (await admin.listTopics()).filter((t) => t.startsWith(prefix)).sort());
 
 describe('engram encrypt-log on Kafka: a log from before crypto-shredding, sealed', () => {
   let engram: EngramHarness | undefined;
@@ -70,7 +81,12 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
   });
 
   function configOf(dataDir: string) {
-    return loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ENGRAM_AFTER_TIMEOUT_MS: '30000', ...distributedEnv(loadDeployment(dataDir)), ENGRAM_DATA_DIR: dataDir });
+    return loadConfig({
+      LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent',
+      ENGRAM_AFTER_TIMEOUT_MS: '30000',
+      ...distributedEnv(loadDeployment(dataDir)),
+      ENGRAM_DATA_DIR: dataDir,
+    });
   }
 
   async function recall(userId: string, query: string): Promise<string> {
@@ -93,7 +109,16 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     try {
       const http = () => request(old.getHttpServer());
       const turns = (userId: string, texts: string[]) =>
-        http().post('/v1/turns').send(turnsBody(userId, 's1', texts.map((text, i) => ({ turnId: `t${i}`, text })))).expect(202);
+        http()
+          .post('/v1/turns')
+          .send(
+            turnsBody(
+              userId,
+              's1',
+              texts.map((text, i) => ({ turnId: `t${i}`, text })),
+            ),
+          )
+          .expect(202);
       await turns(FORGOTTEN, ['我叫Zephyrinex。', 'My cat is called Quillbramble and I love 琥珀猫头鹰 cookies.']);
       await turns(LATER, ['I prefer Tamarindol tea over any other.', '我爱翡翠蜻蜓。']);
       await turns(KEPT, ['My dog is called Marmalorian.', '我最喜欢的乐器是紫檀琵琶。']);
@@ -137,18 +162,28 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     // Only version 2 left, message for message; no user's words in any message as stored.
     const readers = (topics: readonly string[]) => topics.filter((t) => !t.startsWith(`${prefix}reader`));
     const after = await topicsOf(prefix);
-    expect(readers(after)).toEqual(readers(before).map((t) => `${t}.log2`).sort());
+    expect(readers(after)).toEqual(
+      readers(before)
+        .map((t) => `${t}.log2`)
+        .sort(),
+    );
     for (const topic of readers(before)) {
       const copied = await readTopic(deployment, `${topic}.log2`);
       expect({ topic, messages: copied.length }).toEqual({ topic, messages: messagesBefore.get(topic) });
-      expect({ topic, plaintext: inText(copied.map((m) => m.raw).join('\n'), [...FORGOTTEN_WORDS, ...LATER_WORDS, ...KEPT_WORDS]) }).toEqual({ topic, plaintext: [] });
+      expect({
+        topic,
+        plaintext: inText(copied.map((m) => m.raw).join('\n'), [...FORGOTTEN_WORDS, ...LATER_WORDS, ...KEPT_WORDS]),
+      }).toEqual({ topic, plaintext: [] });
       // Opened with the deployment's keys: the forgotten user's events are shredded, the others' read.
-      const forgotten = copied.filter((m) => (m.value as { userId?: string }).userId === FORGOTTEN && (m.value as { type?: string }).type !== 'UserForgotten');
+      const forgotten = copied.filter(
+        (m) => (m.value as { userId?: string }).userId === FORGOTTEN && (m.value as { type?: string }).type !== 'UserForgotten',
+      );
       expect({ topic, readable: forgotten.filter((m) => !m.shredded).length }).toEqual({ topic, readable: 0 });
     }
     // Kafka removes a deleted topic's files file.delete.delay.ms (60 s) later: then no segment holds the words.
     const deadline = Date.now() + 150_000;
-    while (topicDirs(prefix).some((name) => name.endsWith('-delete')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1000));
+    while (topicDirs(prefix).some((name) => name.endsWith('-delete')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(topicDirs(prefix).filter((name) => name.endsWith('-delete'))).toEqual([]);
     expect(inBytes(segmentsOf(prefix), [...FORGOTTEN_WORDS, ...LATER_WORDS, ...KEPT_WORDS])).toEqual([]);
     expect(inBytes(segmentsOf(prefix), [KEPT])).toEqual([KEPT]); // envelopes show: the scan reads what is there
@@ -165,7 +200,12 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
     expect(await recall(FORGOTTEN, 'Quillbramble cat')).not.toContain('Quillbramble');
 
     // A producer writing straight to Kafka follows the switch with the version encrypt-log reported.
-    const producer = new KafkaTurnProducer({ brokers: infra.kafkaBrokers.split(','), tenantId: 'default', topicPrefix: prefix, logVersion: result.to });
+    const producer = new KafkaTurnProducer({
+      brokers: infra.kafkaBrokers.split(','),
+      tenantId: 'default',
+      topicPrefix: prefix,
+      logVersion: result.to,
+    });
     await producer.connect();
     try {
       await producer.send(KEPT, 's2', [{ turnId: 'p1', role: 'user', text: 'My parrot is called Fennimore.' }]);
@@ -173,7 +213,8 @@ describe('engram encrypt-log on Kafka: a log from before crypto-shredding, seale
       await producer.disconnect();
     }
     const deadlineForParrot = Date.now() + 60_000;
-    while (!(await recall(KEPT, 'parrot Fennimore')).includes('Fennimore') && Date.now() < deadlineForParrot) await new Promise((resolve) => setTimeout(resolve, 200));
+    while (!(await recall(KEPT, 'parrot Fennimore')).includes('Fennimore') && Date.now() < deadlineForParrot)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await recall(KEPT, 'parrot Fennimore')).toContain('Fennimore');
     expect(await topicsOf(prefix)).not.toContain(`${prefix}memory.turns.v1`);
 

@@ -56,7 +56,12 @@ describe('KafkaTurnProducer on Kafka, into the distributed pipeline', () => {
     await producer.connect();
 
     const turns = [
-      { turnId: 't1', role: 'user' as const, text: `我叫老周，手机 ${PHONE}，邮箱 ${EMAIL}，我们的数据库用 PostgreSQL`, occurredAt: '2026-11-30T08:00:00Z' },
+      {
+        turnId: 't1',
+        role: 'user' as const,
+        text: `我叫老周，手机 ${PHONE}，邮箱 ${EMAIL}，我们的数据库用 PostgreSQL`,
+        occurredAt: '2026-11-30T08:00:00Z',
+      },
       { turnId: 't2', role: 'assistant' as const, text: '好的老周，记下了：数据库是 PostgreSQL', occurredAt: '2026-11-30T08:00:05Z' },
     ];
     const sent = await producer.send('laozhou', 's1', turns);
@@ -88,7 +93,11 @@ describe('KafkaTurnProducer on Kafka, into the distributed pipeline', () => {
     }
 
     // The pipeline remembers them: recall finds the fact and the session's turns.
-    await eventually(async () => (await recall('laozhou', '我们的数据库是什么')).memories.some((m) => m.content.includes('PostgreSQL')), 'recall to find the produced turn', 120_000);
+    await eventually(
+      async () => (await recall('laozhou', '我们的数据库是什么')).memories.some((m) => m.content.includes('PostgreSQL')),
+      'recall to find the produced turn',
+      120_000,
+    );
 
     // Sent again (a retrying application): the same event ids, remembered once.
     const before = await recall('laozhou', '我们的数据库是什么');
@@ -127,9 +136,10 @@ describe('KafkaTurnProducer on Kafka, into the distributed pipeline', () => {
       expect(stdout).toContain(deterministicId('turn', DEFAULT_TENANT, 'laozhou', 't1'));
       await eventually(
         async () =>
-          ((await readmeEngram.http().post('/v1/recall').send({ userId: 'laozhou', query: '我们的数据库是什么' }).expect(200)).body.memories as { content: string }[]).some((m) =>
-            m.content.includes('PostgreSQL'),
-          ),
+          (
+            (await readmeEngram.http().post('/v1/recall').send({ userId: 'laozhou', query: '我们的数据库是什么' }).expect(200)).body
+              .memories as { content: string }[]
+          ).some((m) => m.content.includes('PostgreSQL')),
         "recall to find the README example's turn",
         120_000,
       );

@@ -56,8 +56,16 @@ describe('online rebuild (distributed)', () => {
 
   async function ingest(conversations: Record<string, string[]>, tag: string): Promise<void> {
     for (const [userId, texts] of Object.entries(conversations)) {
-      const turns = texts.map((text, i) => ({ turnId: `${userId}-${tag}-${i}`, text, occurredAt: new Date(Date.UTC(2026, 10, 1 + i, 9)).toISOString() }));
-      await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+      const turns = texts.map((text, i) => ({
+        turnId: `${userId}-${tag}-${i}`,
+        text,
+        occurredAt: new Date(Date.UTC(2026, 10, 1 + i, 9)).toISOString(),
+      }));
+      await engram
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, 's1', turns))
+        .expect(202);
     }
   }
 
@@ -87,13 +95,20 @@ describe('online rebuild (distributed)', () => {
     for (const userId of ALL_USERS) {
       const memories = await facts.list({ tenantId: DEFAULT_TENANT, userId });
       const ids = memories.map((m) => m.memoryId);
-      const query = [...(CONVERSATIONS[userId] ?? []), ...(DURING_BEFORE_SWAP[userId] ?? []), ...(DURING_AROUND_SWAP[userId] ?? [])].join(' ');
+      const query = [...(CONVERSATIONS[userId] ?? []), ...(DURING_BEFORE_SWAP[userId] ?? []), ...(DURING_AROUND_SWAP[userId] ?? [])].join(
+        ' ',
+      );
       expect(dimensions).toBe(embedder.dimensions);
       result[userId] = {
         revisions: [...(await index.revisions(DEFAULT_TENANT, userId, ids)).entries()].sort(),
         count: await index.countUser(DEFAULT_TENANT, userId),
         text: await index.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 50 }),
-        vector: await index.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 50 }),
+        vector: await index.searchVector({
+          tenantId: DEFAULT_TENANT,
+          userId,
+          vector: (await embedder.embed([query], 'query'))[0],
+          limit: 50,
+        }),
       };
     }
     return result;
@@ -129,7 +144,10 @@ describe('online rebuild (distributed)', () => {
 
     const rebuilds = engram.app.get(OnlineRebuilds);
     const progress: RebuildStatus[] = [];
-    const poll = setInterval(() => void rebuilds.status().then((all) => progress.push(...all.filter((r) => r.projection === 'search'))), 50);
+    const poll = setInterval(
+      () => void rebuilds.status().then((all) => progress.push(...all.filter((r) => r.projection === 'search'))),
+      50,
+    );
     let observedBeforeSwap = 0;
     const result = await rebuilds.run('search', {
       graceMs: 1500,
@@ -161,7 +179,7 @@ describe('online rebuild (distributed)', () => {
     expect((await rebuilds.status()).find((r) => r.projection === 'search')).toMatchObject({ phase: 'done', done: result.done });
     for (const p of progress) expect(p.done).toBeLessThanOrEqual(p.total);
     expect(Object.keys(await es.indices.getAlias({ name: indexPrefix }))).toEqual([`${indexPrefix}-v2`]);
-    expect((await es.indices.exists({ index: `${indexPrefix}-v1` }))).toBe(false);
+    expect(await es.indices.exists({ index: `${indexPrefix}-v1` })).toBe(false);
 
     // The new version holds exactly the fact store's memories (at their revisions), the turns of the rebuild included.
     await settle();
@@ -170,7 +188,11 @@ describe('online rebuild (distributed)', () => {
     for (const userId of ALL_USERS) {
       const memories = await facts.list({ tenantId: DEFAULT_TENANT, userId });
       expect(memories.length).toBeGreaterThan(0);
-      const revisions = await v2.revisions(DEFAULT_TENANT, userId, memories.map((m) => m.memoryId));
+      const revisions = await v2.revisions(
+        DEFAULT_TENANT,
+        userId,
+        memories.map((m) => m.memoryId),
+      );
       expect([...revisions.entries()].sort()).toEqual(memories.map((m) => [m.memoryId, m.revision]).sort());
       expect(await v2.countUser(DEFAULT_TENANT, userId)).toBe(memories.length);
     }
@@ -227,7 +249,10 @@ describe('online rebuild (distributed)', () => {
     // ... and a start: the same rebuilds (version 2) continue from their consumer groups' offsets.
     engram = await startEngram({ mode: 'distributed', dataDir, env });
     const resumed = await statuses();
-    expect(resumed.map((r) => [r.projection, r.version]).sort()).toEqual([['facts', 2], ['sessions', 2]]);
+    expect(resumed.map((r) => [r.projection, r.version]).sort()).toEqual([
+      ['facts', 2],
+      ['sessions', 2],
+    ]);
     for (const r of resumed) {
       const stopped = beforeStop.find((b) => b.projection === r.projection)!;
       expect(r.done).toBeGreaterThanOrEqual(stopped.done);
@@ -244,7 +269,10 @@ describe('online rebuild (distributed)', () => {
       expect(found(body, q.expect)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(final.map((r) => [r.projection, r.version, r.phase]).sort()).toEqual([['facts', 2, 'done'], ['sessions', 2, 'done']]);
+    expect(final.map((r) => [r.projection, r.version, r.phase]).sort()).toEqual([
+      ['facts', 2, 'done'],
+      ['sessions', 2, 'done'],
+    ]);
     await settle();
 
     // Version 2 serves, version 1's collections are gone.
@@ -265,7 +293,10 @@ describe('online rebuild (distributed)', () => {
       const sessions = engram.app.get<SessionStore>(SessionStore);
       const all: Record<string, unknown> = {};
       for (const userId of ALL_USERS) {
-        all[userId] = { memories: await facts.list({ tenantId: DEFAULT_TENANT, userId }), turns: await sessions.recent(DEFAULT_TENANT, userId, 's1', 1000) };
+        all[userId] = {
+          memories: await facts.list({ tenantId: DEFAULT_TENANT, userId }),
+          turns: await sessions.recent(DEFAULT_TENANT, userId, 's1', 1000),
+        };
       }
       return all;
     };

@@ -55,9 +55,16 @@ function events(u: number) {
   const out: { key: string; value: unknown }[] = [];
   TEXTS.forEach((text, i) => {
     const v1 = (i + u) % 2 === 0;
-    out.push({ key: partitionKey(DEFAULT_TENANT, mixed), value: v1 ? turnEvent(1, mixed, `t${i}`, text, i) : turnEvent(2, mixed, `t${i}`, text, i, { channel: 'app' }) });
+    out.push({
+      key: partitionKey(DEFAULT_TENANT, mixed),
+      value: v1 ? turnEvent(1, mixed, `t${i}`, text, i) : turnEvent(2, mixed, `t${i}`, text, i, { channel: 'app' }),
+    });
     out.push({ key: partitionKey(DEFAULT_TENANT, modern), value: turnEvent(2, modern, `t${i}`, text, i, { channel: 'app' }) });
-    if (i === 4) out.push({ key: partitionKey(DEFAULT_TENANT, mixed), value: turnEvent(3, mixed, 'future', 'I prefer Emacs for Lisp work', i, { mood: 'new field' }) });
+    if (i === 4)
+      out.push({
+        key: partitionKey(DEFAULT_TENANT, mixed),
+        value: turnEvent(3, mixed, 'future', 'I prefer Emacs for Lisp work', i, { mood: 'new field' }),
+      });
   });
   return out;
 }
@@ -76,20 +83,23 @@ function shape(memory: MemoryRecord) {
 }
 
 // A fact and its episode share their content.
-const byContent = (a: ReturnType<typeof shape>, b: ReturnType<typeof shape>) => a.content.localeCompare(b.content) || a.kind.localeCompare(b.kind);
+const byContent = (a: ReturnType<typeof shape>, b: ReturnType<typeof shape>) =>
+  a.content.localeCompare(b.content) || a.kind.localeCompare(b.kind);
 
 describe('mixed-schema replay on Kafka (TurnRecorded v1, v2 and a future v3)', () => {
   let engram: EngramHarness;
   afterAll(async () => engram?.destroy());
 
-  const list = (userId: string) => engram.app.get<FactStore>(FactStore).list({ tenantId: DEFAULT_TENANT, userId, statuses: MEMORY_STATUSES });
+  const list = (userId: string) =>
+    engram.app.get<FactStore>(FactStore).list({ tenantId: DEFAULT_TENANT, userId, statuses: MEMORY_STATUSES });
 
   async function settle(): Promise<void> {
     const progress = engram.app.get(PipelineProgress);
     const log = engram.app.get<EventLog>(EventLog);
     const screened = engram.app.get(EventPublisher).topic(Topics.screened);
     await eventually(
-      async () => (await progress.pending()) === 0 && lag(await log.endPosition(screened), await log.committedPosition(screened, 'sessions')) === 0,
+      async () =>
+        (await progress.pending()) === 0 && lag(await log.endPosition(screened), await log.committedPosition(screened, 'sessions')) === 0,
       'the pipeline to settle',
       120_000,
     );
@@ -104,7 +114,15 @@ describe('mixed-schema replay on Kafka (TurnRecorded v1, v2 and a future v3)', (
         result[userId] = {
           memories,
           sessions: await engram.app.get<SessionStore>(SessionStore).recent(DEFAULT_TENANT, userId, 's1', 1000),
-          search: [...(await engram.app.get<SearchIndex>(SearchIndex).revisions(DEFAULT_TENANT, userId, memories.map((m) => m.memoryId))).entries()].sort(),
+          search: [
+            ...(
+              await engram.app.get<SearchIndex>(SearchIndex).revisions(
+                DEFAULT_TENANT,
+                userId,
+                memories.map((m) => m.memoryId),
+              )
+            ).entries(),
+          ].sort(),
         };
       }
     }
@@ -124,7 +142,9 @@ describe('mixed-schema replay on Kafka (TurnRecorded v1, v2 and a future v3)', (
       expect(mixed.length).toBeGreaterThan(3);
       expect({ u, memories: mixed }).toEqual({ u, memories: modern });
       // Every v1 and v2 turn is in the session once, the turns after the v3 included; the v3 is not.
-      const turnIds = (await engram.app.get<SessionStore>(SessionStore).recent(DEFAULT_TENANT, `mixed-${u}`, 's1', 1000)).map((t) => t.turnId);
+      const turnIds = (await engram.app.get<SessionStore>(SessionStore).recent(DEFAULT_TENANT, `mixed-${u}`, 's1', 1000)).map(
+        (t) => t.turnId,
+      );
       expect(turnIds).toEqual(TEXTS.map((_, i) => `t${i}`));
     }
     // Reinforcement and supersession happened across versions.
@@ -139,7 +159,10 @@ describe('mixed-schema replay on Kafka (TurnRecorded v1, v2 and a future v3)', (
       expect(letter).toMatchObject({ reason: 'invalid', stage: 'filter', topic: turnsTopic });
       expect(letter.error).toContain('schemaVersion 3');
       // The bytes as stored: sealed (docs/security.md), opened with the user's key.
-      expect(await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))).toMatchObject({ schemaVersion: 3, payload: { turnId: 'future', mood: 'new field' } });
+      expect(await openStoredEvent(engram.app.get(DataKeyRing), JSON.parse(letter.raw))).toMatchObject({
+        schemaVersion: 3,
+        payload: { turnId: 'future', mood: 'new field' },
+      });
     }
 
     // Replay: rebuild every projection from the log, restart, and find the same state.

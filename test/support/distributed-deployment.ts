@@ -124,7 +124,9 @@ export async function destroyDeployment(deployment: Deployment): Promise<void> {
     const client = new Client({ node: infra.elasticsearchUrl });
     try {
       for (const index of await indicesOf(client, deployment)) await client.indices.delete({ index });
-      const templates = await client.indices.getIndexTemplate({ name: `${deployment.indexPrefix}-v*` }).catch(() => ({ index_templates: [] }));
+      const templates = await client.indices
+        .getIndexTemplate({ name: `${deployment.indexPrefix}-v*` })
+        .catch(() => ({ index_templates: [] }));
       for (const { name } of templates.index_templates) await client.indices.deleteIndexTemplate({ name });
     } finally {
       await client.close();
@@ -143,7 +145,12 @@ export async function destroyDeployment(deployment: Deployment): Promise<void> {
 export async function readTopic(deployment: Deployment, topic: string): Promise<ConsumedMessage[]> {
   const mongo = await MongoClient.connect(infra.mongodbUri, { serverSelectionTimeoutMS: 5_000 });
   const keys = new DataKeyRing(new MongoKeyStore(mongo.db(deployment.database), new MasterKey(parseMasterKey(deployment.masterKey)!)));
-  const kafkaLog = new KafkaEventLog({ brokers: infra.kafkaBrokers.split(','), clientId: 'engram-infra-test-reader', logLevel: 'nothing', maxWaitTimeMs: 100 });
+  const kafkaLog = new KafkaEventLog({
+    brokers: infra.kafkaBrokers.split(','),
+    clientId: 'engram-infra-test-reader',
+    logLevel: 'nothing',
+    maxWaitTimeMs: 100,
+  });
   const log = new SealingEventLog(kafkaLog, keys);
   try {
     const end = await log.endPosition(topic);

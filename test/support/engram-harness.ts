@@ -105,10 +105,17 @@ export async function startEngram(
  * server (its data directory, or its topics and stores). Returns how many
  * events were replayed.
  */
-export async function rebuildOffline(dataDir: string, options: { mode?: EngramMode; projections?: readonly ProjectionName[] } = {}): Promise<number> {
+export async function rebuildOffline(
+  dataDir: string,
+  options: { mode?: EngramMode; projections?: readonly ProjectionName[] } = {},
+): Promise<number> {
   const mode = options.mode ?? defaultMode;
   const deployment: Deployment | undefined = mode === 'distributed' ? loadDeployment(dataDir) : undefined;
-  const config = loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ...(deployment ? distributedEnv(deployment) : {}), ENGRAM_DATA_DIR: dataDir });
+  const config = loadConfig({
+    LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent',
+    ...(deployment ? distributedEnv(deployment) : {}),
+    ENGRAM_DATA_DIR: dataDir,
+  });
   const app = await startApp(EngramModule.forMaintenance({ config }), { http: false, stages: false });
   try {
     return (await app.get(Rebuilder).rebuild(options.projections ?? PROJECTION_NAMES)).events;

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   const app = await startOldEngram(config, { http: false });
   try {
     const ingest = app.get(IngestService);
-    for (const request of workloadRequests({ turns: Number(turns), users: Number(users), seed: 42 })) await ingest.ingest(DEFAULT_TENANT, request);
+    for (const request of workloadRequests({ turns: Number(turns), users: Number(users), seed: 42 }))
+      await ingest.ingest(DEFAULT_TENANT, request);
     await drained(app, 200);
   } finally {
     await app.close();

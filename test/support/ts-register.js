@@ -8,7 +8,11 @@ const ts = require('typescript');
 
 const root = path.resolve(__dirname, '../..');
 const { config } = ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile);
-const compilerOptions = { ...ts.convertCompilerOptionsFromJson(config.compilerOptions, root).options, sourceMap: false, inlineSourceMap: true };
+const compilerOptions = {
+  ...ts.convertCompilerOptionsFromJson(config.compilerOptions, root).options,
+  sourceMap: false,
+  inlineSourceMap: true,
+};
 const aliases = new Map(Object.entries(config.compilerOptions.paths).map(([alias, [target]]) => [alias, path.join(root, target)]));
 
 const resolve = Module._resolveFilename;

@@ -1,5 +1,15 @@
 /** The engram HTTP API as the inspector uses it: the keys the user typed live in sessionStorage only. */
-import type { DeadLettersResponse, MemoryRecord, PipelineStatus, ProjectionVersions, RebuildList, RecallRequest, RecallResponse, RecentTurn, UserList } from './types.js';
+import type {
+  DeadLettersResponse,
+  MemoryRecord,
+  PipelineStatus,
+  ProjectionVersions,
+  RebuildList,
+  RecallRequest,
+  RecallResponse,
+  RecentTurn,
+  UserList,
+} from './types.js';
 
 const TENANT_KEY = 'engram.inspector.key';
 const ADMIN_KEY = 'engram.inspector.adminKey';
@@ -47,7 +57,8 @@ const user = (userId: string) => `/v1/users/${encodeURIComponent(userId)}`;
 export const api = {
   users: (after?: string, limit = 50) =>
     call<UserList>('GET', `/v1/users?${new URLSearchParams({ limit: String(limit), ...(after ? { after } : {}) })}`, keys.tenant()),
-  memories: (userId: string, status: 'active' | 'all') => call<{ memories: MemoryRecord[] }>('GET', `${user(userId)}/memories?status=${status}`, keys.tenant()),
+  memories: (userId: string, status: 'active' | 'all') =>
+    call<{ memories: MemoryRecord[] }>('GET', `${user(userId)}/memories?status=${status}`, keys.tenant()),
   turns: (userId: string, turnIds: readonly string[]) =>
     call<{ turns: RecentTurn[] }>('GET', `${user(userId)}/turns?${new URLSearchParams(turnIds.map((id) => ['ids', id]))}`, keys.tenant()),
   recall: (request: RecallRequest) => call<RecallResponse>('POST', '/v1/recall', keys.tenant(), { ...request, debug: true }),

@@ -2,7 +2,11 @@
 type Attributes = Record<string, string | number | boolean | undefined | EventListener>;
 type Child = Node | string | number | null | undefined | false;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === false) continue;
@@ -35,7 +39,10 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 /** `2026-11-30 09:00` in UTC: the instants engram stores, without the seconds. */
 export function instant(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z').replace(/:\d\d(\.\d+)?([+-]\d\d:\d\d)$/, '$2');
+  return iso
+    .replace('T', ' ')
+    .replace(/:\d\d(\.\d+)?Z$/, 'Z')
+    .replace(/:\d\d(\.\d+)?([+-]\d\d:\d\d)$/, '$2');
 }
 
 export function number(value: number | undefined, digits = 3): string {
@@ -51,17 +58,25 @@ export function notice(text: string, kind: 'info' | 'error' = 'info'): HTMLEleme
  * Arrow keys move the focus between the items a container holds (roving tabindex: only the
  * current item is in the tab order), Home/End jump to the ends.
  */
-export function arrowKeys(container: HTMLElement, itemSelector: string, keys: { next: string; previous: string } = { next: 'ArrowDown', previous: 'ArrowUp' }): void {
+export function arrowKeys(
+  container: HTMLElement,
+  itemSelector: string,
+  keys: { next: string; previous: string } = { next: 'ArrowDown', previous: 'ArrowUp' },
+): void {
   container.addEventListener('keydown', (event) => {
     const items = [...container.querySelectorAll<HTMLElement>(itemSelector)];
     const at = items.indexOf(document.activeElement as HTMLElement);
     if (at < 0) return;
     const to =
-      event.key === keys.next ? Math.min(items.length - 1, at + 1)
-      : event.key === keys.previous ? Math.max(0, at - 1)
-      : event.key === 'Home' ? 0
-      : event.key === 'End' ? items.length - 1
-      : -1;
+      event.key === keys.next
+        ? Math.min(items.length - 1, at + 1)
+        : event.key === keys.previous
+          ? Math.max(0, at - 1)
+          : event.key === 'Home'
+            ? 0
+            : event.key === 'End'
+              ? items.length - 1
+              : -1;
     if (to < 0) return;
     event.preventDefault();
     focusItem(items, to);

@@ -70,7 +70,12 @@ export class MemoriesView {
       );
     replace(
       this.filters,
-      h('fieldset', { class: 'kinds' }, h('legend', {}, 'Kinds (none checked: all)'), MEMORY_KINDS.filter((kind) => counts.has(kind) || this.kinds.has(kind)).map(chip)),
+      h(
+        'fieldset',
+        { class: 'kinds' },
+        h('legend', {}, 'Kinds (none checked: all)'),
+        MEMORY_KINDS.filter((kind) => counts.has(kind) || this.kinds.has(kind)).map(chip),
+      ),
       h(
         'label',
         { class: 'status-filter' },
@@ -106,7 +111,8 @@ export class MemoriesView {
 
   private table(id: string, title: string, memories: MemoryRecord[]): HTMLElement {
     const heading = h('h3', { id: `${id}-title` }, `${title} `, h('span', { class: 'count' }, memories.length));
-    if (memories.length === 0) return h('section', { class: 'block', 'aria-labelledby': `${id}-title` }, heading, h('p', { class: 'empty' }, 'None.'));
+    if (memories.length === 0)
+      return h('section', { class: 'block', 'aria-labelledby': `${id}-title` }, heading, h('p', { class: 'empty' }, 'None.'));
     const body = h(
       'tbody',
       {},
@@ -146,7 +152,15 @@ export class MemoriesView {
       h(
         'table',
         { 'aria-labelledby': `${id}-title` },
-        h('thead', {}, h('tr', {}, ['Kind', 'Content', 'Attribute / value', 'Status', 'v', 'Updated'].map((c) => h('th', { scope: 'col' }, c)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Kind', 'Content', 'Attribute / value', 'Status', 'v', 'Updated'].map((c) => h('th', { scope: 'col' }, c)),
+          ),
+        ),
         body,
       ),
     );
@@ -154,7 +168,8 @@ export class MemoriesView {
 
   private open(memoryId: string): void {
     this.openId = memoryId;
-    for (const row of this.tables.querySelectorAll<HTMLElement>('tr[data-memory]')) row.setAttribute('aria-selected', String(row.dataset.memory === memoryId));
+    for (const row of this.tables.querySelectorAll<HTMLElement>('tr[data-memory]'))
+      row.setAttribute('aria-selected', String(row.dataset.memory === memoryId));
     this.renderTimeline();
   }
 
@@ -180,8 +195,16 @@ export class MemoriesView {
     replace(
       this.timeline,
       h('h3', { id: 'timeline-title' }, `History of ${memory.subject}/${memory.attribute}`),
-      h('p', { class: 'meta' }, `${memory.kind} · confidence ${number(memory.confidence, 2)} · importance ${number(memory.importance, 2)} · said ${memory.mentionCount}×`),
-      h('ol', { class: 'timeline', 'aria-labelledby': 'timeline-title' }, versionsOf(memory).map((entry) => timelineEntry(entry, turns))),
+      h(
+        'p',
+        { class: 'meta' },
+        `${memory.kind} · confidence ${number(memory.confidence, 2)} · importance ${number(memory.importance, 2)} · said ${memory.mentionCount}×`,
+      ),
+      h(
+        'ol',
+        { class: 'timeline', 'aria-labelledby': 'timeline-title' },
+        versionsOf(memory).map((entry) => timelineEntry(entry, turns)),
+      ),
     );
   }
 }
@@ -244,7 +267,12 @@ function timelineEntry({ version, current, decision }: TimelineEntry, turns: Rea
           return h(
             'li',
             {},
-            h('span', { class: 'when' }, h('code', {}, id), turn ? ` · ${turn.speaker ?? turn.role} · ${turn.sessionId} · ${instant(turn.occurredAt)}` : ''),
+            h(
+              'span',
+              { class: 'when' },
+              h('code', {}, id),
+              turn ? ` · ${turn.speaker ?? turn.role} · ${turn.sessionId} · ${instant(turn.occurredAt)}` : '',
+            ),
             turn ? h('q', {}, turn.text) : null,
           );
         }),

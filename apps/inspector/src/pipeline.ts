@@ -57,7 +57,11 @@ export class PipelineView {
       'form',
       { class: 'card admin-key', 'aria-labelledby': 'admin-key-title' },
       h('h3', { id: 'admin-key-title' }, 'Admin data needs the admin key'),
-      h('p', {}, 'Projection versions, rebuilds and dead letters cover every tenant, so a tenant key does not open them: they need ENGRAM_ADMIN_KEY.'),
+      h(
+        'p',
+        {},
+        'Projection versions, rebuilds and dead letters cover every tenant, so a tenant key does not open them: they need ENGRAM_ADMIN_KEY.',
+      ),
       refused ? notice(refused, 'error') : null,
       h('label', { for: 'admin-key' }, 'Admin key'),
       input,
@@ -82,8 +86,26 @@ function table(title: string, columns: string[], rows: (string | number | Node)[
       : h(
           'table',
           { id, 'aria-labelledby': `${id}-title` },
-          h('thead', {}, h('tr', {}, columns.map((c, i) => h('th', { scope: 'col', class: typeof rows[0][i] === 'number' ? 'num' : '' }, c)))),
-          h('tbody', {}, rows.map((row) => h('tr', {}, row.map((cell) => h('td', { class: typeof cell === 'number' ? 'num' : '' }, cell))))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              columns.map((c, i) => h('th', { scope: 'col', class: typeof rows[0][i] === 'number' ? 'num' : '' }, c)),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            rows.map((row) =>
+              h(
+                'tr',
+                {},
+                row.map((cell) => h('td', { class: typeof cell === 'number' ? 'num' : '' }, cell)),
+              ),
+            ),
+          ),
         ),
   );
 }
@@ -97,25 +119,49 @@ function stagesTable(status: PipelineStatus): HTMLElement {
     'div',
     {},
     h('p', { class: 'summary-line' }, `${status.pending} events pending of ${status.ingested ?? 0} ingested`, caughtUp),
-    table('Lag per stage', ['Topic', 'Stage (group)', 'Lag'], status.stages.map((s) => [s.topic, s.group, s.lag]), 'stages'),
+    table(
+      'Lag per stage',
+      ['Topic', 'Stage (group)', 'Lag'],
+      status.stages.map((s) => [s.topic, s.group, s.lag]),
+      'stages',
+    ),
   );
 }
 
 function projectionsTable({ projections }: ProjectionVersions): HTMLElement {
-  return table('Projection versions', ['Projection', 'Serving', 'Versions kept'], projections.map((p) => [p.projection, p.active, p.versions.join(', ')]), 'projections');
+  return table(
+    'Projection versions',
+    ['Projection', 'Serving', 'Versions kept'],
+    projections.map((p) => [p.projection, p.active, p.versions.join(', ')]),
+    'projections',
+  );
 }
 
 function rebuildsTable({ rebuilds }: RebuildList): HTMLElement {
   return table(
     'Rebuilds',
     ['Projection', 'Version', 'Phase', 'Done / total', 'Events/s', 'ETA (s)', 'Started', 'Here'],
-    rebuilds.map((r) => [r.projection, `${r.previousVersion} → ${r.version}`, r.error ? `${r.phase}: ${r.error}` : r.phase, `${r.done} / ${r.total}`, number(r.eventsPerSecond, 1), r.etaSeconds ?? '—', instant(r.startedAt), r.running ? 'running' : '—']),
+    rebuilds.map((r) => [
+      r.projection,
+      `${r.previousVersion} → ${r.version}`,
+      r.error ? `${r.phase}: ${r.error}` : r.phase,
+      `${r.done} / ${r.total}`,
+      number(r.eventsPerSecond, 1),
+      r.etaSeconds ?? '—',
+      instant(r.startedAt),
+      r.running ? 'running' : '—',
+    ]),
     'rebuilds',
   );
 }
 
 function deadLettersTable({ topics }: DeadLettersResponse): HTMLElement {
-  const counts = table('Dead letters', ['Topic', 'Letters'], topics.map((t) => [t.topic, t.count]), 'dead-letters');
+  const counts = table(
+    'Dead letters',
+    ['Topic', 'Letters'],
+    topics.map((t) => [t.topic, t.count]),
+    'dead-letters',
+  );
   const letters = topics.flatMap((t) => t.letters);
   if (letters.length === 0) return counts;
   return h(
@@ -125,7 +171,16 @@ function deadLettersTable({ topics }: DeadLettersResponse): HTMLElement {
     table(
       'Newest letters',
       ['Topic', 'Offset', 'Stage', 'Reason', 'Error', 'Attempts', 'Failed at', 'Message'],
-      letters.map((l) => [l.topic, l.offset, l.stage, l.reason, l.error, l.attempts, instant(l.failedAt), h('code', { class: 'raw' }, l.raw)]),
+      letters.map((l) => [
+        l.topic,
+        l.offset,
+        l.stage,
+        l.reason,
+        l.error,
+        l.attempts,
+        instant(l.failedAt),
+        h('code', { class: 'raw' }, l.raw),
+      ]),
       'letters',
     ),
   );

@@ -5,9 +5,31 @@
  */
 import { api } from './api.js';
 import { h, instant, notice, number, replace } from './dom.js';
-import { CONTEXT_ZONES, MEMORY_KINDS, type MemoryKind, type RecalledFact, type RecalledMemory, type RecallRequest, type RecallResponse, type RecentTurn } from './types.js';
+import {
+  CONTEXT_ZONES,
+  MEMORY_KINDS,
+  type MemoryKind,
+  type RecalledFact,
+  type RecalledMemory,
+  type RecallRequest,
+  type RecallResponse,
+  type RecentTurn,
+} from './types.js';
 
-const COMPONENTS = ['relevance', 'coverage', 'decay', 'importance', 'confidence', 'usage', 'prior', 'steering', 'session', 'bm25Rank', 'knnRank', 'ageDays'] as const;
+const COMPONENTS = [
+  'relevance',
+  'coverage',
+  'decay',
+  'importance',
+  'confidence',
+  'usage',
+  'prior',
+  'steering',
+  'session',
+  'bm25Rank',
+  'knnRank',
+  'ageDays',
+] as const;
 
 export class RecallView {
   private userId: string | null = null;
@@ -26,25 +48,39 @@ export class RecallView {
   }
 
   private buildForm(): HTMLFormElement {
-    const field = (label: string, input: HTMLElement, hint?: string) => h('label', { class: 'field' }, h('span', {}, label), input, hint ? h('small', {}, hint) : null);
+    const field = (label: string, input: HTMLElement, hint?: string) =>
+      h('label', { class: 'field' }, h('span', {}, label), input, hint ? h('small', {}, hint) : null);
     const form = h(
       'form',
       { class: 'recall-form', 'aria-label': 'Recall debugger' },
-      field('Query', h('input', { name: 'query', type: 'search', required: true, placeholder: '数据库用什么 / which editor', autocomplete: 'off' })),
+      field(
+        'Query',
+        h('input', { name: 'query', type: 'search', required: true, placeholder: '数据库用什么 / which editor', autocomplete: 'off' }),
+      ),
       h(
         'div',
         { class: 'row' },
         field('k', h('input', { name: 'k', type: 'number', min: 1, max: 50, placeholder: 'default' })),
         field('Budget (tokens)', h('input', { name: 'budget', type: 'number', min: 50, max: 100000, placeholder: 'default' })),
         field('Session', h('input', { name: 'sessionId', type: 'text', placeholder: 'adds recent turns', autocomplete: 'off' })),
-        field('As of', h('input', { name: 'asOf', type: 'text', placeholder: '2026-11-30T09:00:00Z', autocomplete: 'off' }), 'as engram knew it'),
-        field('Valid at', h('input', { name: 'validAt', type: 'text', placeholder: '2026-11-30T09:00:00Z', autocomplete: 'off' }), 'as it was true'),
+        field(
+          'As of',
+          h('input', { name: 'asOf', type: 'text', placeholder: '2026-11-30T09:00:00Z', autocomplete: 'off' }),
+          'as engram knew it',
+        ),
+        field(
+          'Valid at',
+          h('input', { name: 'validAt', type: 'text', placeholder: '2026-11-30T09:00:00Z', autocomplete: 'off' }),
+          'as it was true',
+        ),
       ),
       h(
         'fieldset',
         { class: 'kinds' },
         h('legend', {}, 'Kinds (none checked: all)'),
-        MEMORY_KINDS.filter((kind) => kind !== 'summary').map((kind) => h('label', { class: 'chip' }, h('input', { type: 'checkbox', name: 'kinds', value: kind }), ` ${kind}`)),
+        MEMORY_KINDS.filter((kind) => kind !== 'summary').map((kind) =>
+          h('label', { class: 'chip' }, h('input', { type: 'checkbox', name: 'kinds', value: kind }), ` ${kind}`),
+        ),
       ),
       h('button', { type: 'submit' }, 'Recall'),
     );
@@ -97,8 +133,24 @@ export class RecallView {
         ? h(
             'table',
             { class: 'zones', 'aria-label': 'Tokens per zone' },
-            h('thead', {}, h('tr', {}, CONTEXT_ZONES.map((zone) => h('th', { scope: 'col' }, zone)))),
-            h('tbody', {}, h('tr', {}, CONTEXT_ZONES.map((zone) => h('td', { class: 'num' }, debug.zones[zone])))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                CONTEXT_ZONES.map((zone) => h('th', { scope: 'col' }, zone)),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              h(
+                'tr',
+                {},
+                CONTEXT_ZONES.map((zone) => h('td', { class: 'num' }, debug.zones[zone])),
+              ),
+            ),
           )
         : null,
       factsTable('Facts', response.facts),
@@ -133,12 +185,28 @@ function factsTable(title: string, facts: RecalledFact[]): HTMLElement | null {
     h(
       'table',
       { 'aria-label': title },
-      h('thead', {}, h('tr', {}, ['Kind', 'Content', 'Attribute', 'Value', 'v'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Kind', 'Content', 'Attribute', 'Value', 'v'].map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
       h(
         'tbody',
         {},
         facts.map((f) =>
-          h('tr', {}, h('td', {}, h('span', { class: `kind kind-${f.kind}` }, f.kind)), h('td', { class: 'content' }, f.content), h('td', {}, f.attribute), h('td', {}, f.value), h('td', { class: 'num' }, f.version)),
+          h(
+            'tr',
+            {},
+            h('td', {}, h('span', { class: `kind kind-${f.kind}` }, f.kind)),
+            h('td', { class: 'content' }, f.content),
+            h('td', {}, f.attribute),
+            h('td', {}, f.value),
+            h('td', { class: 'num' }, f.version),
+          ),
         ),
       ),
     ),
@@ -161,7 +229,15 @@ function memoriesTable(id: string, title: string, memories: RecalledMemory[]): H
             h(
               'thead',
               {},
-              h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col' }, 'Content'), h('th', { scope: 'col' }, 'Score'), COMPONENTS.map((c) => h('th', { scope: 'col', class: 'num' }, c))),
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'col' }, '#'),
+                h('th', { scope: 'col' }, 'Kind'),
+                h('th', { scope: 'col' }, 'Content'),
+                h('th', { scope: 'col' }, 'Score'),
+                COMPONENTS.map((c) => h('th', { scope: 'col', class: 'num' }, c)),
+              ),
             ),
             h(
               'tbody',
@@ -189,6 +265,10 @@ function recentList(title: string, turns: RecentTurn[]): HTMLElement | null {
     'section',
     { class: 'block' },
     h('h3', {}, `${title} `, h('span', { class: 'count' }, turns.length)),
-    h('ol', { class: 'turns' }, turns.map((t) => h('li', {}, h('span', { class: 'when' }, `${instant(t.occurredAt)} · ${t.speaker ?? t.role}`), ' ', t.text))),
+    h(
+      'ol',
+      { class: 'turns' },
+      turns.map((t) => h('li', {}, h('span', { class: 'when' }, `${instant(t.occurredAt)} · ${t.speaker ?? t.role}`), ' ', t.text)),
+    ),
   );
 }

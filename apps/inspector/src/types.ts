@@ -128,7 +128,16 @@ export interface DeadLettersResponse {
   topics: {
     topic: string;
     count: number;
-    letters: { topic: string; offset: number; stage: string; reason: string; error: string; attempts: number; failedAt: string; raw: string }[];
+    letters: {
+      topic: string;
+      offset: number;
+      stage: string;
+      reason: string;
+      error: string;
+      attempts: number;
+      failedAt: string;
+      raw: string;
+    }[];
   }[];
 }
 

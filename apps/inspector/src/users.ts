@@ -80,13 +80,28 @@ export class UserPicker {
     replace(
       this.list,
       shown.map((user) =>
-        h('li', { role: 'option', id: `user-${user}`, 'data-user': user, 'aria-selected': String(user === this.picked), tabindex: '-1', onclick: () => this.pick(user) }, user),
+        h(
+          'li',
+          {
+            role: 'option',
+            id: `user-${user}`,
+            'data-user': user,
+            'aria-selected': String(user === this.picked),
+            tabindex: '-1',
+            onclick: () => this.pick(user),
+          },
+          user,
+        ),
       ),
     );
     const options = this.options();
     if (options.length > 0) focusItem(options, Math.max(0, shown.indexOf(this.picked ?? '')), false);
     this.status.textContent =
-      this.users.length === 0 ? 'No user holds memories yet.' : shown.length === 0 ? 'No user matches.' : `${shown.length} of ${this.users.length}${this.next ? '+' : ''} users`;
+      this.users.length === 0
+        ? 'No user holds memories yet.'
+        : shown.length === 0
+          ? 'No user matches.'
+          : `${shown.length} of ${this.users.length}${this.next ? '+' : ''} users`;
     this.more.hidden = this.next === null;
   }
 }

@@ -25,7 +25,8 @@ async function backend(): Promise<VersionedBackend<SearchIndex>> {
       await (store as ElasticsearchSearchIndex).refresh();
     },
     close: async () => {
-      for (const version of await first.versions.list()) await new ElasticsearchSearchIndex({ client: clients[0], indexPrefix: alias, dimensions: 4, version }).drop();
+      for (const version of await first.versions.list())
+        await new ElasticsearchSearchIndex({ client: clients[0], indexPrefix: alias, dimensions: 4, version }).drop();
       for (const client of clients) await client.close();
     },
   };

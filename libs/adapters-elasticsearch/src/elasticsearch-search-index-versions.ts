@@ -54,7 +54,8 @@ export class ElasticsearchSearchIndexVersions implements ProjectionVersions<Elas
   }
 
   async drop(version: number): Promise<void> {
-    if ((await this.index(1).activeVersion()) === version) throw new Error(`search version ${version} is active: activate another one before dropping it`);
+    if ((await this.index(1).activeVersion()) === version)
+      throw new Error(`search version ${version} is active: activate another one before dropping it`);
     this.stores.delete(version);
     await this.index(version).drop();
   }

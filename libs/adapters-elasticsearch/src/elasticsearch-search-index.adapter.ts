@@ -360,11 +360,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   }
 
   private ownerFilter(tenantId: string, userId: string, activeOnly: boolean): Array<Record<string, unknown>> {
-    return [
-      { term: { tenantId } },
-      { term: { userId } },
-      ...(activeOnly ? [{ term: { status: 'active' } }] : []),
-    ];
+    return [{ term: { tenantId } }, { term: { userId } }, ...(activeOnly ? [{ term: { status: 'active' } }] : [])];
   }
 
   private settings() {
@@ -439,7 +435,9 @@ export class ElasticsearchSearchIndex implements SearchIndex {
 export function documentId(tenantId: string, userId: string, memoryId: string): string {
   const id = [tenantId, userId, memoryId].map(encodeURIComponent).join(':');
   if (Buffer.byteLength(id) <= MAX_ID_BYTES) return id;
-  return `sha256:${createHash('sha256').update(JSON.stringify([tenantId, userId, memoryId])).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify([tenantId, userId, memoryId]))
+    .digest('hex')}`;
 }
 
 function isIndexableTerm(term: string): boolean {

@@ -184,7 +184,9 @@ export function bySize<T extends { key: string; value: string }>(messages: reado
 const LINGER_MIN_BYTES = 1024 * 1024;
 
 function fetchWait(options: { readonly maxWaitTimeMs: number; readonly lingerMs: number }): { minBytes: number; maxWaitTimeInMs: number } {
-  return options.lingerMs > 0 ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { minBytes: 1, maxWaitTimeInMs: options.maxWaitTimeMs };
+  return options.lingerMs > 0
+    ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs }
+    : { minBytes: 1, maxWaitTimeInMs: options.maxWaitTimeMs };
 }
 
 /** Kafka's error code for a group the cluster does not know (DeleteGroups). */
@@ -222,29 +224,34 @@ export class KafkaEventLog implements EventLog {
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
       onHandlerError: options.onHandlerError ?? defaultOnHandlerError,
     };
-    this.producer = lazily(async () => {
-      // Idempotent: a retried send never duplicates or reorders within a partition.
-      // The explicit partitioner is the 2.x default (murmur2, as Java's) and silences the v2 migration warning.
-      const producer = this.kafka.producer({
-        idempotent: true,
-        maxInFlightRequests: 1,
-        createPartitioner: Partitioners.DefaultPartitioner,
-      });
-      await producer.connect();
-      return producer;
-    }, () => this.closed);
-    this.admin = lazily(async () => {
-      const admin = this.kafka.admin();
-      await admin.connect();
-      return admin;
-    }, () => this.closed);
+    this.producer = lazily(
+      async () => {
+        // Idempotent: a retried send never duplicates or reorders within a partition.
+        // The explicit partitioner is the 2.x default (murmur2, as Java's) and silences the v2 migration warning.
+        const producer = this.kafka.producer({
+          idempotent: true,
+          maxInFlightRequests: 1,
+          createPartitioner: Partitioners.DefaultPartitioner,
+        });
+        await producer.connect();
+        return producer;
+      },
+      () => this.closed,
+    );
+    this.admin = lazily(
+      async () => {
+        const admin = this.kafka.admin();
+        await admin.connect();
+        return admin;
+      },
+      () => this.closed,
+    );
   }
 
   async ensureTopics(topics: readonly string[]): Promise<void> {
     if (topics.length === 0) return;
     const admin = await this.admin();
-    const configEntries =
-      this.options.retentionMs === undefined ? [] : [{ name: 'retention.ms', value: String(this.options.retentionMs) }];
+    const configEntries = this.options.retentionMs === undefined ? [] : [{ name: 'retention.ms', value: String(this.options.retentionMs) }];
     // Resolves false (no error) when the topics already exist; existing topics keep their settings.
     await admin.createTopics({
       waitForLeaders: true,
@@ -265,7 +272,10 @@ export class KafkaEventLog implements EventLog {
     // One send per chunk, in order: a partition's record batch must stay under the broker's
     // message.max.bytes (1 MiB by default), and a resolver batch of decisions carrying their
     // memories' histories easily exceeds it — the send would fail, and be retried, forever.
-    for (const chunk of bySize(messages.map((message) => ({ key: message.key, value: serialiseLogValue(message.value) })), this.options.maxSendBytes)) {
+    for (const chunk of bySize(
+      messages.map((message) => ({ key: message.key, value: serialiseLogValue(message.value) })),
+      this.options.maxSendBytes,
+    )) {
       written.push(...(await producer.send({ topic, acks: -1, messages: chunk })));
     }
     return this.endAfter(topic, written);
@@ -343,7 +353,9 @@ export class KafkaEventLog implements EventLog {
     } = await admin.describeGroups([group]);
     if (!description || description.state === 'Dead') return; // unknown, or already gone
     if (description.state !== 'Empty') {
-      throw new Error(`cannot delete group "${group}" of topic "${topic}": it has running members (state ${description.state}); stop them first`);
+      throw new Error(
+        `cannot delete group "${group}" of topic "${topic}": it has running members (state ${description.state}); stop them first`,
+      );
     }
     try {
       await admin.deleteGroups([group]);
@@ -398,10 +410,7 @@ export class KafkaEventLog implements EventLog {
       low = new Map(ends.map((p) => [p.partition, Number(p.low)]));
     }
     return Object.fromEntries(
-      partitions.map(({ partition, offset }) => [
-        partition,
-        Number(offset) >= 0 ? Number(offset) : (low?.get(partition) ?? 0),
-      ]),
+      partitions.map(({ partition, offset }) => [partition, Number(offset) >= 0 ? Number(offset) : (low?.get(partition) ?? 0)]),
     );
   }
 
@@ -417,19 +426,23 @@ export class KafkaEventLog implements EventLog {
     } = await (await this.admin()).describeGroups([group]);
     if (description && description.state !== 'Empty' && description.state !== 'Dead') {
       throw new Error(
-        `cannot reset group "${group}" of topic "${topic}": it has running members ` +
-          `(state ${description.state}); stop them first`,
+        `cannot reset group "${group}" of topic "${topic}": it has running members ` + `(state ${description.state}); stop them first`,
       );
     }
     let partitions: { partition: number; offset: string }[];
     if (target.to === 'beginning') {
-      partitions = (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low }) => ({ partition, offset: low }));
+      partitions = (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low }) => ({
+        partition,
+        offset: low,
+      }));
     } else if (target.to === 'position') {
       // Only offsets the partition holds: out of range, a consumer would silently start over.
       partitions = (await this.withAdmin(topic, (admin) => admin.fetchTopicOffsets(topic))).map(({ partition, low, high }) => {
         const offset = target.position[partition] ?? Number(low);
         if (!Number.isInteger(offset) || offset < Number(low) || offset > Number(high)) {
-          throw new Error(`cannot move group "${group}" of topic "${topic}" to offset ${offset} of partition ${partition}: it holds ${low} to ${high}`);
+          throw new Error(
+            `cannot move group "${group}" of topic "${topic}" to offset ${offset} of partition ${partition}: it holds ${low} to ${high}`,
+          );
         }
         return { partition, offset: String(offset) };
       });
@@ -621,10 +634,13 @@ class KafkaSubscription {
           this.wakers.delete(wake);
           reject(new Abandoned());
         };
-        const timer = setTimeout(() => {
-          this.wakers.delete(wake);
-          resolve();
-        }, Math.min(slice, deadline - Date.now()));
+        const timer = setTimeout(
+          () => {
+            this.wakers.delete(wake);
+            resolve();
+          },
+          Math.min(slice, deadline - Date.now()),
+        );
         this.wakers.add(wake);
         if (this.stopping) wake();
       });

@@ -126,7 +126,10 @@ describe('KafkaEventLog', () => {
       const writer = aLog();
       await writer.ensureTopics([topic]);
       const total = 40;
-      await writer.append(topic, Array.from({ length: total }, (_, n) => ({ key: 'one-key', value: { n } })));
+      await writer.append(
+        topic,
+        Array.from({ length: total }, (_, n) => ({ key: 'one-key', value: { n } })),
+      );
 
       // The first consumer is stopped from inside its handler once it has handled 10:
       // stop() lets that chunk finish and commits it.
@@ -162,7 +165,10 @@ describe('KafkaEventLog', () => {
       const group = uniqueName('group');
       const writer = aLog();
       await writer.ensureTopics([topic]);
-      await writer.append(topic, Array.from({ length: 6 }, (_, n) => ({ key: 'one-key', value: { n } })));
+      await writer.append(
+        topic,
+        Array.from({ length: 6 }, (_, n) => ({ key: 'one-key', value: { n } })),
+      );
 
       let attempts = 0;
       const failing = await aLog().subscribe({ topic, group, maxBatchSize: 3 }, async (batch) => {
@@ -197,7 +203,10 @@ describe('KafkaEventLog', () => {
       await new Promise((resolve) => setTimeout(resolve, 4_000));
       await writer.append(topic, [{ key: 'one-key', value: { n: 0 } }]);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await writer.append(topic, [1, 2].map((n) => ({ key: 'one-key', value: { n } })));
+      await writer.append(
+        topic,
+        [1, 2].map((n) => ({ key: 'one-key', value: { n } })),
+      );
       await eventually(() => batches.flat().length === 3, 'all three messages', 20_000);
       expect(batches).toEqual([[0, 1, 2]]);
     }, 60_000);
@@ -208,7 +217,10 @@ describe('KafkaEventLog', () => {
       await log.ensureTopics([topic]);
       // 600 messages of ~4 KiB on one key (one partition): ~2.4 MiB, over the 1 MiB a record batch may hold.
       const padding = 'x'.repeat(4096);
-      const end = await log.append(topic, Array.from({ length: 600 }, (_, n) => ({ key: 'one-key', value: { n, padding } })));
+      const end = await log.append(
+        topic,
+        Array.from({ length: 600 }, (_, n) => ({ key: 'one-key', value: { n, padding } })),
+      );
       expect(Object.values(end).reduce((a, b) => a + b, 0)).toBe(600);
       const { messages } = await collect(log, topic, uniqueName('group'), 500);
       await eventually(() => messages.length === 600, 'all 600 messages', 20_000);

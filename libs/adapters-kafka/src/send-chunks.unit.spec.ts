@@ -5,7 +5,10 @@ describe('bySize (chunking an append under the broker limit)', () => {
 
   it('keeps order and cuts a run before it would pass the limit', () => {
     const chunks = bySize([message(1, 40), message(2, 40), message(3, 40), message(4, 10)], 100);
-    expect(chunks.map((c) => c.map((m) => m.key))).toEqual([['k1', 'k2'], ['k3', 'k4']]);
+    expect(chunks.map((c) => c.map((m) => m.key))).toEqual([
+      ['k1', 'k2'],
+      ['k3', 'k4'],
+    ]);
   });
 
   it('sends a message larger than the limit alone, never an empty chunk', () => {

@@ -70,12 +70,5 @@ export const EXTRACTION_SCHEMA_NAME = 'engram_memory_items';
 /** The user message: the turn and what the model needs to read it (who said it, and when). */
 export function extractionUserMessage(input: ExtractionInput): string {
   const speaker = input.speaker ? ` (${input.speaker})` : '';
-  return [
-    `Role: ${input.role}${speaker}`,
-    `Said at: ${input.occurredAt}`,
-    'Turn:',
-    '"""',
-    input.text,
-    '"""',
-  ].join('\n');
+  return [`Role: ${input.role}${speaker}`, `Said at: ${input.occurredAt}`, 'Turn:', '"""', input.text, '"""'].join('\n');
 }

@@ -1,5 +1,13 @@
 import { EngramHarness, startEngram, turnsBody } from '../../../test/support/engram-harness';
-import { ChatCompletionsStub, FIXTURE_TURNS, isSummaryRequest, noItems, replayFixtures, SUMMARY_FIXTURES, type Handler } from './testing/chat-completions-stub';
+import {
+  ChatCompletionsStub,
+  FIXTURE_TURNS,
+  isSummaryRequest,
+  noItems,
+  replayFixtures,
+  SUMMARY_FIXTURES,
+  type Handler,
+} from './testing/chat-completions-stub';
 
 /*
  * ENGRAM_EXTRACTOR=llm end to end: the embedded server's extractor stage asks the (stubbed)
@@ -31,7 +39,7 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
     return [...response.body.facts, ...response.body.memories].map((m: { content: string }) => m.content);
   }
 
-  it('extracts with the model: its items, in the user\'s language, are what recall returns', async () => {
+  it("extracts with the model: its items, in the user's language, are what recall returns", async () => {
     engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
     const ingested = await engram
       .http()
@@ -59,7 +67,11 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
   ] as const) {
     it(`lands the model's open correction on the memory it answers (${language})`, async () => {
       engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
-      await engram.http().post('/v1/turns').send(turnsBody('ren', 's1', [{ turnId: 't1', text: before, occurredAt: '2026-11-30T08:00:00Z' }])).expect(202);
+      await engram
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody('ren', 's1', [{ turnId: 't1', text: before, occurredAt: '2026-11-30T08:00:00Z' }]))
+        .expect(202);
       const ingested = await engram
         .http()
         .post('/v1/turns')
@@ -68,44 +80,92 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
       const recalled = (await recall('ren', query, ingested.body.position)).join('\n');
       expect(recalled).toContain(now);
       expect(recalled).not.toContain(old);
-      const stored = (await engram.http().get('/v1/users/ren/memories').expect(200)).body.memories.filter((m: { kind: string }) => m.kind !== 'episode');
-      expect(stored.map((m: { value: string; history: { value: string }[] }) => [m.value, m.history.map((h) => h.value)])).toEqual([[now, [old]]]);
+      const stored = (await engram.http().get('/v1/users/ren/memories').expect(200)).body.memories.filter(
+        (m: { kind: string }) => m.kind !== 'episode',
+      );
+      expect(stored.map((m: { value: string; history: { value: string }[] }) => [m.value, m.history.map((h) => h.value)])).toEqual([
+        [now, [old]],
+      ]);
     });
   }
 
   it('injects the procedures the model read in their own section, a later rule on the same topic replacing the earlier one', async () => {
     engram = await startEngram({ env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini' } });
-    const first = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't1', text: FIXTURE_TURNS.procedureEn.text }])).expect(202);
-    let answer = await engram.http().post('/v1/recall').send({ userId: 'mei', query: 'what is the weather like', after: first.body.position }).expect(200);
-    expect(answer.body.procedures.map((p: { content: string }) => p.content).sort()).toEqual(['The user wants code examples written in TypeScript.', 'The user wants every answer in English.']);
+    const first = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('mei', 's1', [{ turnId: 't1', text: FIXTURE_TURNS.procedureEn.text }]))
+      .expect(202);
+    let answer = await engram
+      .http()
+      .post('/v1/recall')
+      .send({ userId: 'mei', query: 'what is the weather like', after: first.body.position })
+      .expect(200);
+    expect(answer.body.procedures.map((p: { content: string }) => p.content).sort()).toEqual([
+      'The user wants code examples written in TypeScript.',
+      'The user wants every answer in English.',
+    ]);
 
-    const second = await engram.http().post('/v1/turns').send(turnsBody('mei', 's1', [{ turnId: 't2', text: FIXTURE_TURNS.procedureZh.text, occurredAt: '2026-11-30T10:00:00.000Z' }])).expect(202);
+    const second = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('mei', 's1', [{ turnId: 't2', text: FIXTURE_TURNS.procedureZh.text, occurredAt: '2026-11-30T10:00:00.000Z' }]))
+      .expect(202);
     answer = await engram.http().post('/v1/recall').send({ userId: 'mei', query: '今天吃什么', after: second.body.position }).expect(200);
     const rules = answer.body.procedures.map((p: { content: string }) => p.content).sort();
-    expect(rules).toEqual(['The user wants code examples written in TypeScript.', '用户要求回复里不要用表情包。', '用户要求以后都用中文回答。', '用户要求报价时先给价格区间，再给明细。'].sort());
+    expect(rules).toEqual(
+      [
+        'The user wants code examples written in TypeScript.',
+        '用户要求回复里不要用表情包。',
+        '用户要求以后都用中文回答。',
+        '用户要求报价时先给价格区间，再给明细。',
+      ].sort(),
+    );
     expect(answer.body.context).toContain('<procedures>');
     expect(answer.body.context).not.toContain('every answer in English');
   });
 
   describe('session summaries written by the model', () => {
-    const env = (url: string) => ({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: url, ENGRAM_LLM_MODEL: 'gpt-4o-mini', ENGRAM_LLM_RETRIES: '0', ENGRAM_RECENT_TURNS: '2', ENGRAM_SUMMARY_EVERY: '2' });
+    const env = (url: string) => ({
+      ENGRAM_EXTRACTOR: 'llm',
+      ENGRAM_LLM_URL: url,
+      ENGRAM_LLM_MODEL: 'gpt-4o-mini',
+      ENGRAM_LLM_RETRIES: '0',
+      ENGRAM_RECENT_TURNS: '2',
+      ENGRAM_SUMMARY_EVERY: '2',
+    });
     const session = (zh: boolean) =>
       zh
         ? ['我们在做订单服务的数据库迁移', '决定用 PostgreSQL 替换 MySQL', '第一步是全量备份', '然后做增量同步']
-        : ['We are migrating the order service database', 'We decided to replace MySQL with PostgreSQL', 'The first step is a full backup', 'Then we run incremental sync'];
+        : [
+            'We are migrating the order service database',
+            'We decided to replace MySQL with PostgreSQL',
+            'The first step is a full backup',
+            'Then we run incremental sync',
+          ];
 
-    async function summaryAfter(userId: string, zh: boolean): Promise<{ summary: { lines: string[] } | null; recent: { text: string }[]; memories: unknown[] }> {
+    async function summaryAfter(
+      userId: string,
+      zh: boolean,
+    ): Promise<{ summary: { lines: string[] } | null; recent: { text: string }[]; memories: unknown[] }> {
       const turns = session(zh).map((text, i) => ({ turnId: `t${i + 1}`, text, occurredAt: `2026-11-30T08:0${i + 1}:00.000Z` }));
-      const ingested = await engram!.http().post('/v1/turns').send(turnsBody(userId, 'fri', turns)).expect(202);
+      const ingested = await engram!
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, 'fri', turns))
+        .expect(202);
       const query = zh ? '数据库迁移' : 'database migration';
-      return (await engram!.http().post('/v1/recall').send({ userId, query, sessionId: 'fri', after: ingested.body.position }).expect(200)).body;
+      return (await engram!.http().post('/v1/recall').send({ userId, query, sessionId: 'fri', after: ingested.body.position }).expect(200))
+        .body;
     }
 
     it.each([
       ['Chinese', true, '用户在做订单服务的数据库迁移，决定用 PostgreSQL 替换 MySQL。'],
       ['English', false, 'The user is migrating the order service database and decided to replace MySQL with PostgreSQL.'],
-    ])('uses the model\'s summary of the turns that left the window (%s)', async (_, zh, expected) => {
-      stub.reset((request, attempt) => (isSummaryRequest(request.body) ? { body: zh ? SUMMARY_FIXTURES.zh : SUMMARY_FIXTURES.en } : fixturesOrNothing(request, attempt)));
+    ])("uses the model's summary of the turns that left the window (%s)", async (_, zh, expected) => {
+      stub.reset((request, attempt) =>
+        isSummaryRequest(request.body) ? { body: zh ? SUMMARY_FIXTURES.zh : SUMMARY_FIXTURES.en } : fixturesOrNothing(request, attempt),
+      );
       engram = await startEngram({ env: env(stubUrl) });
       const answer = await summaryAfter(zh ? 'lin' : 'sam', zh);
       expect(answer.summary!.lines).toEqual([`[11-30 08:01] ${expected}`]);
@@ -117,7 +177,9 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
     });
 
     it('falls back to the extractive summary when the model fails, and the memories are decided all the same', async () => {
-      stub.reset((request, attempt) => (isSummaryRequest(request.body) ? { status: 500, body: { error: { message: 'overloaded' } } } : fixturesOrNothing(request, attempt)));
+      stub.reset((request, attempt) =>
+        isSummaryRequest(request.body) ? { status: 500, body: { error: { message: 'overloaded' } } } : fixturesOrNothing(request, attempt),
+      );
       engram = await startEngram({ env: env(stubUrl) });
       const answer = await summaryAfter('kim', false);
       expect(answer.summary!.lines.join('\n')).toContain('We are migrating the order service database');
@@ -127,7 +189,11 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
 
   it('keeps the rule extractor by default and never calls the endpoint', async () => {
     engram = await startEngram({ env: { ENGRAM_LLM_URL: stubUrl } });
-    const ingested = await engram.http().post('/v1/turns').send(turnsBody('sam', 's1', [{ turnId: 't1', text: 'I prefer VS Code for TypeScript work' }])).expect(202);
+    const ingested = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody('sam', 's1', [{ turnId: 't1', text: 'I prefer VS Code for TypeScript work' }]))
+      .expect(202);
     expect((await recall('sam', 'VS Code', ingested.body.position)).some((c) => c.includes('VS Code'))).toBe(true);
     expect(stub.requests).toHaveLength(0);
   });

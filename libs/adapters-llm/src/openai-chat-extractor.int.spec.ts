@@ -39,14 +39,32 @@ describe('OpenAiChatExtractor', () => {
     const items = await extractor().extract(turn(FIXTURE_TURNS.zh.text, { turnId: 'zh-1', ephemeral: true }));
     expect(items).toEqual([
       {
-        kind: 'preference', subject: 'user', attribute: 'editor', value: 'VS Code', content: '用户喜欢用 VS Code 写 TypeScript。',
-        entities: ['VS Code', 'TypeScript'], confidence: 0.95, importance: 0.6, operation: 'assert',
-        ephemeral: true, validFrom: '2026-11-30T09:00:00.000Z', sourceTurnIds: ['zh-1'],
+        kind: 'preference',
+        subject: 'user',
+        attribute: 'editor',
+        value: 'VS Code',
+        content: '用户喜欢用 VS Code 写 TypeScript。',
+        entities: ['VS Code', 'TypeScript'],
+        confidence: 0.95,
+        importance: 0.6,
+        operation: 'assert',
+        ephemeral: true,
+        validFrom: '2026-11-30T09:00:00.000Z',
+        sourceTurnIds: ['zh-1'],
       },
       {
-        kind: 'fact', subject: 'user', attribute: 'budget', value: '三万以内', content: '用户的预算控制在三万以内。',
-        entities: [], confidence: 0.9, importance: 0.8, operation: 'assert',
-        ephemeral: true, validFrom: '2026-11-30T09:00:00.000Z', sourceTurnIds: ['zh-1'],
+        kind: 'fact',
+        subject: 'user',
+        attribute: 'budget',
+        value: '三万以内',
+        content: '用户的预算控制在三万以内。',
+        entities: [],
+        confidence: 0.9,
+        importance: 0.8,
+        operation: 'assert',
+        ephemeral: true,
+        validFrom: '2026-11-30T09:00:00.000Z',
+        sourceTurnIds: ['zh-1'],
       },
     ]);
   });
@@ -78,7 +96,9 @@ describe('OpenAiChatExtractor', () => {
     expect(system).toContain('"corrects" is true');
     expect(system).toContain('不对，改成9点');
     expect(system).toContain('no, make it 10');
-    const schema = body.response_format!.json_schema!.schema as { properties: { items: { items: { required: string[]; properties: Record<string, { type: string }> } } } };
+    const schema = body.response_format!.json_schema!.schema as {
+      properties: { items: { items: { required: string[]; properties: Record<string, { type: string }> } } };
+    };
     expect(schema.properties.items.items.required).toContain('corrects');
     expect(schema.properties.items.items.properties.corrects.type).toBe('boolean');
   });
@@ -91,7 +111,10 @@ describe('OpenAiChatExtractor', () => {
     expect(headers.authorization).toBe('Bearer sk-test');
     expect(body.model).toBe('gpt-4o-mini');
     expect(body.temperature).toBe(0);
-    expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'engram_memory_items', strict: true, schema: EXTRACTION_SCHEMA } });
+    expect(body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'engram_memory_items', strict: true, schema: EXTRACTION_SCHEMA },
+    });
     expect(body.messages[0]).toEqual({ role: 'system', content: EXTRACTION_SYSTEM_PROMPT });
     expect(body.messages[1].role).toBe('user');
     expect(body.messages[1].content).toContain(FIXTURE_TURNS.zh.text);
@@ -123,11 +146,27 @@ describe('OpenAiChatExtractor', () => {
     ]);
   });
 
-  it('keeps a procedure\'s topic as procedure:<slug> whatever spelling the model uses, and drops one without a topic', async () => {
-    const answer = (attribute: string) => ({ kind: 'procedure', subject: 'user', attribute, value: 'v', content: 'c', entities: [], confidence: 0.9, importance: 0.8, operation: 'assert' });
-    const content = JSON.stringify({ items: [answer('procedure:Response Language'), answer('emoji'), answer('procedure_code_examples'), answer('procedure:')] });
+  it("keeps a procedure's topic as procedure:<slug> whatever spelling the model uses, and drops one without a topic", async () => {
+    const answer = (attribute: string) => ({
+      kind: 'procedure',
+      subject: 'user',
+      attribute,
+      value: 'v',
+      content: 'c',
+      entities: [],
+      confidence: 0.9,
+      importance: 0.8,
+      operation: 'assert',
+    });
+    const content = JSON.stringify({
+      items: [answer('procedure:Response Language'), answer('emoji'), answer('procedure_code_examples'), answer('procedure:')],
+    });
     stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } }));
-    expect((await extractor().extract(turn('x'))).map((i) => i.attribute)).toEqual(['procedure:response_language', 'procedure:emoji', 'procedure:code_examples']);
+    expect((await extractor().extract(turn('x'))).map((i) => i.attribute)).toEqual([
+      'procedure:response_language',
+      'procedure:emoji',
+      'procedure:code_examples',
+    ]);
     expect(EXTRACTION_SCHEMA.properties.items.items.properties.kind.enum).toContain('procedure');
     expect(EXTRACTION_SYSTEM_PROMPT).toMatch(/procedure \(a standing rule/);
   });
@@ -136,10 +175,18 @@ describe('OpenAiChatExtractor', () => {
     const items = await extractor().extract(turn(FIXTURE_TURNS.malformed.text));
     expect(items).toEqual([
       {
-        kind: 'task', subject: 'user', attribute: 'weekly_meeting', value: 'every Wednesday 14:00',
-        content: 'The user has a weekly meeting every Wednesday at 14:00.', entities: ['Wednesday'],
-        confidence: 1, importance: 0, operation: 'assert',
-        ephemeral: false, validFrom: '2026-11-30T09:00:00.000Z', sourceTurnIds: ['t1'],
+        kind: 'task',
+        subject: 'user',
+        attribute: 'weekly_meeting',
+        value: 'every Wednesday 14:00',
+        content: 'The user has a weekly meeting every Wednesday at 14:00.',
+        entities: ['Wednesday'],
+        confidence: 1,
+        importance: 0,
+        operation: 'assert',
+        ephemeral: false,
+        validFrom: '2026-11-30T09:00:00.000Z',
+        sourceTurnIds: ['t1'],
       },
     ]);
   });
@@ -147,7 +194,9 @@ describe('OpenAiChatExtractor', () => {
   it('throws a clear, final error when the model answers prose instead of JSON', async () => {
     const failure = extractor({ retries: 3 }).extract(turn(FIXTURE_TURNS.notJson.text));
     await expect(failure).rejects.toThrow(LlmExtractionError);
-    await expect(extractor().extract(turn(FIXTURE_TURNS.notJson.text))).rejects.toThrow(/the model's answer is not JSON: Sure! Here is what I would remember/);
+    await expect(extractor().extract(turn(FIXTURE_TURNS.notJson.text))).rejects.toThrow(
+      /the model's answer is not JSON: Sure! Here is what I would remember/,
+    );
     // Not retried by the client: the stage's retries and dead letters handle it.
     expect(stub.requests).toHaveLength(2);
   });
@@ -155,22 +204,33 @@ describe('OpenAiChatExtractor', () => {
   it('throws on a response that is not a chat completion, or JSON without "items"', async () => {
     stub.reset(() => ({ body: '<html>bad gateway</html>' }));
     await expect(extractor().extract(turn('x'))).rejects.toThrow(/the response is not JSON/);
-    stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content: '{"memories":[]}' }, finish_reason: 'stop' }] } }));
+    stub.reset(() => ({
+      body: { choices: [{ index: 0, message: { role: 'assistant', content: '{"memories":[]}' }, finish_reason: 'stop' }] },
+    }));
     await expect(extractor().extract(turn('x'))).rejects.toThrow(/no "items" array/);
-    stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content: '{"items":[', refusal: null }, finish_reason: 'length' }] } }));
+    stub.reset(() => ({
+      body: { choices: [{ index: 0, message: { role: 'assistant', content: '{"items":[', refusal: null }, finish_reason: 'length' }] },
+    }));
     await expect(extractor().extract(turn('x'))).rejects.toThrow(/cut off/);
-    stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] } }));
+    stub.reset(() => ({
+      body: {
+        choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }],
+      },
+    }));
     await expect(extractor().extract(turn('x'))).rejects.toThrow(/refused/);
   });
 
   it('accepts an answer wrapped in a Markdown code fence', async () => {
-    const content = '```json\n{"items":[{"kind":"preference","subject":"user","attribute":"drink","value":"咖啡","content":"用户喜欢喝咖啡。","entities":[],"confidence":0.9,"importance":0.4,"operation":"assert"}]}\n```';
+    const content =
+      '```json\n{"items":[{"kind":"preference","subject":"user","attribute":"drink","value":"咖啡","content":"用户喜欢喝咖啡。","entities":[],"confidence":0.9,"importance":0.4,"operation":"assert"}]}\n```';
     stub.reset(() => ({ body: { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } }));
     expect((await extractor().extract(turn('我喜欢喝咖啡'))).map((i) => i.value)).toEqual(['咖啡']);
   });
 
   it('retries a 500, then succeeds', async () => {
-    stub.reset((request, attempt) => (attempt === 1 ? { status: 500, body: { error: { message: 'overloaded' } } } : replayFixtures(request, attempt)));
+    stub.reset((request, attempt) =>
+      attempt === 1 ? { status: 500, body: { error: { message: 'overloaded' } } } : replayFixtures(request, attempt),
+    );
     const items = await extractor({ retries: 2 }).extract(turn(FIXTURE_TURNS.en.text));
     expect(items).toHaveLength(3);
     expect(stub.requests).toHaveLength(2);
@@ -178,7 +238,9 @@ describe('OpenAiChatExtractor', () => {
 
   it('retries a 429 honouring Retry-After, and gives up after the configured retries', async () => {
     stub.reset(() => ({ status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'rate limited' } } }));
-    await expect(extractor({ retries: 2 }).extract(turn(FIXTURE_TURNS.en.text))).rejects.toThrow(/→ 429: .*rate limited.*\(gave up after 3 attempts\)/);
+    await expect(extractor({ retries: 2 }).extract(turn(FIXTURE_TURNS.en.text))).rejects.toThrow(
+      /→ 429: .*rate limited.*\(gave up after 3 attempts\)/,
+    );
     expect(stub.requests).toHaveLength(3);
   });
 
@@ -200,7 +262,9 @@ describe('OpenAiChatExtractor', () => {
     const closed = new ChatCompletionsStub();
     const closedUrl = await closed.start();
     await closed.stop();
-    await expect(new OpenAiChatExtractor({ url: closedUrl, model: '', retries: 0 }).extract(turn('x'))).rejects.toThrow(`${closedUrl}/v1/chat/completions`);
+    await expect(new OpenAiChatExtractor({ url: closedUrl, model: '', retries: 0 }).extract(turn('x'))).rejects.toThrow(
+      `${closedUrl}/v1/chat/completions`,
+    );
   });
 
   it('asks nothing for system and tool turns, or empty text', async () => {
@@ -233,7 +297,13 @@ describe('OpenAiChatExtractor', () => {
 
     it('is the chat extractor when ENGRAM_EXTRACTOR=llm, configured from ENGRAM_LLM_*', async () => {
       const strategy = createExtractionStrategy(
-        config({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: `${url}/v1`, ENGRAM_LLM_MODEL: 'qwen2.5-7b-instruct', ENGRAM_LLM_API_KEY: 'k', ENGRAM_LLM_RETRIES: '0' }),
+        config({
+          ENGRAM_EXTRACTOR: 'llm',
+          ENGRAM_LLM_URL: `${url}/v1`,
+          ENGRAM_LLM_MODEL: 'qwen2.5-7b-instruct',
+          ENGRAM_LLM_API_KEY: 'k',
+          ENGRAM_LLM_RETRIES: '0',
+        }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
       expect(strategy.version).toBe('llm-4:qwen2.5-7b-instruct');
@@ -245,7 +315,9 @@ describe('OpenAiChatExtractor', () => {
     it('validates its variables, naming each bad one', () => {
       expect(() => config({ ENGRAM_EXTRACTOR: 'gpt' })).toThrow(/ENGRAM_EXTRACTOR/);
       expect(() => config({ ENGRAM_EXTRACTOR: 'llm' })).toThrow(/ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm/);
-      expect(() => config({ ENGRAM_LLM_URL: 'localhost:8000' })).toThrow(/ENGRAM_LLM_URL="localhost:8000": ENGRAM_LLM_URL must be an http\(s\) URL/);
+      expect(() => config({ ENGRAM_LLM_URL: 'localhost:8000' })).toThrow(
+        /ENGRAM_LLM_URL="localhost:8000": ENGRAM_LLM_URL must be an http\(s\) URL/,
+      );
       expect(() => config({ ENGRAM_LLM_TIMEOUT_MS: 'soon' })).toThrow(/ENGRAM_LLM_TIMEOUT_MS/);
       expect(() => config({ ENGRAM_LLM_RETRIES: '-1' })).toThrow(/ENGRAM_LLM_RETRIES/);
       const ok = config({ ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: 'http://127.0.0.1:8000' });

@@ -59,7 +59,12 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
   private readonly backoffMs: number;
 
   constructor(private readonly options: OpenAiChatExtractorOptions) {
-    ({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, retries: this.retries, backoffMs: this.backoffMs } = chatClientSettings(options));
+    ({
+      endpoint: this.endpoint,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+    } = chatClientSettings(options));
     this.version = `llm-${PROMPT_VERSION}:${options.model || 'default'}`;
   }
 
@@ -95,7 +100,13 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
 
   private async attempt(body: string): Promise<string> {
     const json = await postJson(
-      { endpoint: this.endpoint, apiKey: this.options.apiKey, timeoutMs: this.timeoutMs, errorClass: LlmExtractionError, bodyName: 'response' },
+      {
+        endpoint: this.endpoint,
+        apiKey: this.options.apiKey,
+        timeoutMs: this.timeoutMs,
+        errorClass: LlmExtractionError,
+        bodyName: 'response',
+      },
       body,
     );
     return messageContent(json, this.endpoint);
@@ -103,10 +114,20 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
 }
 
 /** The endpoint and the client's limits, defaults filled in and checked: shared by every chat-completions adapter. */
-export function chatClientSettings(options: OpenAiChatExtractorOptions): { endpoint: string; timeoutMs: number; retries: number; backoffMs: number } {
+export function chatClientSettings(options: OpenAiChatExtractorOptions): {
+  endpoint: string;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+} {
   const retries = options.retries ?? 3;
   if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${retries}`);
-  return { endpoint: chatCompletionsEndpoint(options.url), timeoutMs: options.timeoutMs ?? 60_000, retries, backoffMs: options.backoffMs ?? 500 };
+  return {
+    endpoint: chatCompletionsEndpoint(options.url),
+    timeoutMs: options.timeoutMs ?? 60_000,
+    retries,
+    backoffMs: options.backoffMs ?? 500,
+  };
 }
 
 /** `http://h:1` → `http://h:1/v1/chat/completions`; `…/v1` → `…/v1/chat/completions`; `…/chat/completions` as given. */
@@ -187,7 +208,18 @@ export function validItem(raw: unknown): ValidItem | null {
   const normalisedSubject = /^(user|assistant)$/i.test(subject) ? subject.toLowerCase() : subject;
   // A correction may land on the memory it answers (docs/memory-model.md §3); answers of prompt 1 have no "corrects".
   const correction = r.corrects === true ? { correction: attribute === LAST_MENTIONED ? ('open' as const) : ('named' as const) } : {};
-  return { kind, subject: normalisedSubject, attribute, value, content, entities: cleanEntities, confidence, importance, operation, ...correction };
+  return {
+    kind,
+    subject: normalisedSubject,
+    attribute,
+    value,
+    content,
+    entities: cleanEntities,
+    confidence,
+    importance,
+    operation,
+    ...correction,
+  };
 }
 
 /** A trimmed, non-empty string (capped), or null. */
@@ -225,5 +257,3 @@ function unitNumber(value: unknown): number | null {
   if (!Number.isFinite(n)) return null;
   return Math.min(1, Math.max(0, n));
 }
-
-

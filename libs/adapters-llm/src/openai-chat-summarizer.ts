@@ -41,13 +41,22 @@ export class OpenAiChatSummarizer implements SummaryWriter {
   private readonly backoffMs: number;
 
   constructor(private readonly options: OpenAiChatExtractorOptions) {
-    ({ endpoint: this.endpoint, timeoutMs: this.timeoutMs, retries: this.retries, backoffMs: this.backoffMs } = chatClientSettings(options));
+    ({
+      endpoint: this.endpoint,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+    } = chatClientSettings(options));
     this.version = `llm-summary-${SUMMARY_PROMPT_VERSION}:${options.model || 'default'}`;
   }
 
   async write(material: SummaryMaterial): Promise<string[]> {
     const body = JSON.stringify(this.requestBody(material));
-    const content = await withRetries(() => this.attempt(body), { retries: this.retries, backoffMs: this.backoffMs, errorClass: LlmExtractionError });
+    const content = await withRetries(() => this.attempt(body), {
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      errorClass: LlmExtractionError,
+    });
     return parseLines(content, this.endpoint);
   }
 
@@ -65,7 +74,13 @@ export class OpenAiChatSummarizer implements SummaryWriter {
 
   private async attempt(body: string): Promise<string> {
     const json = await postJson(
-      { endpoint: this.endpoint, apiKey: this.options.apiKey, timeoutMs: this.timeoutMs, errorClass: LlmExtractionError, bodyName: 'response' },
+      {
+        endpoint: this.endpoint,
+        apiKey: this.options.apiKey,
+        timeoutMs: this.timeoutMs,
+        errorClass: LlmExtractionError,
+        bodyName: 'response',
+      },
       body,
     );
     return messageContent(json, this.endpoint);

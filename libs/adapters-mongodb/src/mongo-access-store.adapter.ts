@@ -27,14 +27,7 @@
  */
 import type { AccessStats, AccessStore } from '@engram/ports';
 import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from 'mongodb';
-import {
-  DEFAULT_WRITE_CONCURRENCY,
-  collectionName,
-  compoundId,
-  forEachLimit,
-  isDuplicateKeyError,
-  toMs,
-} from './mongo-common';
+import { DEFAULT_WRITE_CONCURRENCY, collectionName, compoundId, forEachLimit, isDuplicateKeyError, toMs } from './mongo-common';
 
 export interface MongoAccessStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `access_events_v2`, `access_stats_v2`). */

@@ -60,11 +60,7 @@ export function toMs(iso: string): number {
  * Runs `work` over `items` with at most `limit` calls in flight; stops starting
  * new ones after the first failure and rethrows it once the running ones end.
  */
-export async function forEachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
+export async function forEachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {

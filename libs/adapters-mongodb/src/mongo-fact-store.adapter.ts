@@ -18,14 +18,7 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { FactStore, MemoryQuery, UserPage } from '@engram/ports';
 import type { AnyBulkWriteOperation, Collection, Db, Filter, WithoutId } from 'mongodb';
-import {
-  DEFAULT_WRITE_CONCURRENCY,
-  collectionName,
-  compoundId,
-  forEachLimit,
-  isDuplicateKeyError,
-  toMs,
-} from './mongo-common';
+import { DEFAULT_WRITE_CONCURRENCY, collectionName, compoundId, forEachLimit, isDuplicateKeyError, toMs } from './mongo-common';
 
 export interface MongoFactStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `facts_v2`) while rebuilding. */

@@ -22,7 +22,7 @@ describe('MongoFactStore specifics', () => {
   it('stores the record as a queryable document with the composite _id, and returns it without _id', async () => {
     const r = aMemoryRecord({ tenantId, userId, entities: ['PostgreSQL'], history: [] });
     await store.save([r]);
-    const doc = await store.collection.findOne({ tenantId, userId, 'entities': 'PostgreSQL' });
+    const doc = await store.collection.findOne({ tenantId, userId, entities: 'PostgreSQL' });
     expect(doc?._id).toBe(`${tenantId}:${userId}:${r.memoryId}`);
     expect(doc?.status).toBe('active');
     const [got] = await store.get(tenantId, userId, [r.memoryId]);

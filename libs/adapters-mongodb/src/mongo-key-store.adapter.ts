@@ -68,7 +68,11 @@ export class MongoKeyStore implements KeyStore {
     for (;;) {
       // In _id order from where the last batch ended: a key that cannot be rewritten (destroyed
       // meanwhile) is not read again.
-      const batch = await this.keys.find({ _id: { $gt: after }, master: { $ne: current } }).sort({ _id: 1 }).limit(batchSize).toArray();
+      const batch = await this.keys
+        .find({ _id: { $gt: after }, master: { $ne: current } })
+        .sort({ _id: 1 })
+        .limit(batchSize)
+        .toArray();
       if (batch.length === 0) break;
       for (const document of batch) {
         const next = rewrapDataKey(this.master, this.previous, document.tenantId, document.userId, document);

@@ -37,5 +37,13 @@ function backend<S extends object>(versionsOf: (db: Db) => ProjectionVersions<S>
   };
 }
 
-testProjectionVersions('MongoDB facts', factStoreProbe, backend(mongoFactStoreVersions, (db) => MongoFactStore.open(db)));
-testProjectionVersions('MongoDB sessions', sessionStoreProbe, backend(mongoSessionStoreVersions, (db) => MongoSessionStore.open(db)));
+testProjectionVersions(
+  'MongoDB facts',
+  factStoreProbe,
+  backend(mongoFactStoreVersions, (db) => MongoFactStore.open(db)),
+);
+testProjectionVersions(
+  'MongoDB sessions',
+  sessionStoreProbe,
+  backend(mongoSessionStoreVersions, (db) => MongoSessionStore.open(db)),
+);

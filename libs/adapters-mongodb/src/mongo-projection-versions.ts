@@ -54,7 +54,11 @@ export class MongoProjectionVersions<S> implements ProjectionVersions<S> {
     if (!store) {
       store = (async () => {
         const opened = await this.kind.open(this.db, suffix);
-        await this.pointers.updateOne({ _id: this.projection }, { $setOnInsert: { active: 1 }, $addToSet: { versions: version } }, { upsert: true });
+        await this.pointers.updateOne(
+          { _id: this.projection },
+          { $setOnInsert: { active: 1 }, $addToSet: { versions: version } },
+          { upsert: true },
+        );
         return opened;
       })();
       this.stores.set(version, store);
@@ -65,17 +69,25 @@ export class MongoProjectionVersions<S> implements ProjectionVersions<S> {
 
   async activate(version: number): Promise<void> {
     await this.open(version);
-    await this.pointers.updateOne({ _id: this.projection }, { $set: { active: version }, $addToSet: { versions: version } }, { upsert: true });
+    await this.pointers.updateOne(
+      { _id: this.projection },
+      { $set: { active: version }, $addToSet: { versions: version } },
+      { upsert: true },
+    );
     this.activations++;
   }
 
   async drop(version: number): Promise<void> {
-    if ((await this.active()) === version) throw new Error(`${this.projection} version ${version} is active: activate another one before dropping it`);
+    if ((await this.active()) === version)
+      throw new Error(`${this.projection} version ${version} is active: activate another one before dropping it`);
     const suffix = mongoVersionSuffix(version);
     for (const name of this.kind.collections(suffix)) {
-      await this.db.collection(name).drop().catch((error: { codeName?: string; code?: number }) => {
-        if (error.codeName !== 'NamespaceNotFound' && error.code !== 26) throw error;
-      });
+      await this.db
+        .collection(name)
+        .drop()
+        .catch((error: { codeName?: string; code?: number }) => {
+          if (error.codeName !== 'NamespaceNotFound' && error.code !== 26) throw error;
+        });
     }
     this.stores.delete(version);
     await this.pointers.updateOne({ _id: this.projection }, { $pull: { versions: version } });

@@ -16,14 +16,7 @@
 import type { TurnRole } from '@engram/contracts';
 import type { SessionStore, SessionTurn } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
-import {
-  DEFAULT_WRITE_CONCURRENCY,
-  collectionName,
-  compoundId,
-  forEachLimit,
-  isOnlyDuplicateKeyErrors,
-  toMs,
-} from './mongo-common';
+import { DEFAULT_WRITE_CONCURRENCY, collectionName, compoundId, forEachLimit, isOnlyDuplicateKeyErrors, toMs } from './mongo-common';
 
 export interface MongoSessionStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `turns_v2`, `turns_v2_seq`) while rebuilding. */
@@ -137,7 +130,10 @@ export class MongoSessionStore implements SessionStore {
     if (turnIds.length === 0) return [];
     // By _id: the tenant, user and turn id are the document's key.
     const ids = [...new Set(turnIds)].map((turnId) => compoundId(tenantId, userId, turnId));
-    const docs = await this.turns.find({ _id: { $in: ids } }).sort({ occurredMs: 1, seq: 1 }).toArray();
+    const docs = await this.turns
+      .find({ _id: { $in: ids } })
+      .sort({ occurredMs: 1, seq: 1 })
+      .toArray();
     return docs.map(toTurn);
   }
 

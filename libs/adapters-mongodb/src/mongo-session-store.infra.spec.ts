@@ -39,7 +39,9 @@ describe('MongoSessionStore specifics', () => {
   });
 
   it('returns nothing for a limit below 1 and floors a fractional one', async () => {
-    await store.append([0, 1, 2].map((i) => aSessionTurn({ tenantId, userId, sessionId, text: `t${i}`, occurredAt: `2026-01-05T09:0${i}:00.000Z` })));
+    await store.append(
+      [0, 1, 2].map((i) => aSessionTurn({ tenantId, userId, sessionId, text: `t${i}`, occurredAt: `2026-01-05T09:0${i}:00.000Z` })),
+    );
     expect(await store.recent(tenantId, userId, sessionId, 0.5)).toEqual([]);
     expect(await store.recent(tenantId, userId, sessionId, -1)).toEqual([]);
     expect((await store.recent(tenantId, userId, sessionId, 2.9)).map((t) => t.text)).toEqual(['t1', 't2']);

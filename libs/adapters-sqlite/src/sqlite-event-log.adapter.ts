@@ -154,9 +154,7 @@ export class SqliteEventLog implements EventLog {
     this.statements = {
       registerTopic: db.prepare('INSERT OR IGNORE INTO log_topics (topic, next_offset, created_at) VALUES (?, 0, ?)'),
       nextOffset: db.prepare('SELECT next_offset FROM log_topics WHERE topic = ?'),
-      insertMessage: db.prepare(
-        'INSERT INTO log_messages (topic, log_offset, key, value, timestamp) VALUES (?, ?, ?, ?, ?)',
-      ),
+      insertMessage: db.prepare('INSERT INTO log_messages (topic, log_offset, key, value, timestamp) VALUES (?, ?, ?, ?, ?)'),
       setNextOffset: db.prepare('UPDATE log_topics SET next_offset = ? WHERE topic = ?'),
       readBatch: db.prepare(
         'SELECT log_offset, key, value, timestamp FROM log_messages WHERE topic = ? AND log_offset >= ? ORDER BY log_offset LIMIT ?',
@@ -166,9 +164,7 @@ export class SqliteEventLog implements EventLog {
         `INSERT INTO log_group_offsets (topic, grp, next_offset, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (topic, grp) DO UPDATE SET next_offset = excluded.next_offset, updated_at = excluded.updated_at`,
       ),
-      firstAtOrAfter: db.prepare(
-        'SELECT MIN(log_offset) AS log_offset FROM log_messages WHERE topic = ? AND timestamp >= ?',
-      ),
+      firstAtOrAfter: db.prepare('SELECT MIN(log_offset) AS log_offset FROM log_messages WHERE topic = ? AND timestamp >= ?'),
       topics: db.prepare<[], string>('SELECT topic FROM log_topics ORDER BY topic').pluck(),
       groups: db.prepare<[string], string>('SELECT grp FROM log_group_offsets WHERE topic = ? ORDER BY grp').pluck(),
       deleteMessages: db.prepare('DELETE FROM log_messages WHERE topic = ?'),
@@ -196,7 +192,10 @@ export class SqliteEventLog implements EventLog {
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
     if (messages.length === 0) return this.endPosition(topic);
     const now = Date.now();
-    const next = this.appendTx(topic, messages.map((message) => ({ key: message.key, raw: serialiseLogValue(message.value), timestamp: now })));
+    const next = this.appendTx(
+      topic,
+      messages.map((message) => ({ key: message.key, raw: serialiseLogValue(message.value), timestamp: now })),
+    );
     this.signals.emit(appendedEvent(topic));
     return { [PARTITION]: next };
   }
@@ -223,7 +222,8 @@ export class SqliteEventLog implements EventLog {
     const running = consumersOf(this.db);
     for (const topic of topics) {
       for (const group of this.statements.groups.all(topic)) {
-        if (running.has(consumerKey(topic, group))) throw new Error(`cannot delete topic "${topic}": a consumer of group "${group}" is running; stop it first`);
+        if (running.has(consumerKey(topic, group)))
+          throw new Error(`cannot delete topic "${topic}": a consumer of group "${group}" is running; stop it first`);
       }
     }
     immediate(this.db, () => {
@@ -259,9 +259,7 @@ export class SqliteEventLog implements EventLog {
     const running = consumersOf(this.db);
     const key = consumerKey(spec.topic, spec.group);
     if (running.has(key)) {
-      throw new Error(
-        `a consumer of topic "${spec.topic}" in group "${spec.group}" is already running in this process; stop it first`,
-      );
+      throw new Error(`a consumer of topic "${spec.topic}" in group "${spec.group}" is already running in this process; stop it first`);
     }
     running.add(key);
     const consumer = new SqliteConsumer(
@@ -304,12 +302,11 @@ export class SqliteEventLog implements EventLog {
     } else if (target.to === 'position') {
       next = target.position[PARTITION] ?? 0;
       const end = this.statements.nextOffset.get(topic)?.next_offset ?? 0;
-      if (!Number.isInteger(next) || next < 0 || next > end) throw new Error(`cannot move group "${group}" of topic "${topic}" to offset ${next}: the topic holds offsets 0 to ${end}`);
+      if (!Number.isInteger(next) || next < 0 || next > end)
+        throw new Error(`cannot move group "${group}" of topic "${topic}" to offset ${next}: the topic holds offsets 0 to ${end}`);
     } else {
       next =
-        this.statements.firstAtOrAfter.get(topic, target.timestamp)?.log_offset ??
-        this.statements.nextOffset.get(topic)?.next_offset ??
-        0;
+        this.statements.firstAtOrAfter.get(topic, target.timestamp)?.log_offset ?? this.statements.nextOffset.get(topic)?.next_offset ?? 0;
     }
     this.statements.commit.run(topic, group, next, Date.now());
   }

@@ -66,7 +66,10 @@ describe('SqliteEventLog', () => {
       // The consumer has the first message (and, with a linger, is waiting for more) when the rest arrive.
       await eventually(() => batches.length > 0 || lingerMs > 0, 'the first read');
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await log.append(topic, [1, 2].map((n) => ({ key: 't:u', value: { n } })));
+      await log.append(
+        topic,
+        [1, 2].map((n) => ({ key: 't:u', value: { n } })),
+      );
       await eventually(() => batches.flat().length === 3, 'all three messages', 10_000);
       await sub.stop();
       await log.close();
@@ -85,7 +88,12 @@ describe('SqliteEventLog', () => {
     let db = openSqliteDatabase(file);
     let log = new SqliteEventLog(db, quiet);
     await log.ensureTopics([topic]);
-    expect(await log.append(topic, [{ key: 't:u', value: { n: 0 } }, { key: 't:u', value: { n: 1 } }])).toEqual({ 0: 2 });
+    expect(
+      await log.append(topic, [
+        { key: 't:u', value: { n: 0 } },
+        { key: 't:u', value: { n: 1 } },
+      ]),
+    ).toEqual({ 0: 2 });
     expect(await log.append(topic, [{ key: 't:u', value: { n: 2 } }])).toEqual({ 0: 3 });
     const seen: ConsumedMessage[] = [];
     const sub = await log.subscribe({ topic, group, maxBatchSize: 2 }, async (batch) => {
@@ -171,7 +179,10 @@ describe('SqliteEventLog', () => {
       onHandlerError: (_error, failure) => failures.push(failure),
     });
     const topic = uniqueName('topic');
-    await log.append(topic, [{ key: 'k', value: 1 }, { key: 'k', value: 2 }]);
+    await log.append(topic, [
+      { key: 'k', value: 1 },
+      { key: 'k', value: 2 },
+    ]);
     const sub = await log.subscribe({ topic, group: 'g' }, async () => {
       throw new Error('always failing');
     });
@@ -217,7 +228,12 @@ describe('SqliteEventLog', () => {
         recordedAt: '2026-01-05T09:00:00.000Z',
         causationId: null,
         correlationId: `c-${i}`,
-        payload: { sessionId: 's', turnId: `t-${i}`, role: 'user', text: 'I prefer PostgreSQL for new services, 我们的数据库用 PostgreSQL' },
+        payload: {
+          sessionId: 's',
+          turnId: `t-${i}`,
+          role: 'user',
+          text: 'I prefer PostgreSQL for new services, 我们的数据库用 PostgreSQL',
+        },
       },
     }));
     const total = 50_000;
@@ -232,7 +248,10 @@ describe('SqliteEventLog', () => {
     const db = openSqliteDatabase(file);
     const log = new SqliteEventLog(db, quiet);
     const words = ['Quillbramble', '琥珀猫头鹰'];
-    await log.append('old.topic', Array.from({ length: 300 }, (_, i) => ({ key: 'k', value: { i, text: `${words[i % 2]} ${'x'.repeat(200)}` } })));
+    await log.append(
+      'old.topic',
+      Array.from({ length: 300 }, (_, i) => ({ key: 'k', value: { i, text: `${words[i % 2]} ${'x'.repeat(200)}` } })),
+    );
     await log.append('kept.topic', [{ key: 'k', value: { text: 'Marmalorian' } }]);
     const onDisk = () => ['', '-wal'].map((suffix) => (fs.existsSync(file + suffix) ? fs.readFileSync(file + suffix) : Buffer.alloc(0)));
     const found = (word: string) => onDisk().some((bytes) => bytes.includes(Buffer.from(word, 'utf8')));

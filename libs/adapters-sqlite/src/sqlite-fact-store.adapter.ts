@@ -15,9 +15,7 @@ export interface SqliteFactStoreOptions {
 export class SqliteFactStore implements FactStore {
   private readonly table: string;
   private readonly statements: {
-    upsert: BetterSqlite3.Statement<
-      [string, string, string, string, string, number, number, number, number, string]
-    >;
+    upsert: BetterSqlite3.Statement<[string, string, string, string, string, number, number, number, number, string]>;
     get: BetterSqlite3.Statement<[string, string, string], { record: string }>;
     byMergeKeys: BetterSqlite3.Statement<[string, string, string], { record: string }>;
     deleteUser: BetterSqlite3.Statement<[string, string]>;

@@ -69,7 +69,9 @@ export class SqliteKeyStore implements KeyStore {
       get: db.prepare('SELECT key_id, wrapped, master FROM data_keys WHERE tenant_id = ? AND user_id = ?'),
       delete: db.prepare('DELETE FROM data_keys WHERE tenant_id = ? AND user_id = ?'),
       masters: db.prepare('SELECT master, COUNT(*) AS keys FROM data_keys GROUP BY master'),
-      notUnder: db.prepare('SELECT tenant_id, user_id, key_id, wrapped, master FROM data_keys WHERE master <> ? ORDER BY tenant_id, user_id LIMIT ?'),
+      notUnder: db.prepare(
+        'SELECT tenant_id, user_id, key_id, wrapped, master FROM data_keys WHERE master <> ? ORDER BY tenant_id, user_id LIMIT ?',
+      ),
       // Only the key that was read, still under the master key it was read under: a key destroyed
       // (or destroyed and made anew) meanwhile is left as it is.
       rewrap: db.prepare('UPDATE data_keys SET wrapped = ?, master = ? WHERE tenant_id = ? AND user_id = ? AND key_id = ? AND master = ?'),

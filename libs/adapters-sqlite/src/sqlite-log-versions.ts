@@ -35,7 +35,10 @@ export class SqliteLogVersions implements LogVersions {
   async replace(expectedRevision: number, next: Omit<LogVersionState, 'revision'>): Promise<boolean> {
     const { version, migration } = next;
     const state = JSON.stringify({ version, ...(migration ? { migration } : {}) });
-    const run = expectedRevision === 0 ? this.statements.insert.run(state) : this.statements.update.run(state, expectedRevision + 1, expectedRevision);
+    const run =
+      expectedRevision === 0
+        ? this.statements.insert.run(state)
+        : this.statements.update.run(state, expectedRevision + 1, expectedRevision);
     return run.changes === 1;
   }
 }

@@ -1,5 +1,12 @@
 import { followActiveVersion, type ProjectionVersions } from '@engram/ports';
-import { factStoreProbe, makeTempDir, searchIndexProbe, sessionStoreProbe, testProjectionVersions, type VersionedBackend } from '@engram/testing';
+import {
+  factStoreProbe,
+  makeTempDir,
+  searchIndexProbe,
+  sessionStoreProbe,
+  testProjectionVersions,
+  type VersionedBackend,
+} from '@engram/testing';
 import { openSqliteDatabase, type Database } from './sqlite-database';
 import { SqliteFactStore } from './sqlite-fact-store.adapter';
 import { sqliteFactStoreVersions, sqliteSearchIndexVersions, sqliteSessionStoreVersions } from './sqlite-projection-versions';
@@ -36,6 +43,21 @@ function backend<S extends object>(versionsOf: (db: Database) => ProjectionVersi
   };
 }
 
-testProjectionVersions('SQLite facts', factStoreProbe, backend(sqliteFactStoreVersions, (db) => new SqliteFactStore(db)));
-testProjectionVersions('SQLite sessions', sessionStoreProbe, backend(sqliteSessionStoreVersions, (db) => new SqliteSessionStore(db)));
-testProjectionVersions('SQLite search', searchIndexProbe, backend((db) => sqliteSearchIndexVersions(db), (db) => new SqliteSearchIndex(db)));
+testProjectionVersions(
+  'SQLite facts',
+  factStoreProbe,
+  backend(sqliteFactStoreVersions, (db) => new SqliteFactStore(db)),
+);
+testProjectionVersions(
+  'SQLite sessions',
+  sessionStoreProbe,
+  backend(sqliteSessionStoreVersions, (db) => new SqliteSessionStore(db)),
+);
+testProjectionVersions(
+  'SQLite search',
+  searchIndexProbe,
+  backend(
+    (db) => sqliteSearchIndexVersions(db),
+    (db) => new SqliteSearchIndex(db),
+  ),
+);

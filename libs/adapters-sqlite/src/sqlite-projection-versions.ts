@@ -1,4 +1,12 @@
-import type { FactStore, ProjectionVersions, RebuildLedger, RebuildRecord, SearchIndex, SessionStore, VersionedProjection } from '@engram/ports';
+import type {
+  FactStore,
+  ProjectionVersions,
+  RebuildLedger,
+  RebuildRecord,
+  SearchIndex,
+  SessionStore,
+  VersionedProjection,
+} from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './sqlite-database';
 import { SqliteFactStore } from './sqlite-fact-store.adapter';
@@ -108,12 +116,15 @@ export class SqliteProjectionVersions<S> implements ProjectionVersions<S> {
   }
 
   async drop(version: number): Promise<void> {
-    if ((await this.active()) === version) throw new Error(`${this.projection} version ${version} is active: activate another one before dropping it`);
+    if ((await this.active()) === version)
+      throw new Error(`${this.projection} version ${version} is active: activate another one before dropping it`);
     const namespace = sqliteVersionNamespace(version);
-    this.db.transaction(() => {
-      for (const table of this.kind.tables(namespace)) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
-      this.statements.forget.run(this.projection, version);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const table of this.kind.tables(namespace)) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.statements.forget.run(this.projection, version);
+      })
+      .immediate();
     this.stores.delete(version);
     this.kind.dropped?.(namespace);
   }
@@ -146,7 +157,10 @@ export function sqliteSessionStoreVersions(db: Database): SqliteProjectionVersio
   });
 }
 
-export function sqliteSearchIndexVersions(db: Database, options: { vectorCacheBytes?: number } = {}): SqliteProjectionVersions<SearchIndex> {
+export function sqliteSearchIndexVersions(
+  db: Database,
+  options: { vectorCacheBytes?: number } = {},
+): SqliteProjectionVersions<SearchIndex> {
   return new SqliteProjectionVersions<SearchIndex>(db, {
     projection: 'search',
     create: (d, namespace) => new SqliteSearchIndex(d, { namespace, ...options }),

@@ -45,7 +45,10 @@ export class SqliteSearchIndex implements SearchIndex {
     updateDocument: BetterSqlite3.Statement<[...DocumentParams, number]>;
     insertTerms: BetterSqlite3.Statement<[number, string, string]>;
     deleteTerms: BetterSqlite3.Statement<[number]>;
-    searchText: BetterSqlite3.Statement<[string, string | null, string | null, string | null, string | null, number], { memory_id: string; rank: number }>;
+    searchText: BetterSqlite3.Statement<
+      [string, string | null, string | null, string | null, string | null, number],
+      { memory_id: string; rank: number }
+    >;
     vectors: BetterSqlite3.Statement<[string, string], { memory_id: string; kind: string; vector: Buffer; norm: number }>;
     revisions: BetterSqlite3.Statement<[string, string, string], { memory_id: string; revision: number }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
@@ -117,9 +120,7 @@ export class SqliteSearchIndex implements SearchIndex {
          WHERE tenant_id = ? AND user_id = ? AND memory_id IN (SELECT value FROM json_each(?))`,
       ),
       countUser: db.prepare(`SELECT COUNT(*) AS n FROM ${docs} WHERE tenant_id = ? AND user_id = ?`),
-      deleteUserTerms: db.prepare(
-        `DELETE FROM ${fts} WHERE rowid IN (SELECT id FROM ${docs} WHERE tenant_id = ? AND user_id = ?)`,
-      ),
+      deleteUserTerms: db.prepare(`DELETE FROM ${fts} WHERE rowid IN (SELECT id FROM ${docs} WHERE tenant_id = ? AND user_id = ?)`),
       deleteUserDocuments: db.prepare(`DELETE FROM ${docs} WHERE tenant_id = ? AND user_id = ?`),
       // FTS5 keeps a deleted row's terms in its index segments until they are merged; merging them
       // all drops every deleted term, and secure_delete zeroes the pages they leave. Done when a user
@@ -168,9 +169,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const q = Float32Array.from(query.vector);
     const qNorm = norm(q);
     if (qNorm === 0 || !(query.limit > 0)) return [];
-    const users = this.vectorCache.get(userKey(query.tenantId, query.userId), () =>
-      this.loadVectors(query.tenantId, query.userId),
-    );
+    const users = this.vectorCache.get(userKey(query.tenantId, query.userId), () => this.loadVectors(query.tenantId, query.userId));
     const kinds = query.kinds ? new Set<string>(query.kinds) : null;
     const memoryIds = query.memoryIds ? new Set(query.memoryIds) : null;
     const hits: SearchHit[] = [];
@@ -255,7 +254,14 @@ export class SqliteSearchIndex implements SearchIndex {
       id = Number(s.insertDocument.run(...params).lastInsertRowid);
     }
     if (doc.status === 'active') {
-      s.insertTerms.run(id, ownerToken(doc.tenantId, doc.userId), doc.terms.filter((t) => t.length > 0).map(termToken).join(' '));
+      s.insertTerms.run(
+        id,
+        ownerToken(doc.tenantId, doc.userId),
+        doc.terms
+          .filter((t) => t.length > 0)
+          .map(termToken)
+          .join(' '),
+      );
     }
   }
 }
@@ -264,7 +270,10 @@ const userKey = (tenantId: string, userId: string) => JSON.stringify([tenantId, 
 
 /** Unambiguous for any ids (`a:b`+`c` and `a`+`b:c` differ), and plain hex so FTS5 sees one token. */
 function ownerToken(tenantId: string, userId: string): string {
-  return createHash('sha256').update(JSON.stringify([tenantId, userId])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(JSON.stringify([tenantId, userId]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 function termToken(term: string): string {

@@ -109,7 +109,10 @@ export class SqliteSessionStore implements SessionStore {
 
   async turnIds(tenantId: string, userId: string, sessionIds: readonly string[]): Promise<string[]> {
     if (sessionIds.length === 0) return [];
-    return this.statements.turnIds.all(tenantId, userId, JSON.stringify(sessionIds)).map((row) => row.turn_id).sort();
+    return this.statements.turnIds
+      .all(tenantId, userId, JSON.stringify(sessionIds))
+      .map((row) => row.turn_id)
+      .sort();
   }
 
   async turnsById(tenantId: string, userId: string, turnIds: readonly string[]): Promise<SessionTurn[]> {

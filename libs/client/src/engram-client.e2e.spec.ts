@@ -6,7 +6,14 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { JsonHttpStub, type StubHandler } from '@engram/testing';
-import { EngramClient, EngramAuthError, EngramNotFoundError, EngramUnavailableError, EngramValidationError, withMemory } from '@engram/client';
+import {
+  EngramClient,
+  EngramAuthError,
+  EngramNotFoundError,
+  EngramUnavailableError,
+  EngramValidationError,
+  withMemory,
+} from '@engram/client';
 import { startEngram, type EngramHarness } from '../../../test/support/engram-harness';
 import completion from './testing/fixtures/chat-completion.json';
 
@@ -40,7 +47,8 @@ describe('@engram/client against a real engram', () => {
   let url: string;
   const chat = new JsonHttpStub<ChatBody>(replay);
   let chatUrl: string;
-  const client = (apiKey: string, options: Partial<ConstructorParameters<typeof EngramClient>[0]> = {}) => new EngramClient({ url, apiKey, ...options });
+  const client = (apiKey: string, options: Partial<ConstructorParameters<typeof EngramClient>[0]> = {}) =>
+    new EngramClient({ url, apiKey, ...options });
 
   beforeAll(async () => {
     engram = await startEngram({
@@ -87,7 +95,12 @@ describe('@engram/client against a real engram', () => {
 
   it('throws typed errors carrying the server’s fields', async () => {
     const acme = client('key-a');
-    const invalid = await acme.remember('u1', 's1', [{ role: 'user', text: 'ok' }, { role: 'user', text: '' }]).catch((e: unknown) => e);
+    const invalid = await acme
+      .remember('u1', 's1', [
+        { role: 'user', text: 'ok' },
+        { role: 'user', text: '' },
+      ])
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(EngramValidationError);
     expect((invalid as EngramValidationError).fields).toEqual(['turns.1.text']);
     expect((invalid as EngramValidationError).status).toBe(400);
@@ -129,7 +142,8 @@ describe('@engram/client against a real engram', () => {
 
   it('retries a 429 after the Retry-After the server sent, and reports it once retries run out', async () => {
     // ENGRAM_TENANT_RATE_LIMIT=2: a burst of 20 turns, then 2 more turns/s.
-    const turns = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ turnId: `b${from + i}`, role: 'user' as const, text: `burst ${from + i}` }));
+    const turns = (n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => ({ turnId: `b${from + i}`, role: 'user' as const, text: `burst ${from + i}` }));
     const impatient = client('key-t', { retries: 0 });
     await impatient.remember('bursty', 's1', turns(20, 0));
     const refused = await impatient.remember('bursty', 's1', turns(2, 20)).catch((e: unknown) => e);
@@ -148,7 +162,10 @@ describe('@engram/client against a real engram', () => {
   it('withMemory: recalls, injects the context block as a system message, records both turns', async () => {
     const acme = client('key-c');
     await acme.remember('zhou', 's1', [{ role: 'user', text: '我们的数据库用 PostgreSQL' }]);
-    const ai = withMemory(new OpenAI({ baseURL: `${chatUrl}/v1`, apiKey: 'test', maxRetries: 0 }), acme, { userId: 'zhou', sessionId: 's1' });
+    const ai = withMemory(new OpenAI({ baseURL: `${chatUrl}/v1`, apiKey: 'test', maxRetries: 0 }), acme, {
+      userId: 'zhou',
+      sessionId: 's1',
+    });
     const reply = await ai.chat.completions.create({
       model: 'gpt-4o-mini',
       messages: [
@@ -171,8 +188,15 @@ describe('@engram/client against a real engram', () => {
   it('withMemory: streams the reply through unchanged and records it once the stream ends', async () => {
     const acme = client('key-c');
     await acme.remember('lin', 's1', [{ role: 'user', text: 'I prefer window seats' }]);
-    const ai = withMemory(new OpenAI({ baseURL: `${chatUrl}/v1`, apiKey: 'test', maxRetries: 0 }), acme, { userId: 'lin', sessionId: 's1' });
-    const stream = await ai.chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Which seat do I like?' }] });
+    const ai = withMemory(new OpenAI({ baseURL: `${chatUrl}/v1`, apiKey: 'test', maxRetries: 0 }), acme, {
+      userId: 'lin',
+      sessionId: 's1',
+    });
+    const stream = await ai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [{ role: 'user', content: 'Which seat do I like?' }],
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('You said you prefer window seats.');
@@ -191,9 +215,16 @@ describe('@engram/client against a real engram', () => {
 
     it('loads as CommonJS and as ESM', async () => {
       const lib = path.join(root, 'libs/client');
-      const cjs = await run(process.execPath, ['-e', `const c = require(${JSON.stringify(lib)}); console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`]);
+      const cjs = await run(process.execPath, [
+        '-e',
+        `const c = require(${JSON.stringify(lib)}); console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`,
+      ]);
       expect(cjs.stdout.trim()).toBe('function function function');
-      const esm = await run(process.execPath, ['--input-type=module', '-e', `import * as c from ${JSON.stringify(path.join(lib, 'dist/esm/client/src/index.js'))}; console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`]);
+      const esm = await run(process.execPath, [
+        '--input-type=module',
+        '-e',
+        `import * as c from ${JSON.stringify(path.join(lib, 'dist/esm/client/src/index.js'))}; console.log(typeof c.EngramClient, typeof c.withMemory, typeof c.EngramValidationError)`,
+      ]);
       expect(esm.stdout.trim()).toBe('function function function');
     });
 
@@ -214,7 +245,10 @@ describe('@engram/client against a real engram', () => {
         fs.rmSync(app, { recursive: true, force: true });
       }
       // The main entry never loads kafkajs: applications that do not produce need not install it.
-      const main = await run(process.execPath, ['-e', `require(${JSON.stringify(path.join(root, 'libs/client'))}); console.log(Object.keys(require.cache).some((f) => f.includes('/kafkajs/')))`]);
+      const main = await run(process.execPath, [
+        '-e',
+        `require(${JSON.stringify(path.join(root, 'libs/client'))}); console.log(Object.keys(require.cache).some((f) => f.includes('/kafkajs/')))`,
+      ]);
       expect(main.stdout.trim()).toBe('false');
     });
 

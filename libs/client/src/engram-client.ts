@@ -76,19 +76,26 @@ export class EngramClient {
 
   /** Forgets the user in every store and projection (stays forgotten after rebuilds). */
   async forget(userId: string): Promise<{ forgotten: boolean; position?: string }> {
-    const forgotten = (await this.call(this.api.DELETE('/v1/users/{userId}', { params: { path: { userId } } }))) as unknown as { forgotten: boolean; position?: string };
+    const forgotten = (await this.call(this.api.DELETE('/v1/users/{userId}', { params: { path: { userId } } }))) as unknown as {
+      forgotten: boolean;
+      position?: string;
+    };
     if (forgotten.position) this.pending.set(userId, forgotten.position);
     return forgotten;
   }
 
   /** Retracts one memory, with the reason kept as its `statusReason`. */
   retract(userId: string, memoryId: string, reason: string): Promise<MemoryCommandResponse> {
-    return this.call(this.api.DELETE('/v1/users/{userId}/memories/{memoryId}', { params: { path: { userId, memoryId } }, body: { reason } }));
+    return this.call(
+      this.api.DELETE('/v1/users/{userId}/memories/{memoryId}', { params: { path: { userId, memoryId } }, body: { reason } }),
+    );
   }
 
   /** Brings back one memory's earlier version as a new version. */
   revert(userId: string, memoryId: string, version: number): Promise<MemoryCommandResponse> {
-    return this.call(this.api.POST('/v1/users/{userId}/memories/{memoryId}/revert', { params: { path: { userId, memoryId } }, body: { version } }));
+    return this.call(
+      this.api.POST('/v1/users/{userId}/memories/{memoryId}/revert', { params: { path: { userId, memoryId } }, body: { version } }),
+    );
   }
 
   /** Pins attributes the application knows for certain (`{ city: '杭州' }`). */

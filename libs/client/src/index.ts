@@ -13,7 +13,14 @@ export type {
   Turn,
   TurnInput,
 } from './engram-client';
-export { EngramAuthError, EngramConflictError, EngramError, EngramNotFoundError, EngramUnavailableError, EngramValidationError } from './errors';
+export {
+  EngramAuthError,
+  EngramConflictError,
+  EngramError,
+  EngramNotFoundError,
+  EngramUnavailableError,
+  EngramValidationError,
+} from './errors';
 export type { RetryOptions } from './retrying-fetch';
 export { withMemory } from './with-memory';
 export type { MemoryScope } from './with-memory';

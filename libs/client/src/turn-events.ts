@@ -135,10 +135,12 @@ export function turnKey(tenantId: string, userId: string): string {
 function checkTurn(problems: Problems, at: string, turn: TurnInput): void {
   if (typeof turn !== 'object' || turn === null) return problems.add(at, `${at} must be an object`);
   if (turn.turnId !== undefined) problems.id(`${at}.turnId`, turn.turnId);
-  if (!(TURN_ROLES as readonly unknown[]).includes(turn.role)) problems.add(`${at}.role`, `${at}.role must be one of ${TURN_ROLES.join(', ')}`);
+  if (!(TURN_ROLES as readonly unknown[]).includes(turn.role))
+    problems.add(`${at}.role`, `${at}.role must be one of ${TURN_ROLES.join(', ')}`);
   if (turn.speaker !== undefined) {
     problems.text(`${at}.speaker`, turn.speaker);
-    if (typeof turn.speaker === 'string' && turn.speaker.length > MAX_SPEAKER) problems.add(`${at}.speaker`, `${at}.speaker must be at most ${MAX_SPEAKER} characters`);
+    if (typeof turn.speaker === 'string' && turn.speaker.length > MAX_SPEAKER)
+      problems.add(`${at}.speaker`, `${at}.speaker must be at most ${MAX_SPEAKER} characters`);
   }
   problems.text(`${at}.text`, turn.text);
   // Bounded before masking too, which costs time in proportion to the text.
@@ -188,7 +190,8 @@ function isInstant(value: unknown): boolean {
   if (Number.isNaN(time)) return false;
   const [, y, m, d] = /^(\d{4})-(\d{2})-(\d{2})/.exec(value)!;
   const zone = /(Z|[+-]\d{2}:\d{2})$/i.exec(value)![1];
-  const offsetMinutes = zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes =
+    zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const local = new Date(time + offsetMinutes * 60_000);
   return local.getUTCFullYear() === Number(y) && local.getUTCMonth() + 1 === Number(m) && local.getUTCDate() === Number(d);
 }

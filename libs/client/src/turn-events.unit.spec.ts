@@ -4,7 +4,14 @@ import { EngramValidationError } from './errors';
 
 /** What KafkaTurnProducer writes, without Kafka (its infra spec sends it to real Kafka and the pipeline). */
 const batch = (turns: unknown[], overrides: Record<string, unknown> = {}) =>
-  ({ tenantId: 'acme', userId: 'laozhou', sessionId: 's1', turns, recordedAt: new Date('2026-11-30T09:00:00Z'), ...overrides }) as Parameters<typeof turnRecordedEvents>[0];
+  ({
+    tenantId: 'acme',
+    userId: 'laozhou',
+    sessionId: 's1',
+    turns,
+    recordedAt: new Date('2026-11-30T09:00:00Z'),
+    ...overrides,
+  }) as Parameters<typeof turnRecordedEvents>[0];
 
 function refusal(run: () => unknown): TurnValidationError {
   try {
@@ -18,7 +25,9 @@ function refusal(run: () => unknown): TurnValidationError {
 
 describe('turnRecordedEvents (what KafkaTurnProducer sends)', () => {
   it('builds TurnRecorded v2 events that engram parses, with the deterministic id and the partition key', () => {
-    const [event] = turnRecordedEvents(batch([{ turnId: 't1', role: 'user', text: '我的手机号是13812345678', occurredAt: '2026-11-30T16:00:00+08:00' }]));
+    const [event] = turnRecordedEvents(
+      batch([{ turnId: 't1', role: 'user', text: '我的手机号是13812345678', occurredAt: '2026-11-30T16:00:00+08:00' }]),
+    );
     expect(parseEvent(event)).toEqual(event);
     expect(event).toMatchObject({
       eventId: deterministicId('turn', 'acme', 'laozhou', 't1'),
@@ -33,14 +42,29 @@ describe('turnRecordedEvents (what KafkaTurnProducer sends)', () => {
   });
 
   it('defaults turnId to a fresh UUID and occurredAt to the send time', () => {
-    const [a, b] = turnRecordedEvents(batch([{ role: 'user', text: 'one' }, { role: 'user', text: 'two' }]));
+    const [a, b] = turnRecordedEvents(
+      batch([
+        { role: 'user', text: 'one' },
+        { role: 'user', text: 'two' },
+      ]),
+    );
     expect(a.payload.turnId).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.payload.turnId).not.toBe(b.payload.turnId);
     expect(a.occurredAt).toBe('2026-11-30T09:00:00.000Z');
   });
 
   it('names every bad field at once and sends nothing', () => {
-    const error = refusal(() => turnRecordedEvents(batch([{ role: 'robot', text: '' }, { role: 'user', text: 'ok', channel: 'Web' }], { userId: 'two words' })));
+    const error = refusal(() =>
+      turnRecordedEvents(
+        batch(
+          [
+            { role: 'robot', text: '' },
+            { role: 'user', text: 'ok', channel: 'Web' },
+          ],
+          { userId: 'two words' },
+        ),
+      ),
+    );
     expect(error).toBeInstanceOf(EngramValidationError);
     expect(error.fields).toEqual(['userId', 'turns.0.role', 'turns.0.text', 'turns.1.channel']);
     expect(error.message).toMatch(/^invalid turns: userId must be 1-128 characters/);

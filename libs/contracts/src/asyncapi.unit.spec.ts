@@ -45,7 +45,11 @@ describe('the log contract (AsyncAPI document and event JSON Schemas)', () => {
       expect({ file, text: fs.readFileSync(path.join(docs, file), 'utf8') }).toEqual({ file, text });
     }
     const committed = fs.readdirSync(path.join(docs, 'events')).map((f) => `events/${f}`);
-    expect(committed.sort()).toEqual(Object.keys(files).filter((f) => f.startsWith('events/')).sort());
+    expect(committed.sort()).toEqual(
+      Object.keys(files)
+        .filter((f) => f.startsWith('events/'))
+        .sort(),
+    );
   });
 
   it('is a valid AsyncAPI 3.0 document with a channel per topic, a message per event and the Kafka key', async () => {
@@ -56,10 +60,26 @@ describe('the log contract (AsyncAPI document and event JSON Schemas)', () => {
     expect(channels.map((c) => c.address()).sort()).toEqual([...ALL_TOPICS].sort());
     for (const contract of TOPIC_CATALOGUE) {
       const channel = channels.find((c) => c.address() === contract.topic)!;
-      expect(channel.messages().all().map((m) => m.name()).sort()).toEqual(topicEvents(contract).sort());
-      const receivers = channel.operations().all().filter((o) => o.action() === 'receive');
-      expect(receivers.map((o) => o.bindings().get('kafka')?.value().groupId.enum[0]).sort()).toEqual(contract.receivers.map((r) => r.group).sort());
-      expect(channel.operations().all().filter((o) => o.action() === 'send').length).toBe(contract.senders.length);
+      expect(
+        channel
+          .messages()
+          .all()
+          .map((m) => m.name())
+          .sort(),
+      ).toEqual(topicEvents(contract).sort());
+      const receivers = channel
+        .operations()
+        .all()
+        .filter((o) => o.action() === 'receive');
+      expect(receivers.map((o) => o.bindings().get('kafka')?.value().groupId.enum[0]).sort()).toEqual(
+        contract.receivers.map((r) => r.group).sort(),
+      );
+      expect(
+        channel
+          .operations()
+          .all()
+          .filter((o) => o.action() === 'send').length,
+      ).toBe(contract.senders.length);
     }
     const messages = document!.components().messages().all();
     expect(messages.map((m) => m.name()).sort()).toEqual(Object.keys(EVENT_SCHEMAS).sort());
@@ -142,7 +162,9 @@ describe('classJsonSchema (JSON Schema from class-validator metadata)', () => {
     class Conditional {
       @ValidateIf((o: { kind?: string }) => o.kind === 'x') @IsString() value!: string;
     }
-    expect(() => classJsonSchema(Conditional, naming)).toThrow(/Conditional.value: a conditional validation other than @IsOptional\(\) is not modelled/);
+    expect(() => classJsonSchema(Conditional, naming)).toThrow(
+      /Conditional.value: a conditional validation other than @IsOptional\(\) is not modelled/,
+    );
     class Undecorated {}
     expect(() => classJsonSchema(Undecorated, naming)).toThrow(/no class-validator decorators/);
   });

@@ -110,11 +110,7 @@ function compile(schema: new () => object): FastCheck | undefined {
         const instance = constraints[0].instance as { validate(value: unknown, args: object): boolean };
         const args = { constraints: m.constraints, property, targetName: schema.name };
         const one: FastCheck = (value) => instance.validate(value, args) === true;
-        checks.push(
-          m.each
-            ? (value) => (Array.isArray(value) ? value.every(one) : !isCollection(value) && one(value))
-            : one,
-        );
+        checks.push(m.each ? (value) => (Array.isArray(value) ? value.every(one) : !isCollection(value) && one(value)) : one);
       } else if (m.type === ValidationTypes.NESTED_VALIDATION) {
         const type = nestedTypeOf(schema, property);
         if (!type) return undefined;

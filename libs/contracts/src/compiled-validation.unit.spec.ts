@@ -69,14 +69,21 @@ describe('compiled event validation', () => {
   });
 
   it("still rejects an invalid event with class-validator's field-naming error", () => {
-    const bad = envelope('MemoriesExtracted', { sessionId: 's1', turnId: 't1', items: [{ ...item, confidence: 2 }], extractorVersion: 'rules-2' });
+    const bad = envelope('MemoriesExtracted', {
+      sessionId: 's1',
+      turnId: 't1',
+      items: [{ ...item, confidence: 2 }],
+      extractorVersion: 'rules-2',
+    });
     expect(() => parseEvent(bad)).toThrow(InvalidEventError);
     try {
       parseEvent(bad);
     } catch (error) {
       expect((error as InvalidEventError).fields).toEqual(['payload.items.0.confidence: confidence must not be greater than 1']);
     }
-    expect(() => parseEvent({ ...validEvents[0], occurredAt: 'yesterday' })).toThrow(/occurredAt: occurredAt must be a valid ISO 8601 date string/);
+    expect(() => parseEvent({ ...validEvents[0], occurredAt: 'yesterday' })).toThrow(
+      /occurredAt: occurredAt must be a valid ISO 8601 date string/,
+    );
   });
 
   it('returns the upcast event for a valid one', () => {

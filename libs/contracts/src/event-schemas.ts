@@ -96,7 +96,10 @@ class ExtractedItemSchema {
 class MemoriesExtractedSchema {
   @IsString() @IsNotEmpty() sessionId!: string;
   @IsString() @IsNotEmpty() turnId!: string;
-  @IsArray() @ArrayMaxSize(100) @ValidateNested({ each: true }) @NestedType(() => ExtractedItemSchema)
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @NestedType(() => ExtractedItemSchema)
   items!: ExtractedItemSchema[];
   @IsString() @IsNotEmpty() extractorVersion!: string;
 }
@@ -193,7 +196,10 @@ class ProfileAttributeSchema {
 }
 
 class ProfileUpdateRequestedSchema {
-  @IsArray() @ArrayMaxSize(PROFILE_MAX_ATTRIBUTES) @ValidateNested({ each: true }) @NestedType(() => ProfileAttributeSchema)
+  @IsArray()
+  @ArrayMaxSize(PROFILE_MAX_ATTRIBUTES)
+  @ValidateNested({ each: true })
+  @NestedType(() => ProfileAttributeSchema)
   attributes!: ProfileAttributeSchema[];
   @IsISO8601({ strict: true }) requestedAt!: string;
 }
@@ -231,10 +237,7 @@ export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
   MemoryRetractionRequested: { currentVersion: 1, payload: MemoryRetractionRequestedSchema },
   MemoryRevertRequested: { currentVersion: 1, payload: MemoryRevertRequestedSchema },
   ProfileUpdateRequested: { currentVersion: 1, payload: ProfileUpdateRequestedSchema },
-  ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<
-    (typeof MEMORY_DECISION_TYPES)[number],
-    EventSchema
-  >),
+  ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<(typeof MEMORY_DECISION_TYPES)[number], EventSchema>),
   MemoriesAccessed: { currentVersion: 1, payload: MemoriesAccessedSchema },
 };
 

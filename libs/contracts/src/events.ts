@@ -123,13 +123,7 @@ export type MemoryRetracted = EventEnvelope<'MemoryRetracted', MemoryDecisionPay
 export type MemoryArchived = EventEnvelope<'MemoryArchived', MemoryDecisionPayload>;
 export type MemoryExpired = EventEnvelope<'MemoryExpired', MemoryDecisionPayload>;
 
-export type MemoryDecision =
-  | MemoryAdded
-  | MemorySuperseded
-  | MemoryReinforced
-  | MemoryRetracted
-  | MemoryArchived
-  | MemoryExpired;
+export type MemoryDecision = MemoryAdded | MemorySuperseded | MemoryReinforced | MemoryRetracted | MemoryArchived | MemoryExpired;
 
 export const MEMORY_DECISION_TYPES = [
   'MemoryAdded',

@@ -58,10 +58,16 @@ export function classJsonSchema(schema: SchemaClass, naming: SchemaNaming, neste
   const required: string[] = [];
   for (const [property, metas] of byProperty) {
     const where = `${schema.name}.${property}`;
-    const built = propertySchema(where, metas, (type) => {
-      nested.add(type);
-      return naming.ref(naming.name(type));
-    }, schema, property);
+    const built = propertySchema(
+      where,
+      metas,
+      (type) => {
+        nested.add(type);
+        return naming.ref(naming.name(type));
+      },
+      schema,
+      property,
+    );
     properties[property] = ordered(built.schema);
     if (built.required) required.push(property);
   }
@@ -168,7 +174,20 @@ function propertySchema(
 }
 
 /** Keywords in reading order (class-validator hands the decorators over last first). */
-const KEYWORD_ORDER = ['$ref', 'anyOf', 'type', 'format', 'const', 'enum', 'minLength', 'maxLength', 'minimum', 'maximum', 'items', 'maxItems'];
+const KEYWORD_ORDER = [
+  '$ref',
+  'anyOf',
+  'type',
+  'format',
+  'const',
+  'enum',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'items',
+  'maxItems',
+];
 
 function ordered(schema: Record<string, unknown>): Record<string, unknown> {
   const rank = (key: string) => (KEYWORD_ORDER.includes(key) ? KEYWORD_ORDER.indexOf(key) : KEYWORD_ORDER.length);

@@ -69,7 +69,13 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
       { service: 'extractor', events: ['MemoriesExtracted', 'UserForgotten'], summary: 'one MemoriesExtracted per screened turn' },
       {
         service: 'recall',
-        events: ['MemoryRetractionRequested', 'MemoryRevertRequested', 'ProfileUpdateRequested', 'MemoriesImportRequested', 'ForgettingRequested'],
+        events: [
+          'MemoryRetractionRequested',
+          'MemoryRevertRequested',
+          'ProfileUpdateRequested',
+          'MemoriesImportRequested',
+          'ForgettingRequested',
+        ],
         summary: 'memory control, profile, import and on-demand forgetting (HTTP)',
       },
       { service: 'resolver', events: ['ForgettingRequested'], summary: 'the scheduled forgetting sweep' },
@@ -84,7 +90,8 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
   },
   {
     topic: Topics.access,
-    summary: "Which memories a recall returned, for use statistics; a user's forgetting, so a rebuild does not bring their statistics back.",
+    summary:
+      "Which memories a recall returned, for use statistics; a user's forgetting, so a rebuild does not bring their statistics back.",
     senders: [{ service: 'recall', events: ['MemoriesAccessed', 'UserForgotten'], summary: 'POST /v1/recall; DELETE /v1/users/{userId}' }],
     receivers: [{ service: 'indexer', group: 'access', summary: 'the access projection (hits, last access)' }],
   },

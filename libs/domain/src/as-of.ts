@@ -35,9 +35,7 @@ export function memoryAsOf(memory: MemoryRecord, asOf: Date | string): MemoryRec
   const t = typeof asOf === 'string' ? Date.parse(asOf) : asOf.getTime();
   if (!Number.isFinite(t) || Date.parse(memory.createdAt) > t) return null;
   const versions = versionsOf(memory);
-  const index = versions.findIndex(
-    (v) => Date.parse(v.recordedAt) <= t && (v.supersededAt === null || Date.parse(v.supersededAt) > t),
-  );
+  const index = versions.findIndex((v) => Date.parse(v.recordedAt) <= t && (v.supersededAt === null || Date.parse(v.supersededAt) > t));
   if (index < 0) return null;
   const known = versions[index];
   const isCurrent = index === versions.length - 1;

@@ -33,7 +33,14 @@ const budget: MemoryRecord = memory({
 describe('as of an instant', () => {
   it('answers the value engram held then, with no history yet', () => {
     const then = memoryAsOf(budget, '2026-12-01T00:00:00.000Z')!;
-    expect(then).toMatchObject({ value: '三万', content: '预算控制在三万以内', version: 1, status: 'active', sourceTurnIds: ['t1'], history: [] });
+    expect(then).toMatchObject({
+      value: '三万',
+      content: '预算控制在三万以内',
+      version: 1,
+      status: 'active',
+      sourceTurnIds: ['t1'],
+      history: [],
+    });
     expect(then.validTo).toBeNull();
   });
 
@@ -48,7 +55,12 @@ describe('as of an instant', () => {
   });
 
   it('keeps a memory retracted (or archived, expired) later active before that decision', () => {
-    const retracted = memory({ status: 'retracted', revision: 2, updatedAt: '2026-12-10T00:00:00.000Z', validTo: '2026-12-10T00:00:00.000Z' });
+    const retracted = memory({
+      status: 'retracted',
+      revision: 2,
+      updatedAt: '2026-12-10T00:00:00.000Z',
+      validTo: '2026-12-10T00:00:00.000Z',
+    });
     expect(memoryAsOf(retracted, '2026-12-09T00:00:00.000Z')).toMatchObject({ status: 'active', validTo: null });
     expect(memoryAsOf(retracted, '2026-12-10T00:00:00.000Z')).toBeNull();
     expect(memoriesAsOf([retracted, budget], '2026-12-01T00:00:00.000Z').map((m) => m.value)).toEqual(['VS Code', '三万']);
@@ -72,7 +84,12 @@ const backfilled: MemoryRecord = {
 
 describe('valid at an instant (world time)', () => {
   it('answers the value that held then according to the conversation, though engram learned both today', () => {
-    expect(memoryValidAt(backfilled, '2026-12-03T00:00:00.000Z')).toMatchObject({ value: '三万', version: 1, validTo: '2026-12-05T08:00:00.000Z', history: [] });
+    expect(memoryValidAt(backfilled, '2026-12-03T00:00:00.000Z')).toMatchObject({
+      value: '三万',
+      version: 1,
+      validTo: '2026-12-05T08:00:00.000Z',
+      history: [],
+    });
     expect(memoryValidAt(backfilled, '2026-12-05T08:00:00.000Z')).toMatchObject({ value: '五万', version: 2, validTo: null });
     expect(memoryValidAt(backfilled, '2026-11-30T07:59:59.000Z')).toBeNull(); // nothing said yet
     // asOf (transaction time) sees only today's value at any instant after the backfill.
@@ -95,8 +112,19 @@ describe('valid at an instant (world time)', () => {
 });
 
 describe('recall filters', () => {
-  const episode = memory({ kind: 'episode', attribute: 'episode:s1:t1', sourceTurnIds: ['t1'], validFrom: '2026-10-03T08:00:00.000Z', lastSeenAt: '2026-10-03T08:00:00.000Z' });
-  const reinforced = memory({ kind: 'preference', sourceTurnIds: ['t1', 't9'], validFrom: '2026-09-01T00:00:00.000Z', lastSeenAt: '2026-10-20T00:00:00.000Z' });
+  const episode = memory({
+    kind: 'episode',
+    attribute: 'episode:s1:t1',
+    sourceTurnIds: ['t1'],
+    validFrom: '2026-10-03T08:00:00.000Z',
+    lastSeenAt: '2026-10-03T08:00:00.000Z',
+  });
+  const reinforced = memory({
+    kind: 'preference',
+    sourceTurnIds: ['t1', 't9'],
+    validFrom: '2026-09-01T00:00:00.000Z',
+    lastSeenAt: '2026-10-20T00:00:00.000Z',
+  });
 
   it('narrows by kind, by session turns and by when a memory was said', () => {
     expect(matchesRecallFilter(episode, { kinds: ['episode', 'fact'] })).toBe(true);

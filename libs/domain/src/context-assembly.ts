@@ -83,8 +83,16 @@ export function assembleContext<TTurn extends RecentTurn>(input: ContextInput<TT
   const procedures = input.procedures ?? [];
   const factIds = new Set([...input.facts, ...procedures].map((f) => f.memoryId));
   const queues: ZoneQueue[] = [
-    queue('facts', input.facts.map((f, index) => ({ item: f, line: line(f, false), index })), false),
-    queue('procedures', procedures.map((p, index) => ({ item: p, line: line(p, false), index })), false),
+    queue(
+      'facts',
+      input.facts.map((f, index) => ({ item: f, line: line(f, false), index })),
+      false,
+    ),
+    queue(
+      'procedures',
+      procedures.map((p, index) => ({ item: p, line: line(p, false), index })),
+      false,
+    ),
     queue(
       'memories',
       input.memories
@@ -93,7 +101,14 @@ export function assembleContext<TTurn extends RecentTurn>(input: ContextInput<TT
       false,
     ),
     queue('summary', [...(input.summary ?? [])].map((s, index) => ({ item: s, line: `- ${asData(s)}`, index })).reverse(), true),
-    queue('recent', [...input.recent].sort(byTime).map((t, index) => ({ item: t, line: turnLine(t), index })).reverse(), true),
+    queue(
+      'recent',
+      [...input.recent]
+        .sort(byTime)
+        .map((t, index) => ({ item: t, line: turnLine(t), index }))
+        .reverse(),
+      true,
+    ),
   ];
   const budget = new TokenBudget(input.tokenBudget, countTokens(CONTEXT_PREAMBLE) + 1);
   // First each zone within its share, then the shares left unused, handed on in the same order.
@@ -118,9 +133,12 @@ export function assembleContext<TTurn extends RecentTurn>(input: ContextInput<TT
         zones: budget.zones(),
       };
     }
-    if (parts[4].length > 0) parts[4].shift(); // the oldest recent turn
-    else if (parts[3].length > 0) parts[3].shift(); // the oldest summary line
-    else if (parts[2].length > 0) parts[2].pop(); // the lowest-ranked memory
+    if (parts[4].length > 0)
+      parts[4].shift(); // the oldest recent turn
+    else if (parts[3].length > 0)
+      parts[3].shift(); // the oldest summary line
+    else if (parts[2].length > 0)
+      parts[2].pop(); // the lowest-ranked memory
     else if (parts[1].length > 0) parts[1].pop();
     else parts[0].pop();
   }
@@ -145,7 +163,12 @@ function fill(q: ZoneQueue, budget: TokenBudget, share: number): void {
 }
 
 function render(parts: readonly (readonly Candidate<unknown>[])[]): string {
-  const sections = CONTEXT_ZONES.map((zone, i) => section(zone, parts[i].map((c) => c.line))).filter((s): s is string => s !== null);
+  const sections = CONTEXT_ZONES.map((zone, i) =>
+    section(
+      zone,
+      parts[i].map((c) => c.line),
+    ),
+  ).filter((s): s is string => s !== null);
   return sections.length === 0 ? '' : [CONTEXT_PREAMBLE, ...sections].join('\n');
 }
 

@@ -48,13 +48,21 @@ describe('assembleContext', () => {
   });
 
   it('given a pinned fact that search also found, then it appears once, under facts', () => {
-    const result = assembleContext({ facts: [fact], memories: [{ ...ranked('f1', '我叫老周', 1), memory: fact }], recent: [], tokenBudget: 500, now: NOW });
+    const result = assembleContext({
+      facts: [fact],
+      memories: [{ ...ranked('f1', '我叫老周', 1), memory: fact }],
+      recent: [],
+      tokenBudget: 500,
+      now: NOW,
+    });
     expect(result.memories).toEqual([]);
     expect(result.context.match(/我叫老周/g)).toHaveLength(1);
   });
 
   it('given a tight budget, then facts keep their room, memories go by rank, recent keeps the newest', () => {
-    const memories = Array.from({ length: 20 }, (_, i) => ranked(`m${String(i).padStart(2, '0')}`, `记忆第${i}条：一些比较长的内容用来占用预算`, 1 - i / 100));
+    const memories = Array.from({ length: 20 }, (_, i) =>
+      ranked(`m${String(i).padStart(2, '0')}`, `记忆第${i}条：一些比较长的内容用来占用预算`, 1 - i / 100),
+    );
     const result = assembleContext({ facts: [fact], memories, recent: turns, tokenBudget: 120, now: NOW });
     expect(result.tokensUsed).toBeLessThanOrEqual(120);
     expect(result.facts).toEqual([fact]);
@@ -73,25 +81,64 @@ describe('assembleContext', () => {
   });
 
   it('given nothing to say or no budget, then an empty context', () => {
-    expect(assembleContext({ facts: [], memories: [], recent: [], tokenBudget: 100, now: NOW })).toMatchObject({ context: '', tokensUsed: 0 });
-    expect(assembleContext({ facts: [fact], memories: [], recent: turns, tokenBudget: 5, now: NOW })).toMatchObject({ context: '', tokensUsed: 0, facts: [], recent: [] });
+    expect(assembleContext({ facts: [], memories: [], recent: [], tokenBudget: 100, now: NOW })).toMatchObject({
+      context: '',
+      tokensUsed: 0,
+    });
+    expect(assembleContext({ facts: [fact], memories: [], recent: turns, tokenBudget: 5, now: NOW })).toMatchObject({
+      context: '',
+      tokensUsed: 0,
+      facts: [],
+      recent: [],
+    });
   });
 
   it('given procedures, then they have their own section after the facts, before the memories', () => {
     const rule = memory({ memoryId: 'p1', kind: 'procedure', content: '以后报价先给区间再给明细', pinned: true });
-    const result = assembleContext({ facts: [fact], procedures: [rule], memories: [ranked('m1', '数据库用 PostgreSQL', 0.9)], recent: [], tokenBudget: 500, now: NOW });
+    const result = assembleContext({
+      facts: [fact],
+      procedures: [rule],
+      memories: [ranked('m1', '数据库用 PostgreSQL', 0.9)],
+      recent: [],
+      tokenBudget: 500,
+      now: NOW,
+    });
     expect(result.procedures).toEqual([rule]);
-    expect(result.context.split('\n')).toEqual([CONTEXT_PREAMBLE, '<facts>', '- 我叫老周', '</facts>', '<procedures>', '- 以后报价先给区间再给明细', '</procedures>', '<memories>', '- [2026-11-30] 数据库用 PostgreSQL', '</memories>']);
+    expect(result.context.split('\n')).toEqual([
+      CONTEXT_PREAMBLE,
+      '<facts>',
+      '- 我叫老周',
+      '</facts>',
+      '<procedures>',
+      '- 以后报价先给区间再给明细',
+      '</procedures>',
+      '<memories>',
+      '- [2026-11-30] 数据库用 PostgreSQL',
+      '</memories>',
+    ]);
   });
 
   describe('zones', () => {
-    const memories = Array.from({ length: 12 }, (_, i) => ranked(`m${String(i).padStart(2, '0')}`, `memory number ${i}: some fairly long content that takes room in the budget`, 1 - i / 100));
-    const many: RecentTurn[] = Array.from({ length: 12 }, (_, i) => ({ role: 'user', text: `turn ${i} of the session, also with some words in it`, occurredAt: `2026-11-30T10:${String(i).padStart(2, '0')}:00.000Z` }));
+    const memories = Array.from({ length: 12 }, (_, i) =>
+      ranked(`m${String(i).padStart(2, '0')}`, `memory number ${i}: some fairly long content that takes room in the budget`, 1 - i / 100),
+    );
+    const many: RecentTurn[] = Array.from({ length: 12 }, (_, i) => ({
+      role: 'user',
+      text: `turn ${i} of the session, also with some words in it`,
+      occurredAt: `2026-11-30T10:${String(i).padStart(2, '0')}:00.000Z`,
+    }));
 
     it('given a zone for recent turns, then memories cannot take its room, and each zone stays within its share', () => {
       const without = assembleContext({ facts: [], memories, recent: many, tokenBudget: 300, now: NOW });
       expect(without.recent).toEqual([]); // plain priority: the memories took everything
-      const zoned = assembleContext({ facts: [], memories, recent: many, tokenBudget: 300, zones: { memories: 150, recent: 150 }, now: NOW });
+      const zoned = assembleContext({
+        facts: [],
+        memories,
+        recent: many,
+        tokenBudget: 300,
+        zones: { memories: 150, recent: 150 },
+        now: NOW,
+      });
       expect(zoned.recent.length).toBeGreaterThan(0);
       expect(zoned.recent).toEqual(many.slice(many.length - zoned.recent.length)); // the newest, in order
       expect(zoned.zones.memories).toBeLessThanOrEqual(150);
@@ -110,13 +157,28 @@ describe('assembleContext', () => {
 
     it('given summary lines, then a summary section between memories and recent, the newest lines kept when tight', () => {
       const lines = ['[11-30 09:00] 用户说预算三万', '[11-30 09:05] 决定用 PostgreSQL', '[11-30 09:10] 第一步是写接口文档'];
-      const full = assembleContext({ facts: [], memories: [ranked('m1', '我不吃辣', 0.9)], summary: lines, recent: turns, tokenBudget: 1000, now: NOW });
+      const full = assembleContext({
+        facts: [],
+        memories: [ranked('m1', '我不吃辣', 0.9)],
+        summary: lines,
+        recent: turns,
+        tokenBudget: 1000,
+        now: NOW,
+      });
       const tags = full.context.split('\n').filter((l) => /^<\w+>$/.test(l));
       expect(tags).toEqual(['<memories>', '<summary>', '<recent>']);
       expect(full.summary).toEqual(lines);
       const share = countTokens('<summary>\n</summary>\n') + countTokens(`- ${lines[2]}`) + 1;
       // The zone's share is all there is (no other zone hands tokens on): the newest line only.
-      const tight = assembleContext({ facts: [], memories: [], summary: lines, recent: [], tokenBudget: countTokens(CONTEXT_PREAMBLE) + 1 + share, zones: { summary: share }, now: NOW });
+      const tight = assembleContext({
+        facts: [],
+        memories: [],
+        summary: lines,
+        recent: [],
+        tokenBudget: countTokens(CONTEXT_PREAMBLE) + 1 + share,
+        zones: { summary: share },
+        now: NOW,
+      });
       expect(tight.summary).toHaveLength(1);
       expect(tight.summary).toEqual(lines.slice(lines.length - tight.summary.length));
     });
@@ -126,8 +188,16 @@ describe('assembleContext', () => {
     const filler = 'We talked about many unrelated things that day, the weather, the traffic and a film. ';
     const long = `${filler.repeat(6)}The hotel we booked in Lisbon is the Memmo Alfama, near the castle. ${filler.repeat(6)}`;
 
-    it('given a long episode, then it is cut around the query\'s terms, not dropped, within the cap', () => {
-      const result = assembleContext({ facts: [], memories: [ranked('m1', long, 0.9)], recent: [], tokenBudget: 1500, query: 'which hotel in Lisbon', cap: { chars: 300, tokens: 200 }, now: NOW });
+    it("given a long episode, then it is cut around the query's terms, not dropped, within the cap", () => {
+      const result = assembleContext({
+        facts: [],
+        memories: [ranked('m1', long, 0.9)],
+        recent: [],
+        tokenBudget: 1500,
+        query: 'which hotel in Lisbon',
+        cap: { chars: 300, tokens: 200 },
+        now: NOW,
+      });
       expect(result.memories).toHaveLength(1);
       const line = result.context.split('\n').find((l) => l.includes('Memmo'))!;
       expect(line).toContain('The hotel we booked in Lisbon is the Memmo Alfama');
@@ -136,7 +206,7 @@ describe('assembleContext', () => {
       expect(cut.startsWith('…') && cut.endsWith('…')).toBe(true);
     });
 
-    it('given a long Chinese memory, then the cut holds the query\'s terms and stays under the token cap', () => {
+    it("given a long Chinese memory, then the cut holds the query's terms and stays under the token cap", () => {
       const zh = `${'那天我们聊了很多别的事情，天气、交通还有一部电影。'.repeat(10)}我们订的酒店是里斯本的阿尔法玛酒店，在城堡旁边。${'后来又聊了工作和家里的事。'.repeat(10)}`;
       const cut = excerptAround(zh, ['酒店', '里斯本'], { chars: 120, tokens: 60 });
       expect(cut).toContain('里斯本的阿尔法玛酒店');
@@ -176,7 +246,18 @@ describe('assembleContext with hostile memory text', () => {
       // The preamble, then only engram's own tags and item lines ("- …" or "role: …").
       expect(lines[0]).toBe(CONTEXT_PREAMBLE);
       const tags = lines.filter((line) => /^<\/?[a-z]+>$/.test(line));
-      expect(tags).toEqual(['<facts>', '</facts>', '<procedures>', '</procedures>', '<memories>', '</memories>', '<summary>', '</summary>', '<recent>', '</recent>']);
+      expect(tags).toEqual([
+        '<facts>',
+        '</facts>',
+        '<procedures>',
+        '</procedures>',
+        '<memories>',
+        '</memories>',
+        '<summary>',
+        '</summary>',
+        '<recent>',
+        '</recent>',
+      ]);
       const items = lines.slice(1).filter((line) => !tags.includes(line));
       expect(items).toHaveLength(5);
       for (const line of items) expect(line).toMatch(/^(- |user: )/);
@@ -186,7 +267,13 @@ describe('assembleContext with hostile memory text', () => {
   });
 
   it('given a comparison or an arrow in memory text, then it is left as written', () => {
-    const result = assembleContext({ facts: [], memories: [ranked('m1', 'latency < 5 ms, a->b, 3<4', 0.9)], recent: [], tokenBudget: 1000, now: NOW });
+    const result = assembleContext({
+      facts: [],
+      memories: [ranked('m1', 'latency < 5 ms, a->b, 3<4', 0.9)],
+      recent: [],
+      tokenBudget: 1000,
+      now: NOW,
+    });
     expect(result.context).toContain('- [2026-11-30] latency < 5 ms, a->b, 3<4');
   });
 });

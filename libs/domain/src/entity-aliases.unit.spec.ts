@@ -1,4 +1,13 @@
-import { buildAliasTable, DEFAULT_ENTITY_ALIASES, defaultAliasTable, expandQuery, findEntities, glossedPairs, learnAliases, parseAliasEntries } from './entity-aliases';
+import {
+  buildAliasTable,
+  DEFAULT_ENTITY_ALIASES,
+  defaultAliasTable,
+  expandQuery,
+  findEntities,
+  glossedPairs,
+  learnAliases,
+  parseAliasEntries,
+} from './entity-aliases';
 
 describe('entity aliases', () => {
   it('finds canonical entities in Chinese and English, longest name first, Latin on word boundaries', () => {

@@ -24,11 +24,7 @@ function outlivesTheTurn(item: ExtractedItemDraft, role: TurnScreened['payload']
  * a new extractor version yields new, non-colliding ones.
  */
 export const ExtractionDecider = {
-  async decide(
-    event: TurnScreened,
-    strategy: ExtractionStrategy,
-    recordedAt: string,
-  ): Promise<MemoriesExtracted | null> {
+  async decide(event: TurnScreened, strategy: ExtractionStrategy, recordedAt: string): Promise<MemoriesExtracted | null> {
     if (event.payload.verdict !== 'accepted') return null;
     const { sessionId, turnId, role, speaker, text, previousText, ephemeral, signals } = event.payload;
     const input: ExtractionInput = {

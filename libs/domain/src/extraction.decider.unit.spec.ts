@@ -25,7 +25,11 @@ describe('ExtractionDecider', () => {
       recordedAt: RECORDED_AT,
       payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-7' },
     });
-    expect(event?.payload.items.map((i) => i.itemId)).toEqual([deterministicId(eventId, 0), deterministicId(eventId, 1), deterministicId(eventId, 2)]);
+    expect(event?.payload.items.map((i) => i.itemId)).toEqual([
+      deterministicId(eventId, 0),
+      deterministicId(eventId, 1),
+      deterministicId(eventId, 2),
+    ]);
     expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-7')).toBe(true);
   });
 
@@ -56,7 +60,11 @@ describe('ExtractionDecider', () => {
   });
 
   it('given a one-off request and a lasting statement in one turn, then the preference, profile fact or procedure outlives the request', async () => {
-    for (const text of ['今天天气怎么样？以后回答我都用中文', "what's the weather today? I prefer window seats", "What's the weather in Berlin? I live in Berlin now."]) {
+    for (const text of [
+      '今天天气怎么样？以后回答我都用中文',
+      "what's the weather today? I prefer window seats",
+      "What's the weather in Berlin? I live in Berlin now.",
+    ]) {
       // Screening tags each of these turns a one-off request.
       const { ephemeral } = screenTurn({ role: 'user', text }, defaultScreeningConfig);
       expect(ephemeral).toBe(true);
@@ -74,18 +82,61 @@ describe('ExtractionDecider', () => {
     const strategy: ExtractionStrategy = {
       version: 'stub',
       extract: async (input) => [
-        { kind: 'task', subject: 'user', attribute: 'task:lookup', value: 'opening hours', content: input.text, entities: [], confidence: 0.8, importance: 0.5, ephemeral: input.ephemeral, operation: 'assert', validFrom: input.occurredAt, sourceTurnIds: [input.turnId] },
-        { kind: 'preference', subject: 'user', attribute: 'preference:spicy', value: 'like', content: input.text, entities: [], confidence: 0.8, importance: 0.5, ephemeral: input.ephemeral, operation: 'assert', validFrom: input.occurredAt, sourceTurnIds: [input.turnId] },
+        {
+          kind: 'task',
+          subject: 'user',
+          attribute: 'task:lookup',
+          value: 'opening hours',
+          content: input.text,
+          entities: [],
+          confidence: 0.8,
+          importance: 0.5,
+          ephemeral: input.ephemeral,
+          operation: 'assert',
+          validFrom: input.occurredAt,
+          sourceTurnIds: [input.turnId],
+        },
+        {
+          kind: 'preference',
+          subject: 'user',
+          attribute: 'preference:spicy',
+          value: 'like',
+          content: input.text,
+          entities: [],
+          confidence: 0.8,
+          importance: 0.5,
+          ephemeral: input.ephemeral,
+          operation: 'assert',
+          validFrom: input.occurredAt,
+          sourceTurnIds: [input.turnId],
+        },
       ],
     };
-    const user = (await ExtractionDecider.decide(turnScreened('帮我看看这家店的营业时间，我喜欢吃辣', { ephemeral: true }), strategy, RECORDED_AT))?.payload.items ?? [];
-    expect(user.map((i) => [i.kind, i.ephemeral])).toEqual([['task', true], ['preference', false], ['episode', true]]);
-    const assistant = (await ExtractionDecider.decide(turnScreened('这家店营业到晚上十点，你喜欢吃辣的话可以试试', { role: 'assistant', ephemeral: true }), strategy, RECORDED_AT))?.payload.items ?? [];
+    const user =
+      (await ExtractionDecider.decide(turnScreened('帮我看看这家店的营业时间，我喜欢吃辣', { ephemeral: true }), strategy, RECORDED_AT))
+        ?.payload.items ?? [];
+    expect(user.map((i) => [i.kind, i.ephemeral])).toEqual([
+      ['task', true],
+      ['preference', false],
+      ['episode', true],
+    ]);
+    const assistant =
+      (
+        await ExtractionDecider.decide(
+          turnScreened('这家店营业到晚上十点，你喜欢吃辣的话可以试试', { role: 'assistant', ephemeral: true }),
+          strategy,
+          RECORDED_AT,
+        )
+      )?.payload.items ?? [];
     expect(assistant.filter((i) => i.kind !== 'episode').every((i) => i.ephemeral)).toBe(true);
   });
 
   it('given an assistant turn that states something, then its episode belongs to the assistant', async () => {
-    const event = await ExtractionDecider.decide(turnScreened('不辣的川菜可以去松云泽，主打清淡的河鲜', { role: 'assistant' }), rules, RECORDED_AT);
+    const event = await ExtractionDecider.decide(
+      turnScreened('不辣的川菜可以去松云泽，主打清淡的河鲜', { role: 'assistant' }),
+      rules,
+      RECORDED_AT,
+    );
     expect(event?.payload.items.find((i) => i.kind === 'episode')).toMatchObject({ subject: 'assistant' });
   });
 
@@ -98,7 +149,11 @@ describe('ExtractionDecider', () => {
 
   it('given a turn without signals, then the strategy is not asked and only the episode is kept', async () => {
     const extract = jest.fn().mockResolvedValue([]);
-    const event = await ExtractionDecider.decide(turnScreened('Wow! Did you see that band?', { signals: [] }), { version: 'spy', extract }, RECORDED_AT);
+    const event = await ExtractionDecider.decide(
+      turnScreened('Wow! Did you see that band?', { signals: [] }),
+      { version: 'spy', extract },
+      RECORDED_AT,
+    );
     expect(extract).not.toHaveBeenCalled();
     expect(event?.payload.items.map((i) => i.kind)).toEqual(['episode']);
   });
@@ -120,7 +175,11 @@ describe('ExtractionDecider', () => {
 
   it('given the strategy sees the turn, then it receives role, text, time, ephemeral flag and signals', async () => {
     const extract = jest.fn().mockResolvedValue([]);
-    await ExtractionDecider.decide(turnScreened('帮我查下天气', { ephemeral: true, signals: ['task'] }), { version: 'spy', extract }, RECORDED_AT);
+    await ExtractionDecider.decide(
+      turnScreened('帮我查下天气', { ephemeral: true, signals: ['task'] }),
+      { version: 'spy', extract },
+      RECORDED_AT,
+    );
     expect(extract).toHaveBeenCalledWith(
       expect.objectContaining({ role: 'user', text: '帮我查下天气', ephemeral: true, signals: ['task'], tenantId: 'acme' }),
     );

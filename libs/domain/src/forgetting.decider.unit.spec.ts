@@ -20,7 +20,9 @@ describe('ForgettingDecider', () => {
   it('archives a low-confidence item nobody recalled for 90 days; a confident one stays', () => {
     expect(ForgettingDecider.decide([weak, strong], days(89))).toEqual([]);
     const decisions = ForgettingDecider.decide([weak, strong], days(90));
-    expect(decisions.map((d) => [d.type, d.payload.memory.attribute, d.payload.memory.status])).toEqual([['MemoryArchived', 'seat', 'archived']]);
+    expect(decisions.map((d) => [d.type, d.payload.memory.attribute, d.payload.memory.status])).toEqual([
+      ['MemoryArchived', 'seat', 'archived'],
+    ]);
   });
 
   it('at the default policy, archives what the rules say once (a preference, 0.75), not a stated fact (0.8), one said twice or an episode', () => {
@@ -38,7 +40,9 @@ describe('ForgettingDecider', () => {
     const episode = memory({ memoryId: 'm-episode', kind: 'episode', attribute: 'episode:s1:t1', confidence: 0.7 });
     const policy = { ...DEFAULT_FORGETTING_POLICY, episodeRetentionDays: 365 };
     expect(ForgettingDecider.decide([episode], days(364), policy)).toEqual([]);
-    expect(ForgettingDecider.decide([episode], days(365), policy).map((d) => [d.type, d.payload.memory.status])).toEqual([['MemoryArchived', 'archived']]);
+    expect(ForgettingDecider.decide([episode], days(365), policy).map((d) => [d.type, d.payload.memory.status])).toEqual([
+      ['MemoryArchived', 'archived'],
+    ]);
     // A recall restarts its clock, as for any archival.
     const lastAccessAt = new Map([[episode.memoryId, days(300).toISOString()]]);
     expect(ForgettingDecider.decide([episode], days(400), policy, { lastAccessAt })).toEqual([]);
@@ -70,8 +74,14 @@ describe('ForgettingDecider', () => {
   });
 
   it('is deterministic: same state, same decisions and ids, in memory id order', () => {
-    const a = ForgettingDecider.decide([weak, ephemeral], days(200), DEFAULT_FORGETTING_POLICY, { causationId: 'cmd-1', correlationId: 'cmd-1' });
-    const b = ForgettingDecider.decide([ephemeral, weak], days(200), DEFAULT_FORGETTING_POLICY, { causationId: 'cmd-1', correlationId: 'cmd-1' });
+    const a = ForgettingDecider.decide([weak, ephemeral], days(200), DEFAULT_FORGETTING_POLICY, {
+      causationId: 'cmd-1',
+      correlationId: 'cmd-1',
+    });
+    const b = ForgettingDecider.decide([ephemeral, weak], days(200), DEFAULT_FORGETTING_POLICY, {
+      causationId: 'cmd-1',
+      correlationId: 'cmd-1',
+    });
     expect(a).toEqual(b);
     expect(a.map((d) => d.payload.memory.memoryId)).toEqual([...a.map((d) => d.payload.memory.memoryId)].sort());
     expect(a[0].causationId).toBe('cmd-1');

@@ -9,7 +9,15 @@ export * from './episodes';
 export * from './rule-extractor.config';
 export * from './rule-extractor';
 export * from './text-values';
-export { ResolutionDecider, DEFAULT_PINNED_ATTRIBUTES, memoryIdOf, normaliseValue, sameValue, similarity, valueShape } from './resolution.decider';
+export {
+  ResolutionDecider,
+  DEFAULT_PINNED_ATTRIBUTES,
+  memoryIdOf,
+  normaliseValue,
+  sameValue,
+  similarity,
+  valueShape,
+} from './resolution.decider';
 export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
 export * from './ranking';
 export * from './search-keys';
@@ -24,7 +32,15 @@ export { memoriesAsOf, memoryAsOf, memoriesValidAt, memoryValidAt, versionsOf } 
 export * from './recall-filter';
 export * from './entity-aliases';
 export * from './insights.config';
-export { InsightDecider, compileInsightRules, insightMergeKey, isInsight, withoutInsights, INSIGHT_BASE_IMPORTANCE, INSIGHT_MAX_CONFIDENCE } from './insights';
+export {
+  InsightDecider,
+  compileInsightRules,
+  insightMergeKey,
+  isInsight,
+  withoutInsights,
+  INSIGHT_BASE_IMPORTANCE,
+  INSIGHT_MAX_CONFIDENCE,
+} from './insights';
 export type { CompiledInsightRules, InsightOptions, InsightReview } from './insights';
 export { MemoryControlDecider, profileExtraction, revertTarget, PROFILE_SOURCE } from './memory-control.decider';
 export type { MemoryControlCommand } from './memory-control.decider';

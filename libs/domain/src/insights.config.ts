@@ -48,29 +48,95 @@ export const DEFAULT_INSIGHT_RULES: readonly InsightRule[] = [
       {
         id: 'small-team',
         cues: [
-          '团队人少', '团队很小', '团队规模小', '小团队', '人手不够', '人手少', '人手紧张', '只有两个人', '只有三个人', '只有我一个人',
-          'small team', 'team is small', 'short-staffed', 'short staffed', 'understaffed', 'only two engineers', 'only three engineers',
-          'only 2 engineers', 'only 3 engineers', 'only have two engineers', 'only have three engineers', 'only have 2 engineers', 'only have 3 engineers',
+          '团队人少',
+          '团队很小',
+          '团队规模小',
+          '小团队',
+          '人手不够',
+          '人手少',
+          '人手紧张',
+          '只有两个人',
+          '只有三个人',
+          '只有我一个人',
+          'small team',
+          'team is small',
+          'short-staffed',
+          'short staffed',
+          'understaffed',
+          'only two engineers',
+          'only three engineers',
+          'only 2 engineers',
+          'only 3 engineers',
+          'only have two engineers',
+          'only have three engineers',
+          'only have 2 engineers',
+          'only have 3 engineers',
         ],
       },
       {
         id: 'no-ops',
         cues: [
-          '不想自己运维', '不喜欢自己运维', '不想运维', '不喜欢运维', '懒得运维', '不愿意运维', '不想自己维护', '不想维护服务器', '不想自己搭', '不想自建', '运维太麻烦', '运维太累', '免运维',
-          "don't want to run", "don't want to manage", "don't want to maintain", "don't like running", "don't like managing", 'do not want to run', 'do not want to manage', 'do not want to maintain',
-          'hate doing ops', 'hate ops', 'no time for ops', 'babysit servers', 'babysitting servers',
+          '不想自己运维',
+          '不喜欢自己运维',
+          '不想运维',
+          '不喜欢运维',
+          '懒得运维',
+          '不愿意运维',
+          '不想自己维护',
+          '不想维护服务器',
+          '不想自己搭',
+          '不想自建',
+          '运维太麻烦',
+          '运维太累',
+          '免运维',
+          "don't want to run",
+          "don't want to manage",
+          "don't want to maintain",
+          "don't like running",
+          "don't like managing",
+          'do not want to run',
+          'do not want to manage',
+          'do not want to maintain',
+          'hate doing ops',
+          'hate ops',
+          'no time for ops',
+          'babysit servers',
+          'babysitting servers',
         ],
       },
       {
         id: 'managed',
-        cues: ['托管服务', '托管数据库', '全托管', '云托管', '用托管', 'managed service', 'managed services', 'managed database', 'fully managed', 'serverless'],
+        cues: [
+          '托管服务',
+          '托管数据库',
+          '全托管',
+          '云托管',
+          '用托管',
+          'managed service',
+          'managed services',
+          'managed database',
+          'fully managed',
+          'serverless',
+        ],
       },
       {
         id: 'infrastructure-cost',
         cues: [
-          '云数据库太贵', '数据库太贵', '服务器太贵', '云服务太贵', '运维成本', '自建太贵',
-          'database is too expensive', 'databases are too expensive', 'database bill', 'servers are too expensive', 'hosting is too expensive',
-          'cloud bill', 'too expensive to run', 'ops cost', 'operations cost',
+          '云数据库太贵',
+          '数据库太贵',
+          '服务器太贵',
+          '云服务太贵',
+          '运维成本',
+          '自建太贵',
+          'database is too expensive',
+          'databases are too expensive',
+          'database bill',
+          'servers are too expensive',
+          'hosting is too expensive',
+          'cloud bill',
+          'too expensive to run',
+          'ops cost',
+          'operations cost',
         ],
       },
     ],
@@ -83,9 +149,30 @@ export const DEFAULT_INSIGHT_RULES: readonly InsightRule[] = [
       {
         id: 'cost',
         cues: [
-          '太贵', '便宜点', '便宜一些', '便宜的', '省钱', '性价比', '预算有限', '预算紧', '预算不多', '控制成本', '降本', '不想花太多',
-          'too expensive', 'cheaper', 'save money', 'saving money', 'tight budget', 'on a budget', 'cost-effective', 'affordable', 'pricey',
-          'budget is tight', 'keep costs down', 'cut costs',
+          '太贵',
+          '便宜点',
+          '便宜一些',
+          '便宜的',
+          '省钱',
+          '性价比',
+          '预算有限',
+          '预算紧',
+          '预算不多',
+          '控制成本',
+          '降本',
+          '不想花太多',
+          'too expensive',
+          'cheaper',
+          'save money',
+          'saving money',
+          'tight budget',
+          'on a budget',
+          'cost-effective',
+          'affordable',
+          'pricey',
+          'budget is tight',
+          'keep costs down',
+          'cut costs',
         ],
       },
     ],
@@ -98,9 +185,22 @@ export const DEFAULT_INSIGHT_RULES: readonly InsightRule[] = [
       {
         id: 'privacy',
         cues: [
-          '隐私', '不想被追踪', '数据安全', '不想上传', '数据不出', '不想把数据', '端到端加密',
-          'privacy', 'private data', 'personal data', "don't want to be tracked", 'do not want to be tracked',
-          'end-to-end encryption', 'end-to-end encrypted', 'gdpr', 'data stays',
+          '隐私',
+          '不想被追踪',
+          '数据安全',
+          '不想上传',
+          '数据不出',
+          '不想把数据',
+          '端到端加密',
+          'privacy',
+          'private data',
+          'personal data',
+          "don't want to be tracked",
+          'do not want to be tracked',
+          'end-to-end encryption',
+          'end-to-end encrypted',
+          'gdpr',
+          'data stays',
         ],
       },
     ],
@@ -113,8 +213,25 @@ export const DEFAULT_INSIGHT_RULES: readonly InsightRule[] = [
       {
         id: 'mornings',
         cues: [
-          '早起', '早睡早起', '五点起床', '六点起床', '五点起', '六点起', '早上五点', '早上六点', '晨跑',
-          'get up early', 'gets up early', 'wake up early', 'early riser', 'morning person', 'up at 5', 'up at 6', '5am', '6am', 'morning run',
+          '早起',
+          '早睡早起',
+          '五点起床',
+          '六点起床',
+          '五点起',
+          '六点起',
+          '早上五点',
+          '早上六点',
+          '晨跑',
+          'get up early',
+          'gets up early',
+          'wake up early',
+          'early riser',
+          'morning person',
+          'up at 5',
+          'up at 6',
+          '5am',
+          '6am',
+          'morning run',
         ],
       },
     ],
@@ -127,8 +244,22 @@ export const DEFAULT_INSIGHT_RULES: readonly InsightRule[] = [
       {
         id: 'nights',
         cues: [
-          '熬夜', '晚睡', '夜猫子', '凌晨一点', '凌晨两点', '凌晨三点', '通宵',
-          'night owl', 'stay up late', 'stays up late', 'staying up late', 'late at night', 'after midnight', '1am', '2am', '3am',
+          '熬夜',
+          '晚睡',
+          '夜猫子',
+          '凌晨一点',
+          '凌晨两点',
+          '凌晨三点',
+          '通宵',
+          'night owl',
+          'stay up late',
+          'stays up late',
+          'staying up late',
+          'late at night',
+          'after midnight',
+          '1am',
+          '2am',
+          '3am',
         ],
       },
     ],
@@ -146,7 +277,9 @@ export function parseInsightRules(text: string): { rules: InsightRule[] } | { pr
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { problems: ['must be JSON: an array of rules like [{"id":"…","label":{"zh":"…","en":"…"},"groups":[{"id":"…","cues":["…"]}]}]'] };
+    return {
+      problems: ['must be JSON: an array of rules like [{"id":"…","label":{"zh":"…","en":"…"},"groups":[{"id":"…","cues":["…"]}]}]'],
+    };
   }
   if (!Array.isArray(parsed)) return { problems: ['must be a JSON array of rules'] };
   const problems: string[] = [];
@@ -163,15 +296,22 @@ export function parseInsightRules(text: string): { rules: InsightRule[] } | { pr
     else {
       rule.groups.forEach((group: unknown, g) => {
         if (!isObject(group) || !nonEmpty(group.id)) problems.push(`${at}.groups.${g}.id: a non-empty string`);
-        if (!isObject(group) || !stringList(group.cues, true)) problems.push(`${at}.groups.${g}.cues: a non-empty array of non-empty strings`);
+        if (!isObject(group) || !stringList(group.cues, true))
+          problems.push(`${at}.groups.${g}.cues: a non-empty array of non-empty strings`);
       });
     }
     if (rule.exclude !== undefined && !stringList(rule.exclude, false)) problems.push(`${at}.exclude: an array of non-empty strings`);
-    if (rule.minSupport !== undefined && !(Number.isInteger(rule.minSupport) && (rule.minSupport as number) >= 2 && (rule.minSupport as number) <= 50)) {
+    if (
+      rule.minSupport !== undefined &&
+      !(Number.isInteger(rule.minSupport) && (rule.minSupport as number) >= 2 && (rule.minSupport as number) <= 50)
+    ) {
       problems.push(`${at}.minSupport: an integer from 2 to 50`);
     }
     const groups = Array.isArray(rule.groups) ? rule.groups.length : 0;
-    if (rule.minGroups !== undefined && !(Number.isInteger(rule.minGroups) && (rule.minGroups as number) >= 1 && (rule.minGroups as number) <= Math.max(1, groups))) {
+    if (
+      rule.minGroups !== undefined &&
+      !(Number.isInteger(rule.minGroups) && (rule.minGroups as number) >= 1 && (rule.minGroups as number) <= Math.max(1, groups))
+    ) {
       problems.push(`${at}.minGroups: an integer from 1 to the number of groups`);
     }
     if (rule.importance !== undefined && !(typeof rule.importance === 'number' && rule.importance >= 0 && rule.importance <= 1)) {

@@ -107,7 +107,9 @@ export function withoutInsights(state: ResolverState): ResolverState {
 export function decide(review: InsightReview, state: ResolverState, options: InsightOptions): MemoryDecision[] {
   const insights = new Map<string, MemoryRecord>();
   for (const memory of state.values()) if (isInsight(memory) && !insights.has(memory.mergeKey)) insights.set(memory.mergeKey, memory);
-  const relevant = options.rules.rules.filter((compiled) => touches(review.changes, compiled, insights.get(insightMergeKey(compiled.rule.id))));
+  const relevant = options.rules.rules.filter((compiled) =>
+    touches(review.changes, compiled, insights.get(insightMergeKey(compiled.rule.id))),
+  );
   if (relevant.length === 0) return [];
   const decisions: MemoryDecision[] = [];
   const memories = [...state.values()];
@@ -278,7 +280,13 @@ function causeOf(review: InsightReview, before: readonly string[], after: readon
   return change ? { eventId: change.eventId, occurredAt: change.occurredAt } : { eventId: review.triggerId, occurredAt: review.occurredAt };
 }
 
-function decision<D extends MemoryDecision>(type: D['type'], memory: MemoryRecord, review: InsightReview, cause: Cause, options: InsightOptions): D {
+function decision<D extends MemoryDecision>(
+  type: D['type'],
+  memory: MemoryRecord,
+  review: InsightReview,
+  cause: Cause,
+  options: InsightOptions,
+): D {
   return {
     eventId: deterministicId('insight-decision', review.tenantId, review.userId, memory.memoryId, memory.revision),
     type,
@@ -396,7 +404,10 @@ function languageOf(text: string): 'zh' | 'en' {
 function quoteOf(statement: readonly MemoryRecord[]): string {
   const episode = statement.find((m) => m.kind === 'episode');
   const chosen = episode ?? [...statement].sort((a, b) => a.content.length - b.content.length || compare(a.memoryId, b.memoryId))[0];
-  const text = chosen.content.trim().replace(/\s+/g, ' ').replace(/[。.!！?？；;，,\s]+$/u, '');
+  const text = chosen.content
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/[。.!！?？；;，,\s]+$/u, '');
   return [...text].length > QUOTE_MAX ? `${[...text].slice(0, QUOTE_MAX - 1).join('')}…` : text;
 }
 

@@ -17,11 +17,21 @@ function resolverWith(rules: CompiledInsightRules) {
     initialState: ResolutionDecider.initialState,
     evolve: ResolutionDecider.evolve,
     decide(command: MemoriesExtracted, state: ResolverState): MemoryDecision[] {
-      const decisions = ResolutionDecider.decide(command, withoutInsights(state), { similarityThreshold: 0.85, recordedAt: command.recordedAt });
+      const decisions = ResolutionDecider.decide(command, withoutInsights(state), {
+        similarityThreshold: 0.85,
+        recordedAt: command.recordedAt,
+      });
       if (decisions.length === 0) return [];
       const evolved = decisions.reduce(ResolutionDecider.evolve, state);
       const insights = InsightDecider.decide(
-        { tenantId: command.tenantId, userId: command.userId, triggerId: command.eventId, correlationId: command.correlationId, occurredAt: command.occurredAt, changes: decisions },
+        {
+          tenantId: command.tenantId,
+          userId: command.userId,
+          triggerId: command.eventId,
+          correlationId: command.correlationId,
+          occurredAt: command.occurredAt,
+          changes: decisions,
+        },
         evolved,
         { rules, recordedAt: command.recordedAt },
       );
@@ -38,9 +48,23 @@ let turn = 0;
 /** One turn saying one thing: a fact or preference, with its own source turn. */
 function said(content: string, day: number, extra: Partial<ExtractedItemDraft> = {}): MemoriesExtracted {
   turn++;
-  return extracted([{ kind: 'fact', attribute: `topic-${turn}`, value: content, content, entities: [], validFrom: at(day), sourceTurnIds: [`t${turn}`], ...extra }], {
-    eventId: `said-${turn}`,
-  });
+  return extracted(
+    [
+      {
+        kind: 'fact',
+        attribute: `topic-${turn}`,
+        value: content,
+        content,
+        entities: [],
+        validFrom: at(day),
+        sourceTurnIds: [`t${turn}`],
+        ...extra,
+      },
+    ],
+    {
+      eventId: `said-${turn}`,
+    },
+  );
 }
 
 /** The decisions of a sequence of commands, each decided on the state the previous ones left. */
@@ -68,9 +92,12 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
     const given = history(smallTeam(), noOps());
     expect(insightsOf(given)).toEqual([]);
     const third = cloudCost();
-    const events = spec.given(given).when(third).then((events) => {
-      expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemoryAdded']);
-    });
+    const events = spec
+      .given(given)
+      .when(third)
+      .then((events) => {
+        expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemoryAdded']);
+      });
     const [insight] = insightsOf(events);
     const sources = [...nonInsights(given), ...nonInsights(events)].map((e) => e.payload.memory);
     expect(insight.payload.memory).toMatchObject({
@@ -99,7 +126,10 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
   });
 
   it('given one statement, when a second arrives, then nothing is derived (below the minimum of 3)', () => {
-    spec.given(history(smallTeam())).when(noOps()).then((events) => expect(insightsOf(events)).toEqual([]));
+    spec
+      .given(history(smallTeam()))
+      .when(noOps())
+      .then((events) => expect(insightsOf(events)).toEqual([]));
   });
 
   it('given three complaints about price, then the budget-conscious insight, not the low-maintenance one (it needs two reasons)', () => {
@@ -110,8 +140,23 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
 
   it('given a fact and the episode of the same turn, then they count as one statement', () => {
     const episode = (content: string, sourceTurn: string, day: number) =>
-      extracted([{ kind: 'episode', attribute: `episode:s:${sourceTurn}`, value: '', content, entities: [], validFrom: at(day), sourceTurnIds: [sourceTurn] }]);
-    const noOpsFact = said('我不想自己运维数据库', 2, { kind: 'preference', attribute: 'preference:自己运维数据库', value: 'dislike', sourceTurnIds: ['same-turn'] });
+      extracted([
+        {
+          kind: 'episode',
+          attribute: `episode:s:${sourceTurn}`,
+          value: '',
+          content,
+          entities: [],
+          validFrom: at(day),
+          sourceTurnIds: [sourceTurn],
+        },
+      ]);
+    const noOpsFact = said('我不想自己运维数据库', 2, {
+      kind: 'preference',
+      attribute: 'preference:自己运维数据库',
+      value: 'dislike',
+      sourceTurnIds: ['same-turn'],
+    });
     const events = history(smallTeam(), noOpsFact, episode('我不想自己运维数据库，太麻烦', 'same-turn', 2));
     expect(insightsOf(events)).toEqual([]);
     const derived = insightsOf(history(smallTeam(), noOpsFact, episode('我不想自己运维数据库，太麻烦', 'same-turn', 2), cloudCost()));
@@ -119,35 +164,84 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
     expect(derived[0].payload.memory.sources).toHaveLength(4);
     expect(derived[0].payload.memory.mentionCount).toBe(3);
     // The statement is quoted once, in the user's words (the episode).
-    expect(derived[0].payload.memory.content).toBe('偏好省心、免运维的托管服务（依据：我们团队人少；我不想自己运维数据库，太麻烦；云数据库太贵了）');
+    expect(derived[0].payload.memory.content).toBe(
+      '偏好省心、免运维的托管服务（依据：我们团队人少；我不想自己运维数据库，太麻烦；云数据库太贵了）',
+    );
   });
 
-  it('given an insight resting on a turn\'s episode and fact, when the user corrects that turn, then the episode stops supporting too', () => {
+  it("given an insight resting on a turn's episode and fact, when the user corrects that turn, then the episode stops supporting too", () => {
     const episode = (content: string, sourceTurn: string, day: number) =>
-      extracted([{ kind: 'episode', attribute: `episode:s:${sourceTurn}`, value: '', content, entities: [], validFrom: at(day), sourceTurnIds: [sourceTurn] }], {
-        eventId: `episode-${sourceTurn}`,
-      });
+      extracted(
+        [
+          {
+            kind: 'episode',
+            attribute: `episode:s:${sourceTurn}`,
+            value: '',
+            content,
+            entities: [],
+            validFrom: at(day),
+            sourceTurnIds: [sourceTurn],
+          },
+        ],
+        {
+          eventId: `episode-${sourceTurn}`,
+        },
+      );
     const pref = (value: string, content: string, sourceTurn: string, day: number) =>
-      extracted([{ kind: 'preference', attribute: 'preference:自己运维服务器', value, content, entities: [], validFrom: at(day), sourceTurnIds: [sourceTurn] }], {
-        eventId: `pref-${sourceTurn}`,
-      });
-    const given = history(smallTeam(), pref('dislike', '我不想自己运维服务器', 'ops-turn', 2), episode('我不想自己运维服务器', 'ops-turn', 2), cloudCost());
+      extracted(
+        [
+          {
+            kind: 'preference',
+            attribute: 'preference:自己运维服务器',
+            value,
+            content,
+            entities: [],
+            validFrom: at(day),
+            sourceTurnIds: [sourceTurn],
+          },
+        ],
+        {
+          eventId: `pref-${sourceTurn}`,
+        },
+      );
+    const given = history(
+      smallTeam(),
+      pref('dislike', '我不想自己运维服务器', 'ops-turn', 2),
+      episode('我不想自己运维服务器', 'ops-turn', 2),
+      cloudCost(),
+    );
     expect(insightsOf(given)).toHaveLength(1);
     const correction = pref('like', '其实我现在挺喜欢自己运维服务器的', 'later-turn', 5);
-    spec.given(given).when(correction).then((events) => {
-      // (The resolver may also retire the corrected turn's episode itself; either way it supports no more.)
-      const kinds = events.filter((e) => e.payload.memory.kind !== 'episode').map((e) => [e.type, e.payload.memory.kind]);
-      expect(kinds).toEqual([['MemorySuperseded', 'preference'], ['MemoryRetracted', 'insight']]);
-    });
+    spec
+      .given(given)
+      .when(correction)
+      .then((events) => {
+        // (The resolver may also retire the corrected turn's episode itself; either way it supports no more.)
+        const kinds = events.filter((e) => e.payload.memory.kind !== 'episode').map((e) => [e.type, e.payload.memory.kind]);
+        expect(kinds).toEqual([
+          ['MemorySuperseded', 'preference'],
+          ['MemoryRetracted', 'insight'],
+        ]);
+      });
   });
 
   it('given an insight, when a fourth statement arrives, then it is updated: version 2, the old version and its sources in history', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
     const before = insightsOf(given)[0].payload.memory;
     const fourth = said('我们更想用托管服务', 4, { kind: 'preference', attribute: 'preference:托管服务', value: 'like' });
-    const events = spec.given(given).when(fourth).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
+    const events = spec
+      .given(given)
+      .when(fourth)
+      .then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
     const after = insightsOf(events)[0];
-    expect(after.payload.memory).toMatchObject({ memoryId: before.memoryId, version: 2, revision: 2, mentionCount: 4, status: 'active', validFrom: at(4) });
+    expect(after.payload.memory).toMatchObject({
+      memoryId: before.memoryId,
+      version: 2,
+      revision: 2,
+      mentionCount: 4,
+      status: 'active',
+      validFrom: at(4),
+    });
     expect(after.payload.memory.sources).toEqual([...before.sources!, nonInsights(events)[0].payload.memory.memoryId]);
     expect(after.payload.memory.history).toEqual([
       expect.objectContaining({ version: 1, content: before.content, sources: before.sources, validFrom: at(3), validTo: at(4) }),
@@ -157,10 +251,18 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
   });
 
   it('given an insight with four statements, when one is retracted, then it is updated (not retracted), starting at the correction', () => {
-    const given = history(smallTeam(), noOps(), cloudCost(), said('我们更想用托管服务', 4, { kind: 'preference', attribute: 'preference:托管服务', value: 'like' }));
+    const given = history(
+      smallTeam(),
+      noOps(),
+      cloudCost(),
+      said('我们更想用托管服务', 4, { kind: 'preference', attribute: 'preference:托管服务', value: 'like' }),
+    );
     const before = insightsOf(given).at(-1)!.payload.memory;
     const retract = said('', 9, { attribute: 'cloud-database-cost', value: '', content: '忘掉云数据库太贵这件事', operation: 'retract' });
-    const events = spec.given(given).when(retract).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryRetracted', 'MemorySuperseded']));
+    const events = spec
+      .given(given)
+      .when(retract)
+      .then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryRetracted', 'MemorySuperseded']));
     const after = insightsOf(events)[0].payload.memory;
     expect(after).toMatchObject({ status: 'active', version: 3, mentionCount: 3, validFrom: at(9) });
     expect(after.sources).toEqual(before.sources!.filter((id) => id !== events[0].payload.memory.memoryId));
@@ -168,7 +270,12 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
   });
 
   it('as of before the update, the insight is its first version with its first sources', () => {
-    const events = history(smallTeam(), noOps(), cloudCost(), said('我们更想用托管服务', 4, { kind: 'preference', attribute: 'preference:托管服务', value: 'like' }));
+    const events = history(
+      smallTeam(),
+      noOps(),
+      cloudCost(),
+      said('我们更想用托管服务', 4, { kind: 'preference', attribute: 'preference:托管服务', value: 'like' }),
+    );
     const [first, second] = insightsOf(events).map((e) => e.payload.memory);
     const then = memoryAsOf(second, '2026-11-03T12:00:00.000Z'); // recorded at day 3, updated at day 4
     expect(then).toMatchObject({ version: 1, content: first.content, sources: first.sources });
@@ -177,29 +284,51 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
 
   it('given an insight, when a source is reinforced (said again, same memory), then nothing changes', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
-    spec.given(given).when(said('云数据库太贵了', 5, { attribute: 'cloud-database-cost' })).then((events) => {
-      expect(events.map((e) => e.type)).toEqual(['MemoryReinforced']);
-    });
+    spec
+      .given(given)
+      .when(said('云数据库太贵了', 5, { attribute: 'cloud-database-cost' }))
+      .then((events) => {
+        expect(events.map((e) => e.type)).toEqual(['MemoryReinforced']);
+      });
   });
 
   it('given an insight, when a source is superseded by a value that no longer supports it, then the insight is retracted', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
     const insight = insightsOf(given)[0].payload.memory;
     const grown = said('我们团队现在有二十人了', 6, { attribute: 'team', value: '二十人' });
-    const events = spec.given(given).when(grown).then((events) => expect(events.map((e) => e.type)).toEqual(['MemorySuperseded', 'MemoryRetracted']));
+    const events = spec
+      .given(given)
+      .when(grown)
+      .then((events) => expect(events.map((e) => e.type)).toEqual(['MemorySuperseded', 'MemoryRetracted']));
     const retracted = insightsOf(events)[0];
-    expect(retracted.payload.memory).toMatchObject({ memoryId: insight.memoryId, status: 'retracted', revision: 2, version: 1, validTo: at(6), sources: insight.sources });
+    expect(retracted.payload.memory).toMatchObject({
+      memoryId: insight.memoryId,
+      status: 'retracted',
+      revision: 2,
+      version: 1,
+      validTo: at(6),
+      sources: insight.sources,
+    });
     expect(retracted.causationId).toBe(events[0].eventId);
   });
 
   it('given an insight, when a source is retracted, then the insight is retracted; when support returns, it is derived again (version 2)', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
     const retract = said('', 7, { attribute: 'cloud-database-cost', value: '', content: '忘掉云数据库太贵这件事', operation: 'retract' });
-    const afterRetract = [...given, ...spec.given(given).when(retract).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryRetracted', 'MemoryRetracted']))];
+    const afterRetract = [
+      ...given,
+      ...spec
+        .given(given)
+        .when(retract)
+        .then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryRetracted', 'MemoryRetracted'])),
+    ];
     expect(insightsOf(afterRetract).at(-1)!.payload.memory.status).toBe('retracted');
 
     const back = said('服务器太贵了，运维成本也高', 8, { attribute: 'server-cost' });
-    const events = spec.given(afterRetract).when(back).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
+    const events = spec
+      .given(afterRetract)
+      .when(back)
+      .then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
     const rederived = insightsOf(events)[0].payload.memory;
     expect(rederived).toMatchObject({ status: 'active', version: 2, revision: 3, validTo: null, validFrom: at(8) });
     expect(rederived.history).toEqual([expect.objectContaining({ version: 1, validTo: at(7) })]);
@@ -225,12 +354,32 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
     // The oracle: every memory of the state offered as changed, so every rule with a match or an insight is decided.
     const everyRule = (state: ResolverState, at: string) =>
       InsightDecider.decide(
-        { tenantId: 'acme', userId: 'u-1', triggerId: 'oracle', correlationId: 'oracle', occurredAt: at, changes: [...state.values()].map((memory) => ({ type: 'MemoryAdded', payload: { memory, itemId: null } }) as MemoryDecision) },
+        {
+          tenantId: 'acme',
+          userId: 'u-1',
+          triggerId: 'oracle',
+          correlationId: 'oracle',
+          occurredAt: at,
+          changes: [...state.values()].map((memory) => ({ type: 'MemoryAdded', payload: { memory, itemId: null } }) as MemoryDecision),
+        },
         state,
         { rules: compileInsightRules(), recordedAt: at },
       ).map((d) => [d.type, d.payload.memory.mergeKey, d.payload.memory.sources]);
     const episode = (content: string, sourceTurn: string, day: number) =>
-      extracted([{ kind: 'episode', attribute: `episode:s:${sourceTurn}`, value: '', content, entities: [], validFrom: at(day), sourceTurnIds: [sourceTurn] }], { eventId: `ep-${sourceTurn}` });
+      extracted(
+        [
+          {
+            kind: 'episode',
+            attribute: `episode:s:${sourceTurn}`,
+            value: '',
+            content,
+            entities: [],
+            validFrom: at(day),
+            sourceTurnIds: [sourceTurn],
+          },
+        ],
+        { eventId: `ep-${sourceTurn}` },
+      );
     const commands = [
       said('我喜欢吃火锅', 1, { kind: 'preference', attribute: 'preference:火锅', value: 'like' }),
       smallTeam(),
@@ -238,7 +387,20 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
       noOps(),
       episode('我不想自己运维数据库，周末还要值班', 'ops', 2),
       // A fact of the same turn that matches no cue: correcting it takes the turn's episode out of the support.
-      extracted([{ kind: 'fact', attribute: 'hosting', value: 'managed', content: 'hosting: managed', entities: [], validFrom: at(2), sourceTurnIds: ['ops'] }], { eventId: 'hosting-1' }),
+      extracted(
+        [
+          {
+            kind: 'fact',
+            attribute: 'hosting',
+            value: 'managed',
+            content: 'hosting: managed',
+            entities: [],
+            validFrom: at(2),
+            sourceTurnIds: ['ops'],
+          },
+        ],
+        { eventId: 'hosting-1' },
+      ),
       said('我周末去爬山了', 3),
       cloudCost(),
       said('hosting: on-premises', 5, { attribute: 'hosting', value: 'on-premises' }),
@@ -263,10 +425,26 @@ describe('InsightDecider — low-maintenance managed services (zh)', () => {
 
   it('is never the target of "that\'s no longer true": the anaphora lands on the newest source', () => {
     const given = history(smallTeam(), noOps(), cloudCost());
-    const anaphora = extracted([{ kind: 'fact', attribute: LAST_MENTIONED, value: '', content: '这个已经不对了', operation: 'retract', validFrom: at(9), sourceTurnIds: ['t-x'] }]);
-    spec.given(given).when(anaphora).then((events) => {
-      expect(events.map((e) => [e.type, e.payload.memory.kind])).toEqual([['MemoryRetracted', 'fact'], ['MemoryRetracted', 'insight']]);
-    });
+    const anaphora = extracted([
+      {
+        kind: 'fact',
+        attribute: LAST_MENTIONED,
+        value: '',
+        content: '这个已经不对了',
+        operation: 'retract',
+        validFrom: at(9),
+        sourceTurnIds: ['t-x'],
+      },
+    ]);
+    spec
+      .given(given)
+      .when(anaphora)
+      .then((events) => {
+        expect(events.map((e) => [e.type, e.payload.memory.kind])).toEqual([
+          ['MemoryRetracted', 'fact'],
+          ['MemoryRetracted', 'insight'],
+        ]);
+      });
   });
 });
 
@@ -303,7 +481,18 @@ describe('InsightDecider (en) and languages', () => {
       said('我老婆总是熬夜', 1, { subject: 'wife' }),
       said('我经常熬夜', 2),
       said('凌晨两点还在写代码', 3),
-      extracted([{ kind: 'episode', subject: 'assistant', attribute: 'episode:s:a1', value: '', content: '熬夜对身体不好', entities: [], validFrom: at(4), sourceTurnIds: ['a1'] }]),
+      extracted([
+        {
+          kind: 'episode',
+          subject: 'assistant',
+          attribute: 'episode:s:a1',
+          value: '',
+          content: '熬夜对身体不好',
+          entities: [],
+          validFrom: at(4),
+          sourceTurnIds: ['a1'],
+        },
+      ]),
     );
     expect(insightsOf(events)).toEqual([]);
   });

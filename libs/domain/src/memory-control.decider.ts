@@ -42,7 +42,10 @@ export function decide(command: MemoryControlCommand, state: ResolverState): Mem
 export const MemoryControlDecider = { decide } as const;
 
 /** Which version a revert brings back, or why it cannot: the HTTP layer answers with this before any command is sent. */
-export function revertTarget(memory: MemoryRecord, version: number): { target: MemoryVersion } | { error: 'unknown-version' | 'current-version' } {
+export function revertTarget(
+  memory: MemoryRecord,
+  version: number,
+): { target: MemoryVersion } | { error: 'unknown-version' | 'current-version' } {
   const target = versionsOf(memory).find((v) => v.version === version);
   if (!target) return { error: 'unknown-version' };
   if (target.version === memory.version && memory.status === 'active') return { error: 'current-version' };
@@ -109,7 +112,12 @@ function revert(command: MemoryRevertRequested, memory: MemoryRecord, state: Res
  * correction, docs/memory-model.md §3): episodes whose turns all stated it, and nothing else
  * still true, are retracted with it.
  */
-function retireEpisodes(command: MemoryControlCommand, before: MemoryRecord, state: ResolverState, keep?: ReadonlySet<string>): MemoryDecision[] {
+function retireEpisodes(
+  command: MemoryControlCommand,
+  before: MemoryRecord,
+  state: ResolverState,
+  keep?: ReadonlySet<string>,
+): MemoryDecision[] {
   return episodesOnlyStating(before, state, keep).map((episode) =>
     decision(command, 'MemoryRetracted', {
       ...episode,

@@ -39,7 +39,16 @@ const budget = memory({
   validFrom: '2026-12-05T08:00:00.000Z',
   updatedAt: '2026-12-05T08:00:00.000Z',
   history: [
-    { version: 1, value: '三万', content: '预算控制在三万以内', validFrom: '2026-11-30T08:00:00.000Z', validTo: '2026-12-05T08:00:00.000Z', recordedAt: '2026-11-30T08:00:00.000Z', supersededAt: '2026-12-05T08:00:00.000Z', sourceTurnIds: ['t1'] },
+    {
+      version: 1,
+      value: '三万',
+      content: '预算控制在三万以内',
+      validFrom: '2026-11-30T08:00:00.000Z',
+      validTo: '2026-12-05T08:00:00.000Z',
+      recordedAt: '2026-11-30T08:00:00.000Z',
+      supersededAt: '2026-12-05T08:00:00.000Z',
+      sourceTurnIds: ['t1'],
+    },
   ],
 });
 const episodeOf = (turn: string, content: string, status: MemoryRecord['status'] = 'active') =>
@@ -55,7 +64,12 @@ describe('MemoryControlDecider', () => {
       ['MemoryRetracted', durian.memoryId, 'retracted'],
       ['MemoryRetracted', said.memoryId, 'retracted'],
     ]);
-    expect(decisions[0].payload.memory).toMatchObject({ statusReason: '不想再被提起', validTo: REQUESTED, revision: 2, updatedAt: REQUESTED });
+    expect(decisions[0].payload.memory).toMatchObject({
+      statusReason: '不想再被提起',
+      validTo: REQUESTED,
+      revision: 2,
+      updatedAt: REQUESTED,
+    });
     expect(decisions[0].causationId).toBe('cmd-MemoryRetractionRequested');
   });
 
@@ -83,9 +97,21 @@ describe('MemoryControlDecider', () => {
 
   it('restores an earlier value as a new version, keeping the one it replaces in history', () => {
     const said = episodeOf('t2', '预算提到五万了');
-    const [restored, ...rest] = MemoryControlDecider.decide(revert(budget.memoryId, 1), stateOf(budget, said, episodeOf('t1', '预算控制在三万以内', 'retracted')));
+    const [restored, ...rest] = MemoryControlDecider.decide(
+      revert(budget.memoryId, 1),
+      stateOf(budget, said, episodeOf('t1', '预算控制在三万以内', 'retracted')),
+    );
     expect(restored.type).toBe('MemorySuperseded');
-    expect(restored.payload.memory).toMatchObject({ value: '三万', content: '预算控制在三万以内', version: 3, revision: 3, status: 'active', validFrom: REQUESTED, validTo: null, sourceTurnIds: ['t1'] });
+    expect(restored.payload.memory).toMatchObject({
+      value: '三万',
+      content: '预算控制在三万以内',
+      version: 3,
+      revision: 3,
+      status: 'active',
+      validFrom: REQUESTED,
+      validTo: null,
+      sourceTurnIds: ['t1'],
+    });
     expect(restored.payload.memory.history.map((v) => [v.version, v.value, v.validTo, v.supersededAt])).toEqual([
       [1, '三万', '2026-12-05T08:00:00.000Z', '2026-12-05T08:00:00.000Z'],
       [2, '五万', REQUESTED, REQUESTED],
@@ -95,11 +121,22 @@ describe('MemoryControlDecider', () => {
   });
 
   it('restores a retracted memory by reverting to its current version, dropping the retraction reason', () => {
-    const retracted = { ...budget, status: 'retracted' as const, statusReason: 'oops', validTo: '2026-12-06T00:00:00.000Z', updatedAt: '2026-12-06T00:00:00.000Z', revision: 3 };
+    const retracted = {
+      ...budget,
+      status: 'retracted' as const,
+      statusReason: 'oops',
+      validTo: '2026-12-06T00:00:00.000Z',
+      updatedAt: '2026-12-06T00:00:00.000Z',
+      revision: 3,
+    };
     const [restored] = MemoryControlDecider.decide(revert(retracted.memoryId, 2), stateOf(retracted));
     expect(restored.payload.memory).toMatchObject({ status: 'active', value: '五万', version: 3, revision: 4 });
     expect(restored.payload.memory.statusReason).toBeUndefined();
-    expect(restored.payload.memory.history[1]).toMatchObject({ version: 2, validTo: '2026-12-06T00:00:00.000Z', supersededAt: '2026-12-06T00:00:00.000Z' });
+    expect(restored.payload.memory.history[1]).toMatchObject({
+      version: 2,
+      validTo: '2026-12-06T00:00:00.000Z',
+      supersededAt: '2026-12-06T00:00:00.000Z',
+    });
   });
 
   it('says which versions cannot be reverted to', () => {
@@ -123,8 +160,25 @@ describe('profileExtraction', () => {
   const options = { similarityThreshold: 0.85, recordedAt: REQUESTED };
 
   it('adds certain profile facts under the merge keys conversation uses', () => {
-    const decisions = ResolutionDecider.decide(profileExtraction(update([{ attribute: 'city', value: '杭州' }, { attribute: 'name', value: '老周' }])), new Map(), options);
-    expect(decisions.map((d) => [d.type, d.payload.memory.mergeKey, d.payload.memory.kind, d.payload.memory.confidence, d.payload.memory.pinned])).toEqual([
+    const decisions = ResolutionDecider.decide(
+      profileExtraction(
+        update([
+          { attribute: 'city', value: '杭州' },
+          { attribute: 'name', value: '老周' },
+        ]),
+      ),
+      new Map(),
+      options,
+    );
+    expect(
+      decisions.map((d) => [
+        d.type,
+        d.payload.memory.mergeKey,
+        d.payload.memory.kind,
+        d.payload.memory.confidence,
+        d.payload.memory.pinned,
+      ]),
+    ).toEqual([
       ['MemoryAdded', 'user/city', 'profile', 1, false],
       ['MemoryAdded', 'user/name', 'profile', 1, true],
     ]);

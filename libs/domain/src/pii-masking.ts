@@ -26,7 +26,10 @@ interface Detector {
   readonly accept?: (value: string, before: string) => boolean;
 }
 
-const notPiiCue = new RegExp(`(?:${NOT_PII_NUMBER_CUES.map(escapeRegExp).join('|')})\\s*(?:no\\.?|number|#|id|号码?)?\\s*(?:is|是|为|:|：)?\\s*$`, 'i');
+const notPiiCue = new RegExp(
+  `(?:${NOT_PII_NUMBER_CUES.map(escapeRegExp).join('|')})\\s*(?:no\\.?|number|#|id|号码?)?\\s*(?:is|是|为|:|：)?\\s*$`,
+  'i',
+);
 const secretStopWords = new Set(SECRET_STOP_WORDS.map((w) => w.toLowerCase()));
 
 const CHECKS: Record<PiiCheck, (value: string, before: string) => boolean> = {

@@ -99,10 +99,16 @@ describe('maskPii, property-based (fast-check)', () => {
 
   it('given any text, then masking twice is masking once', () => {
     fc.assert(
-      fc.property(fc.oneof(piiSentence.map((s) => s.text), fc.string({ unit: 'binary', maxLength: 200 })), (text) => {
-        const once = maskPii(text).text;
-        expect(maskPii(once).text).toBe(once);
-      }),
+      fc.property(
+        fc.oneof(
+          piiSentence.map((s) => s.text),
+          fc.string({ unit: 'binary', maxLength: 200 }),
+        ),
+        (text) => {
+          const once = maskPii(text).text;
+          expect(maskPii(once).text).toBe(once);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

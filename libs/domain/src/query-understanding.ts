@@ -1,6 +1,12 @@
 import type { MemoryRecord } from '@engram/contracts';
 import { hasCue } from './cue-matching';
-import { defaultQueryLanguagePacks, type AnswerKind, type QueryLanguagePack, type TimeRule, type TimeUnit } from './query-understanding.config';
+import {
+  defaultQueryLanguagePacks,
+  type AnswerKind,
+  type QueryLanguagePack,
+  type TimeRule,
+  type TimeUnit,
+} from './query-understanding.config';
 import type { RankingQuery } from './ranking';
 import { tokenize } from './tokenizer';
 
@@ -21,7 +27,11 @@ export function understandQuery(
   const speakers = namedSpeakers(terms, knownSpeakers);
   const all = Object.values(packs);
   const assistant = all.some((pack) => hasCue(query, pack.assistantCues));
-  const window = timeWindowOf(query, now, all.flatMap((pack) => pack.time));
+  const window = timeWindowOf(
+    query,
+    now,
+    all.flatMap((pack) => pack.time),
+  );
   const answer = answerAskedFor(query, all);
   return {
     terms,
@@ -63,7 +73,8 @@ function compiledAnswers(pack: QueryLanguagePack): CompiledAnswers {
       time: patterns.time.map((pattern) => new RegExp(pattern, 'iu')),
       date: patterns.date.map((pattern) => new RegExp(pattern, 'iu')),
     });
-    const alternation = (patterns: readonly string[]) => (patterns.length > 0 ? [new RegExp(patterns.map((p) => `(?:${p})`).join('|'), 'iu')] : []);
+    const alternation = (patterns: readonly string[]) =>
+      patterns.length > 0 ? [new RegExp(patterns.map((p) => `(?:${p})`).join('|'), 'iu')] : [];
     compiled = { asks: compile(pack.asks), shapes: { time: alternation(pack.shapes.time), date: alternation(pack.shapes.date) } };
     compiledPacks.set(pack, compiled);
   }

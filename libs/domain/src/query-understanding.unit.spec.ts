@@ -21,13 +21,15 @@ describe('understandQuery: speakers', () => {
   });
 });
 
-describe('understandQuery: the assistant\'s own words', () => {
-  it.each(['你推荐的那家清淡的川菜馆叫什么？', '上次你给我推荐的蛋白粉是哪款？', 'Which library did you suggest for the SFTP part?', 'What did you recommend for the cloud migration?'])(
-    'given "%s", then it asks what the assistant said',
-    (query) => {
-      expect(understandQuery(query, ASKED).assistant).toBe(true);
-    },
-  );
+describe("understandQuery: the assistant's own words", () => {
+  it.each([
+    '你推荐的那家清淡的川菜馆叫什么？',
+    '上次你给我推荐的蛋白粉是哪款？',
+    'Which library did you suggest for the SFTP part?',
+    'What did you recommend for the cloud migration?',
+  ])('given "%s", then it asks what the assistant said', (query) => {
+    expect(understandQuery(query, ASKED).assistant).toBe(true);
+  });
 
   it.each(['我推荐同事用什么工具？', 'What do I recommend to new hires?'])('given "%s", then it does not', (query) => {
     expect(understandQuery(query, ASKED).assistant).toBeUndefined();

@@ -215,8 +215,14 @@ export function rankMemories(
   const priorTotal = priors.decay + priors.importance + priors.confidence + priors.use || 1;
   const accessHalfLife = config.access?.halfLifeDays ?? 30;
   const active = candidates.filter((c) => c.memory.status === 'active');
-  const best = { bm25: Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0)), cosine: Math.max(0, ...active.map((c) => c.fusion.cosine ?? 0)) };
-  const cosineFloor = Math.max(relevanceConfig.cosineFloor, median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))));
+  const best = {
+    bm25: Math.max(0, ...active.map((c) => c.fusion.bm25 ?? 0)),
+    cosine: Math.max(0, ...active.map((c) => c.fusion.cosine ?? 0)),
+  };
+  const cosineFloor = Math.max(
+    relevanceConfig.cosineFloor,
+    median(active.flatMap((c) => (c.fusion.cosine === undefined ? [] : [c.fusion.cosine]))),
+  );
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const mismatch = config.steering?.mismatch ?? 1;
   const answers = answerSteering(query, mismatch);
@@ -225,7 +231,9 @@ export function rankMemories(
   const sharesTerms = (coverage: number) => coverage >= relevanceConfig.minCoverage;
   if (!covered.some(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate)) return [];
   const scored = covered
-    .filter(({ coverage, fusion }) => sharesTerms(coverage) || fusion.bm25 !== undefined || (fusion.cosine ?? 0) >= relevanceConfig.cosineAdmit)
+    .filter(
+      ({ coverage, fusion }) => sharesTerms(coverage) || fusion.bm25 !== undefined || (fusion.cosine ?? 0) >= relevanceConfig.cosineAdmit,
+    )
     .map(({ memory, fusion, access, coverage }) => ({
       memory,
       access,
@@ -240,7 +248,8 @@ export function rankMemories(
       const decay = decayFor(memory.kind, ageDays, config);
       const { importance, confidence } = memory;
       const usage = usageOf(access, now, accessHalfLife);
-      const prior = (priors.decay * decay + priors.importance * importance + priors.confidence * confidence + priors.use * usage) / priorTotal;
+      const prior =
+        (priors.decay * decay + priors.importance * importance + priors.confidence * confidence + priors.use * usage) / priorTotal;
       const steering = steer(memory);
       const score = relevance * steering * (1 - priors.weight + priors.weight * prior);
       return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage, prior, steering } };

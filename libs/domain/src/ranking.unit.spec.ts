@@ -10,7 +10,15 @@ const top: FusionScore = { rrf: 2 / (config.rrfK + 1) };
 
 function candidate(kind: MemoryKind, ageDays: number, id: string, extra = {}) {
   return {
-    memory: memory({ memoryId: id, kind, validFrom: daysAgo(ageDays), lastSeenAt: daysAgo(ageDays), importance: 1, confidence: 1, ...extra }),
+    memory: memory({
+      memoryId: id,
+      kind,
+      validFrom: daysAgo(ageDays),
+      lastSeenAt: daysAgo(ageDays),
+      importance: 1,
+      confidence: 1,
+      ...extra,
+    }),
     fusion: top,
   };
 }
@@ -18,8 +26,14 @@ function candidate(kind: MemoryKind, ageDays: number, id: string, extra = {}) {
 describe('fuse', () => {
   it('given BM25 and kNN hits, then RRF sums 1/(k + rank) and keeps per-engine ranks and scores', () => {
     const fused = fuse(
-      [{ memoryId: 'a', score: 9 }, { memoryId: 'b', score: 5 }],
-      [{ memoryId: 'b', score: 0.9 }, { memoryId: 'c', score: 0.8 }],
+      [
+        { memoryId: 'a', score: 9 },
+        { memoryId: 'b', score: 5 },
+      ],
+      [
+        { memoryId: 'b', score: 0.9 },
+        { memoryId: 'c', score: 0.8 },
+      ],
       60,
     );
     expect(fused.get('a')).toEqual({ rrf: 1 / 61, bm25Rank: 1, bm25: 9 });
@@ -28,8 +42,22 @@ describe('fuse', () => {
   });
 
   it('given hits with equal scores in any order, then ranks are assigned by id (deterministic)', () => {
-    const one = fuse([{ memoryId: 'y', score: 1 }, { memoryId: 'x', score: 1 }], [], 60);
-    const two = fuse([{ memoryId: 'x', score: 1 }, { memoryId: 'y', score: 1 }], [], 60);
+    const one = fuse(
+      [
+        { memoryId: 'y', score: 1 },
+        { memoryId: 'x', score: 1 },
+      ],
+      [],
+      60,
+    );
+    const two = fuse(
+      [
+        { memoryId: 'x', score: 1 },
+        { memoryId: 'y', score: 1 },
+      ],
+      [],
+      60,
+    );
     expect(one).toEqual(two);
     expect(one.get('x')?.bm25Rank).toBe(1);
   });
@@ -38,7 +66,17 @@ describe('fuse', () => {
 describe('rankMemories', () => {
   it('given the best possible fusion, fresh, important and certain, then relevance and score are 1', () => {
     const [ranked] = rankMemories([candidate('preference', 0, 'a')], NOW, config);
-    expect(ranked.components).toEqual({ relevance: 1, coverage: 1, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 0.75, steering: 1 });
+    expect(ranked.components).toEqual({
+      relevance: 1,
+      coverage: 1,
+      decay: 1,
+      importance: 1,
+      confidence: 1,
+      ageDays: 0,
+      usage: 0,
+      prior: 0.75,
+      steering: 1,
+    });
     // Never recalled: the use prior is 0, so the priors' mean is 3/4 and takes 1/4 of their 10% share.
     expect(ranked.score).toBeCloseTo(1 - 0.1 * 0.25, 10);
   });
@@ -67,7 +105,7 @@ describe('rankMemories', () => {
     expect(rankMemories([candidate('task', -3, 'a')], NOW, config)[0].components.ageDays).toBe(0);
   });
 
-  it('given importance and confidence, then they move the score within the priors\' bounded share only', () => {
+  it("given importance and confidence, then they move the score within the priors' bounded share only", () => {
     const [ranked] = rankMemories([candidate('profile', 0, 'a', { importance: 0, confidence: 0.5 })], NOW, config);
     // prior = mean(decay 1, importance 0, confidence 0.5, use 0) = 0.375; score = 1 × (0.9 + 0.1 × 0.375)
     expect(ranked.components.prior).toBeCloseTo(0.375, 10);
@@ -96,7 +134,14 @@ describe('rankMemories', () => {
 
   it('given two equally relevant memories, then the fresher one ranks first (a correction beats the old value)', () => {
     const fusion = { rrf: 0, bm25: 5, cosine: 0.5 };
-    const ranked = rankMemories([{ ...candidate('fact', 60, 'old'), fusion }, { ...candidate('fact', 1, 'new'), fusion }], NOW, config);
+    const ranked = rankMemories(
+      [
+        { ...candidate('fact', 60, 'old'), fusion },
+        { ...candidate('fact', 1, 'new'), fusion },
+      ],
+      NOW,
+      config,
+    );
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['new', 'old']);
   });
 
@@ -113,24 +158,39 @@ describe('rankMemories', () => {
   });
 
   it('given a question no memory shares terms with or is close to, then nothing is relevant: no memory at all', () => {
-    const mango = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, bm25: 3, cosine: 0.2 } };
+    const mango = {
+      ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }),
+      fusion: { rrf: 0, bm25: 3, cosine: 0.2 },
+    };
     expect(rankMemories([mango], NOW, config, { terms: tokenize('What car do I drive?') })).toEqual([]);
   });
 
   it('given one memory that answers and one that shares no term and is not close, then only the one that answers', () => {
-    const unrelated = { ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }), fusion: { rrf: 0, cosine: 0.3 } };
-    const related = { ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }), fusion: { rrf: 0, bm25: 1, cosine: 0.2 } };
+    const unrelated = {
+      ...candidate('profile', 0, 'a', { content: '我对芒果过敏', value: '芒果', entities: [] }),
+      fusion: { rrf: 0, cosine: 0.3 },
+    };
+    const related = {
+      ...candidate('profile', 0, 'b', { content: '我的血型是 O 型', value: 'O', entities: [] }),
+      fusion: { rrf: 0, bm25: 1, cosine: 0.2 },
+    };
     const ranked = rankMemories([unrelated, related], NOW, { ...config, threshold: 0 }, { terms: tokenize('我的血型是什么？') });
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['b']);
   });
 
   it('given a memory the lexical index matched on what coverage does not count (its speaker), then it is a candidate; one neither leg vouches for is not', () => {
-    const answer = { ...candidate('episode', 0, 'answer', { content: 'I went to a support group yesterday', value: '', entities: [] }), fusion: { rrf: 0, bm25: 5, cosine: 0.6 } };
+    const answer = {
+      ...candidate('episode', 0, 'answer', { content: 'I went to a support group yesterday', value: '', entities: [] }),
+      fusion: { rrf: 0, bm25: 5, cosine: 0.6 },
+    };
     const bySpeaker = {
       ...candidate('episode', 0, 'by-speaker', { content: 'Thanks, that means a lot!', value: '', entities: [], speaker: 'Caroline' }),
       fusion: { rrf: 0, bm25: 1, cosine: 0.2 },
     };
-    const neither = { ...candidate('episode', 0, 'neither', { content: 'Bye!', value: '', entities: [] }), fusion: { rrf: 0, cosine: 0.2 } };
+    const neither = {
+      ...candidate('episode', 0, 'neither', { content: 'Bye!', value: '', entities: [] }),
+      fusion: { rrf: 0, cosine: 0.2 },
+    };
     const query = { terms: tokenize('When did Caroline go to the support group?') };
     expect(coverageOf(query.terms, bySpeaker.memory)).toBe(0);
     const ranked = rankMemories([answer, bySpeaker, neither], NOW, { ...config, threshold: 0 }, query);
@@ -138,9 +198,19 @@ describe('rankMemories', () => {
   });
 
   describe('with a semantic embedder (admit below the gate)', () => {
-    const semantic = { ...config, threshold: 0, relevance: { ...config.relevance, cosineFloor: 0.78, cosineGate: 0.88, cosineAdmit: 0.78 } };
-    const macs = () => ({ ...candidate('episode', 0, 'macs', { content: "I've always used Macs", value: '', entities: [] }), fusion: { rrf: 0, cosine: 0.85 } });
-    const shop = () => ({ ...candidate('episode', 0, 'shop', { content: 'I prefer buying from B&H', value: '', entities: [] }), fusion: { rrf: 0, bm25: 2, cosine: 0.82 } });
+    const semantic = {
+      ...config,
+      threshold: 0,
+      relevance: { ...config.relevance, cosineFloor: 0.78, cosineGate: 0.88, cosineAdmit: 0.78 },
+    };
+    const macs = () => ({
+      ...candidate('episode', 0, 'macs', { content: "I've always used Macs", value: '', entities: [] }),
+      fusion: { rrf: 0, cosine: 0.85 },
+    });
+    const shop = () => ({
+      ...candidate('episode', 0, 'shop', { content: 'I prefer buying from B&H', value: '', entities: [] }),
+      fusion: { rrf: 0, bm25: 2, cosine: 0.82 },
+    });
 
     it('given a question one memory shares terms with, then a memory that says it in other words (cosine above the floor) is a candidate too', () => {
       const ranked = rankMemories([macs(), shop()], NOW, semantic, { terms: tokenize('What operating system do I prefer?') });
@@ -154,15 +224,23 @@ describe('rankMemories', () => {
     it('given a question no memory shares terms with but one reaches the gate, then that one and the others above the floor', () => {
       const close = { ...macs(), fusion: { rrf: 0, cosine: 0.9 } };
       const far = { ...shop(), fusion: { rrf: 0, cosine: 0.7 } };
-      const ranked = rankMemories([close, far, { ...shop(), memory: { ...shop().memory, memoryId: 'near' }, fusion: { rrf: 0, cosine: 0.8 } }], NOW, semantic, {
-        terms: tokenize('Which laptop brand?'),
-      });
+      const ranked = rankMemories(
+        [close, far, { ...shop(), memory: { ...shop().memory, memoryId: 'near' }, fusion: { rrf: 0, cosine: 0.8 } }],
+        NOW,
+        semantic,
+        {
+          terms: tokenize('Which laptop brand?'),
+        },
+      );
       expect(ranked.map((r) => r.memory.memoryId)).toEqual(['macs', 'near']);
     });
   });
 
   it('given an insight and the memories it stands on, then it is as relevant as the best of them and its importance breaks the tie', () => {
-    const source = { ...candidate('episode', 10, 'source', { importance: 0.4, confidence: 0.7 }), fusion: { rrf: 0, bm25: 9, cosine: 0.5 } };
+    const source = {
+      ...candidate('episode', 10, 'source', { importance: 0.4, confidence: 0.7 }),
+      fusion: { rrf: 0, bm25: 9, cosine: 0.5 },
+    };
     const insight = {
       ...candidate('insight', 10, 'insight', { importance: 0.9, confidence: 0.8, sources: ['source'] }),
       fusion: { rrf: 0, bm25: 3, cosine: 0.4 },
@@ -172,11 +250,14 @@ describe('rankMemories', () => {
     expect(ranked[0].components.relevance).toBe(ranked[1].components.relevance);
   });
 
-  it("given kNN candidates, then the cosine counts above their median: the farther half gains nothing from the semantic leg", () => {
+  it('given kNN candidates, then the cosine counts above their median: the farther half gains nothing from the semantic leg', () => {
     const near = { ...candidate('profile', 0, 'near'), fusion: { rrf: 0, cosine: 0.9 } };
     const middle = { ...candidate('profile', 0, 'middle'), fusion: { rrf: 0, cosine: 0.8 } };
     const far = { ...candidate('profile', 0, 'far'), fusion: { rrf: 0, cosine: 0.7 } };
-    const relevance = rankMemories([near, middle, far], NOW, { ...config, threshold: 0 }).map((r) => [r.memory.memoryId, r.components.relevance]);
+    const relevance = rankMemories([near, middle, far], NOW, { ...config, threshold: 0 }).map((r) => [
+      r.memory.memoryId,
+      r.components.relevance,
+    ]);
     const w = config.relevance!.cosineWeight!; // without BM25 hits or query terms: w · 1 / (1 + w) at most
     expect(relevance).toEqual([
       ['near', w / (config.relevance!.bm25Weight! + w)],
@@ -186,7 +267,12 @@ describe('rankMemories', () => {
   });
 
   it('given a query naming the attribute ("which editor" / "用什么编辑器"), then the memory covers it through its attribute', () => {
-    const vscode = memory({ content: 'I prefer VS Code for TypeScript work', value: 'VS Code', attribute: 'editor', entities: ['VS Code'] });
+    const vscode = memory({
+      content: 'I prefer VS Code for TypeScript work',
+      value: 'VS Code',
+      attribute: 'editor',
+      entities: ['VS Code'],
+    });
     expect(coverageOf(tokenize('which editor does he like'), vscode)).toBe(0.5);
     const postgres = memory({ content: 'PostgreSQL', value: 'PostgreSQL', attribute: 'database', entities: [] });
     expect(coverageOf(tokenize('what database'), postgres)).toBe(1);
@@ -203,30 +289,63 @@ describe('rankMemories', () => {
     expect(rankMemories([...items].reverse(), NOW, config).map((r) => r.memory.memoryId)).toEqual(['a', 'b', 'c']);
   });
 
-  it('given the best match in one session, then the rest of that session gains on other sessions\' equally weak matches', () => {
+  it("given the best match in one session, then the rest of that session gains on other sessions' equally weak matches", () => {
     const turn = (session: string, turnId: string, bm25: number, extra = {}) => ({
-      memory: memory({ memoryId: `${turnId}-m`, kind: 'episode', attribute: `episode:${session}:${turnId}`, sourceTurnIds: [turnId], validFrom: daysAgo(1), lastSeenAt: daysAgo(1), ...extra }),
+      memory: memory({
+        memoryId: `${turnId}-m`,
+        kind: 'episode',
+        attribute: `episode:${session}:${turnId}`,
+        sourceTurnIds: [turnId],
+        validFrom: daysAgo(1),
+        lastSeenAt: daysAgo(1),
+        ...extra,
+      }),
       fusion: { rrf: 0, bm25 },
     });
-    const fact = { memory: memory({ memoryId: 'fact-m', kind: 'fact', attribute: 'pet', sourceTurnIds: ['a2'], validFrom: daysAgo(1), lastSeenAt: daysAgo(1) }), fusion: { rrf: 0, bm25: 3.8 } };
+    const fact = {
+      memory: memory({
+        memoryId: 'fact-m',
+        kind: 'fact',
+        attribute: 'pet',
+        sourceTurnIds: ['a2'],
+        validFrom: daysAgo(1),
+        lastSeenAt: daysAgo(1),
+      }),
+      fusion: { rrf: 0, bm25: 3.8 },
+    };
     const candidates = [turn('s1', 'a1', 10), turn('s1', 'a2', 4), turn('s2', 'b1', 4.4), fact];
     const ranked = rankMemories(candidates, NOW, config);
     expect(ranked.map((r) => r.memory.memoryId)).toEqual(['a1-m', 'a2-m', 'fact-m', 'b1-m']);
     const gain = (id: string) => ranked.find((r) => r.memory.memoryId === id)!.components.session;
     expect(gain('a1-m')).toBeCloseTo(0.1, 10); // the best session gains the full weight…
     expect(gain('fact-m')).toBeCloseTo(0.1, 10); // …a fact through its turn's episode…
-    expect(gain('b1-m')).toBeCloseTo(0.1 * (ranked.find((r) => r.memory.memoryId === 'b1-m')!.score - gain('b1-m')!) / (ranked[0].score - 0.1), 10); // …another its share
+    expect(gain('b1-m')).toBeCloseTo(
+      (0.1 * (ranked.find((r) => r.memory.memoryId === 'b1-m')!.score - gain('b1-m')!)) / (ranked[0].score - 0.1),
+      10,
+    ); // …another its share
     const without = rankMemories(candidates, NOW, { ...config, sessions: { weight: 0 } });
     expect(without.map((r) => r.memory.memoryId)).toEqual(['a1-m', 'b1-m', 'a2-m', 'fact-m']);
     expect(without.every((r) => r.components.session === undefined)).toBe(true);
   });
 
-  it('given a question asking for a time, then a turn without one keeps `mismatch` of its session\'s gain, the other speaker\'s turn all of it', () => {
+  it("given a question asking for a time, then a turn without one keeps `mismatch` of its session's gain, the other speaker's turn all of it", () => {
     const turn = (turnId: string, bm25: number, extra = {}) => ({
-      memory: memory({ memoryId: `${turnId}-m`, kind: 'episode', attribute: `episode:s1:${turnId}`, sourceTurnIds: [turnId], validFrom: daysAgo(1), lastSeenAt: daysAgo(1), ...extra }),
+      memory: memory({
+        memoryId: `${turnId}-m`,
+        kind: 'episode',
+        attribute: `episode:s1:${turnId}`,
+        sourceTurnIds: [turnId],
+        validFrom: daysAgo(1),
+        lastSeenAt: daysAgo(1),
+        ...extra,
+      }),
       fusion: { rrf: 0, bm25 },
     });
-    const candidates = [turn('a1', 10, { content: 'the flight leaves at 20:55' }), turn('a2', 9, { content: 'I need a flight', speaker: 'Joanna' }), turn('a3', 8, { content: 'at 7:40', speaker: 'Nate' })];
+    const candidates = [
+      turn('a1', 10, { content: 'the flight leaves at 20:55' }),
+      turn('a2', 9, { content: 'I need a flight', speaker: 'Joanna' }),
+      turn('a3', 8, { content: 'at 7:40', speaker: 'Nate' }),
+    ];
     const answer = { kind: 'time' as const, shapes: [/\b\d{1,2}:\d{2}\b/u] };
     const ranked = rankMemories(candidates, NOW, config, { answer, speakers: ['Joanna'] });
     const gain = (id: string) => ranked.find((r) => r.memory.memoryId === id)!.components.session!;
@@ -261,7 +380,7 @@ describe('use by recall (access stats) in ranking', () => {
     expect(ranked[1].components.usage).toBe(0);
   });
 
-  it('given heavy use, then the gain is bounded by the priors\' share: a more relevant memory still wins', () => {
+  it("given heavy use, then the gain is bounded by the priors' share: a more relevant memory still wins", () => {
     const relevant = { memory: candidate('fact', 0, 'relevant').memory, fusion: { rrf: 0, bm25: 10, cosine: 0.9 } };
     const popular = { memory: candidate('fact', 0, 'popular').memory, fusion: { rrf: 0, bm25: 8, cosine: 0.7 }, access: used(1000, 0) };
     const ranked = rankMemories([popular, relevant], NOW, config);
@@ -289,7 +408,7 @@ describe('use by recall (access stats) in ranking', () => {
 describe('steering by what the question asks for', () => {
   const said = (id: string, extra: object) => ({ ...candidate('episode', 10, id, extra), fusion: { rrf: 0, bm25: 5, cosine: 0.3 } });
 
-  it('given a question naming a speaker, then that speaker\'s turns keep their score and the others\' keep `mismatch` of it', () => {
+  it("given a question naming a speaker, then that speaker's turns keep their score and the others' keep `mismatch` of it", () => {
     const joanna = said('joanna', { speaker: 'Joanna', content: 'I love Spider-Man' });
     const nate = said('nate', { speaker: 'Nate', content: 'Hey Joanna, I love Spider-Man too' });
     const ranked = rankMemories([nate, joanna], NOW, config, { speakers: ['Joanna'] });
@@ -299,7 +418,7 @@ describe('steering by what the question asks for', () => {
     ]);
   });
 
-  it('given a question about what the assistant said, then the assistant\'s turns rank first', () => {
+  it("given a question about what the assistant said, then the assistant's turns rank first", () => {
     const user = said('user', { subject: 'user', content: '我想找清淡的川菜' });
     const assistant = said('assistant', { subject: 'assistant', content: '可以去松云泽，清淡的川菜' });
     expect(rankMemories([user, assistant], NOW, config, { assistant: true }).map((r) => r.memory.memoryId)).toEqual(['assistant', 'user']);
@@ -319,7 +438,10 @@ describe('steering by what the question asks for', () => {
 
   it('given a time window, then what was said within it ranks first; nothing outside is dropped', () => {
     const inside = said('inside', { validFrom: daysAgo(10), lastSeenAt: daysAgo(10) });
-    const outside = { ...said('outside', { validFrom: daysAgo(100), lastSeenAt: daysAgo(100) }), fusion: { rrf: 0, bm25: 5.2, cosine: 0.3 } };
+    const outside = {
+      ...said('outside', { validFrom: daysAgo(100), lastSeenAt: daysAgo(100) }),
+      fusion: { rrf: 0, bm25: 5.2, cosine: 0.3 },
+    };
     const window = { from: daysAgo(14), to: daysAgo(7) };
     expect(rankMemories([outside, inside], NOW, config, { window }).map((r) => r.memory.memoryId)).toEqual(['inside', 'outside']);
     expect(rankMemories([outside, inside], NOW, config).map((r) => r.memory.memoryId)).toEqual(['outside', 'inside']);

@@ -119,12 +119,7 @@ function decisionOn(
   } as MemoryDecision;
 }
 
-function resolveKeyed(
-  command: MemoriesExtracted,
-  item: ExtractedItem,
-  state: ResolverState,
-  options: ResolutionOptions,
-): Change {
+function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState, options: ResolutionOptions): Change {
   const mergeKey = mergeKeyOf(item);
   const existing = findByMergeKey(state, mergeKey) ?? latestScoped(item, state);
   if (item.operation === 'retract') return existing ? retract(existing, item, options) : null;
@@ -143,7 +138,12 @@ function resolveKeyed(
  */
 function correctsOthers(item: ExtractedItem): boolean {
   if (!item.correction) return false;
-  return item.correction === 'open' || item.attribute === LAST_MENTIONED || item.attribute.includes(':') || CORRECTED_FAMILIES.includes(item.attribute);
+  return (
+    item.correction === 'open' ||
+    item.attribute === LAST_MENTIONED ||
+    item.attribute.includes(':') ||
+    CORRECTED_FAMILIES.includes(item.attribute)
+  );
 }
 
 /**
@@ -160,15 +160,21 @@ function resolveCorrection(command: MemoriesExtracted, item: ExtractedItem, stat
   // "the reconciliation deadline moved to November 13": a correction of "the deadline" names no task,
   // so it speaks of the scoped deadline mentioned last, as an unscoped budget does (SCOPED_FAMILIES).
   const scoped = item.correction === 'named' ? latestScoped(item, state, CORRECTED_FAMILIES) : undefined;
-  if (scoped) return item.operation === 'retract' ? retract(scoped, item, options) : assertOn(scoped, { ...item, attribute: scoped.attribute, kind: scoped.kind }, options);
-  if (item.correction === 'named' && item.attribute !== LAST_MENTIONED && !item.attribute.includes(':')) return resolveKeyed(command, item, state, options);
+  if (scoped)
+    return item.operation === 'retract'
+      ? retract(scoped, item, options)
+      : assertOn(scoped, { ...item, attribute: scoped.attribute, kind: scoped.kind }, options);
+  if (item.correction === 'named' && item.attribute !== LAST_MENTIONED && !item.attribute.includes(':'))
+    return resolveKeyed(command, item, state, options);
   const target = correctedBy(command, item, state);
   if (target && item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
   if (target) {
     // Landing on another key, it says something new even when the values agree ("like" → "like").
     const landed = { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) };
     const restated = normaliseValue(target.content) === normaliseValue(item.content);
-    return restated || item.attribute === LAST_MENTIONED ? assertOn(target, landed, options) : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
+    return restated || item.attribute === LAST_MENTIONED
+      ? assertOn(target, landed, options)
+      : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
   }
   if (item.attribute !== LAST_MENTIONED) return resolveKeyed(command, item, state, options);
   return item.operation === 'retract' ? null : resolveAnaphora(item, state, options);
@@ -194,7 +200,8 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
   const itemTerms = termsOf(item.content);
   let answered: MemoryRecord | null = null;
   let similar: { memory: MemoryRecord; overlap: number } | null = null;
-  const later = (a: MemoryRecord, b: MemoryRecord) => a.lastSeenAt > b.lastSeenAt || (a.lastSeenAt === b.lastSeenAt && a.memoryId > b.memoryId);
+  const later = (a: MemoryRecord, b: MemoryRecord) =>
+    a.lastSeenAt > b.lastSeenAt || (a.lastSeenAt === b.lastSeenAt && a.memoryId > b.memoryId);
   for (const memory of state.values()) {
     if (memory.status !== 'active' || memory.subject !== item.subject || memory.kind === 'episode' || memory.kind === 'insight') continue;
     if (Date.parse(memory.lastSeenAt) > at || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
@@ -202,12 +209,17 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
     if ((memory.speaker ?? null) !== (item.speaker ?? null)) continue;
     const memoryTerms = termsOf(memory.content);
     const shared = sharedTerms(itemTerms, memoryTerms);
-    const inSession = words ? lastTurn !== null && memory.sourceTurnIds.includes(lastTurn) : memory.sourceTurnIds.some((turn) => session.has(turn));
+    const inSession = words
+      ? lastTurn !== null && memory.sourceTurnIds.includes(lastTurn)
+      : memory.sourceTurnIds.some((turn) => session.has(turn));
     if (inSession && compatible(item, memory, shared) && (!answered || later(memory, answered))) {
       answered = memory;
     }
     const overlap = shared / Math.max(1, Math.min(itemTerms.length, memoryTerms.length) - 1);
-    if (overlap >= CORRECTION_OVERLAP && (!similar || overlap > similar.overlap || (overlap === similar.overlap && later(memory, similar.memory)))) {
+    if (
+      overlap >= CORRECTION_OVERLAP &&
+      (!similar || overlap > similar.overlap || (overlap === similar.overlap && later(memory, similar.memory)))
+    ) {
       similar = { memory, overlap };
     }
   }
@@ -235,7 +247,8 @@ function lastTurnOf(item: ExtractedItem, state: ResolverState, session: Readonly
     if (memory.kind !== 'episode' || memory.subject !== item.subject || (memory.speaker ?? null) !== (item.speaker ?? null)) continue;
     if (!memory.sourceTurnIds.some((turn) => session.has(turn)) || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
     if (memory.validFrom > item.validFrom) continue;
-    if (!last || memory.validFrom > last.validFrom || (memory.validFrom === last.validFrom && memory.memoryId > last.memoryId)) last = memory;
+    if (!last || memory.validFrom > last.validFrom || (memory.validFrom === last.validFrom && memory.memoryId > last.memoryId))
+      last = memory;
   }
   return last?.sourceTurnIds[last.sourceTurnIds.length - 1] ?? null;
 }
@@ -321,23 +334,25 @@ function retireEpisodes(
   // One speaker corrects what they said: another participant's value on the same key (John's budget
   // after Maria's, in a conversation of two named people) leaves the first speaker's words searchable.
   const ownWords = (episode: MemoryRecord) => (episode.speaker ?? null) === (item.speaker ?? null);
-  return episodesOnlyStating(before, state, new Set(item.sourceTurnIds)).filter(ownWords).map((episode) =>
-    decisionOn(
-      command,
-      item,
-      'MemoryRetracted',
-      {
-        ...episode,
-        status: 'retracted',
-        validTo: item.validFrom,
-        revision: episode.revision + 1,
-        updatedAt: options.recordedAt,
-        appliedItemIds: [...episode.appliedItemIds, item.itemId],
-      },
-      options,
-      episode.memoryId,
-    ),
-  );
+  return episodesOnlyStating(before, state, new Set(item.sourceTurnIds))
+    .filter(ownWords)
+    .map((episode) =>
+      decisionOn(
+        command,
+        item,
+        'MemoryRetracted',
+        {
+          ...episode,
+          status: 'retracted',
+          validTo: item.validFrom,
+          revision: episode.revision + 1,
+          updatedAt: options.recordedAt,
+          appliedItemIds: [...episode.appliedItemIds, item.itemId],
+        },
+        options,
+        episode.memoryId,
+      ),
+    );
 }
 
 /**
@@ -351,7 +366,8 @@ export function episodesOnlyStating(before: MemoryRecord, state: ResolverState, 
   const stated = new Set(before.sourceTurnIds);
   const stillTrue = new Set<string>(keep);
   for (const memory of state.values()) {
-    if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight') continue;
+    if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight')
+      continue;
     for (const turn of memory.sourceTurnIds) if (stated.has(turn)) stillTrue.add(turn);
   }
   return [...state.values()].filter(
@@ -500,7 +516,10 @@ export function sameValue(a: string, b: string): boolean {
 }
 
 export function normaliseValue(value: string): string {
-  return value.normalize('NFKC').toLowerCase().replace(/[\s\p{P}]+/gu, '');
+  return value
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{P}]+/gu, '');
 }
 
 /** Jaccard over tokenize() terms, so Chinese and English measure alike; in [0, 1]. */
@@ -562,7 +581,7 @@ function sameNormalised(a: string, left: Terms, b: string, right: Terms): boolea
 /** How many terms two term sets share (the hash in front is not a term). */
 function sharedTerms(left: Terms, right: Terms): number {
   let shared = 0;
-  for (let i = 1, j = 1; i < left.length && j < right.length; ) {
+  for (let i = 1, j = 1; i < left.length && j < right.length;) {
     if (left[i] === right[j]) {
       shared++;
       i++;
@@ -638,7 +657,8 @@ function latestScoped(item: ExtractedItem, state: ResolverState, families: reado
   for (const memory of state.values()) {
     if (memory.status !== 'active' || memory.subject !== item.subject || !memory.attribute.startsWith(prefix)) continue;
     if (Date.parse(memory.lastSeenAt) > at) continue;
-    if (!best || memory.lastSeenAt > best.lastSeenAt || (memory.lastSeenAt === best.lastSeenAt && memory.memoryId > best.memoryId)) best = memory;
+    if (!best || memory.lastSeenAt > best.lastSeenAt || (memory.lastSeenAt === best.lastSeenAt && memory.memoryId > best.memoryId))
+      best = memory;
   }
   return best;
 }

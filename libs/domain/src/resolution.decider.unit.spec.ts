@@ -34,12 +34,17 @@ function stateOf(events: readonly MemoryDecision[]): ResolverState {
 
 const at = (day: number) => `2026-11-${String(day).padStart(2, '0')}T08:00:00.000Z`;
 const budget = (value: string, day: number, extra: Partial<ExtractedItemDraft> = {}) =>
-  extracted([{ kind: 'fact', attribute: 'budget', value, content: `预算${value}`, validFrom: at(day), sourceTurnIds: [`t-${day}`], ...extra }]);
+  extracted([
+    { kind: 'fact', attribute: 'budget', value, content: `预算${value}`, validFrom: at(day), sourceTurnIds: [`t-${day}`], ...extra },
+  ]);
 
 describe('ResolutionDecider', () => {
   it('given no memory, when an item arrives, then MemoryAdded with version 1, revision 1, one mention', () => {
     const command = extracted([{ kind: 'profile', attribute: 'name', value: '老周', content: '我叫老周' }]);
-    const [event] = resolver.given([]).when(command).then((events) => expect(events).toHaveLength(1));
+    const [event] = resolver
+      .given([])
+      .when(command)
+      .then((events) => expect(events).toHaveLength(1));
     const item = command.payload.items[0];
     expect(event).toMatchObject({
       eventId: deterministicId('decision', command.eventId, item.itemId),
@@ -79,36 +84,42 @@ describe('ResolutionDecider', () => {
 
   it('given a budget, when a new value arrives, then MemorySuperseded keeps the old value in history with validTo', () => {
     const given = history(budget('三万', 1));
-    resolver.given(given).when(budget('五万', 3)).then(([event]) => {
-      expect(event.type).toBe('MemorySuperseded');
-      expect(event.payload.memory).toMatchObject({
-        value: '五万',
-        version: 2,
-        revision: 2,
-        status: 'active',
-        validFrom: at(3),
-        validTo: null,
-        mentionCount: 1,
-        pinned: false, // ranked, not pinned: see DEFAULT_PINNED_ATTRIBUTES
+    resolver
+      .given(given)
+      .when(budget('五万', 3))
+      .then(([event]) => {
+        expect(event.type).toBe('MemorySuperseded');
+        expect(event.payload.memory).toMatchObject({
+          value: '五万',
+          version: 2,
+          revision: 2,
+          status: 'active',
+          validFrom: at(3),
+          validTo: null,
+          mentionCount: 1,
+          pinned: false, // ranked, not pinned: see DEFAULT_PINNED_ATTRIBUTES
+        });
+        expect(event.payload.memory.history).toEqual([
+          {
+            version: 1,
+            value: '三万',
+            content: '预算三万',
+            validFrom: at(1),
+            validTo: at(3),
+            recordedAt: RECORDED_AT,
+            supersededAt: RECORDED_AT,
+            sourceTurnIds: ['t-1'],
+          },
+        ]);
       });
-      expect(event.payload.memory.history).toEqual([
-        {
-          version: 1,
-          value: '三万',
-          content: '预算三万',
-          validFrom: at(1),
-          validTo: at(3),
-          recordedAt: RECORDED_AT,
-          supersededAt: RECORDED_AT,
-          sourceTurnIds: ['t-1'],
-        },
-      ]);
-    });
   });
 
   it('given the same amount written differently ("三万" then "3万"), then it reinforces instead of superseding', () => {
     expect(sameValue('三万', '30000')).toBe(true);
-    resolver.given(history(budget('三万', 1))).when(budget('3万', 2)).then(([event]) => expect(event.type).toBe('MemoryReinforced'));
+    resolver
+      .given(history(budget('三万', 1)))
+      .when(budget('3万', 2))
+      .then(([event]) => expect(event.type).toBe('MemoryReinforced'));
   });
 
   it('given an active memory, when retracted, then MemoryRetracted with validTo = the retraction time', () => {
@@ -122,7 +133,10 @@ describe('ResolutionDecider', () => {
   });
 
   it('given no memory, when a retraction arrives, then nothing', () => {
-    resolver.given([]).when(budget('', 2, { operation: 'retract' })).thenNothing();
+    resolver
+      .given([])
+      .when(budget('', 2, { operation: 'retract' }))
+      .thenNothing();
   });
 
   it('given a retraction naming another value ("I no longer use Vim" while the editor is VS Code), then nothing', () => {
@@ -134,11 +148,14 @@ describe('ResolutionDecider', () => {
 
   it('given a retracted memory, when asserted again, then it comes back active by superseding', () => {
     const given = history(budget('三万', 1), budget('', 2, { operation: 'retract' }));
-    resolver.given(given).when(budget('五万', 3)).then(([event]) => {
-      expect(event.type).toBe('MemorySuperseded');
-      expect(event.payload.memory).toMatchObject({ status: 'active', value: '五万', version: 2, revision: 3, validTo: null });
-      expect(event.payload.memory.history[0]).toMatchObject({ value: '三万', validTo: at(2) });
-    });
+    resolver
+      .given(given)
+      .when(budget('五万', 3))
+      .then(([event]) => {
+        expect(event.type).toBe('MemorySuperseded');
+        expect(event.payload.memory).toMatchObject({ status: 'active', value: '五万', version: 2, revision: 3, validTo: null });
+        expect(event.payload.memory.history[0]).toMatchObject({ value: '三万', validTo: at(2) });
+      });
   });
 
   it('given "that\'s no longer true", then the most recently mentioned memory is retracted', () => {
@@ -154,7 +171,9 @@ describe('ResolutionDecider', () => {
     resolver
       .given(given)
       .when(extracted([{ kind: 'fact', attribute: '@last', value: '五万', content: '不是三万，是五万', validFrom: at(3) }]))
-      .then(([event]) => expect(event).toMatchObject({ type: 'MemorySuperseded', payload: { memory: { mergeKey: 'user/budget', value: '五万' } } }));
+      .then(([event]) =>
+        expect(event).toMatchObject({ type: 'MemorySuperseded', payload: { memory: { mergeKey: 'user/budget', value: '五万' } } }),
+      );
   });
 
   it('given a command already applied, when decided again on the evolved state, then no events (replay)', () => {
@@ -174,11 +193,14 @@ describe('ResolutionDecider', () => {
   it('given a near-duplicate under another key, then it reinforces the existing memory', () => {
     const given = history(extracted([{ kind: 'fact', attribute: 'note:a', value: 'x', content: '我们的服务部署在阿里云杭州区域' }]));
     const command = extracted([{ kind: 'fact', attribute: 'note:b', value: 'y', content: '我们的服务部署在阿里云杭州区域！' }]);
-    resolver.given(given).when(command).then(([event]) => {
-      expect(event.type).toBe('MemoryReinforced');
-      expect(event.payload.memory.mergeKey).toBe('user/note:a');
-      expect(event.payload.memory.appliedItemIds).toContain(command.payload.items[0].itemId);
-    });
+    resolver
+      .given(given)
+      .when(command)
+      .then(([event]) => {
+        expect(event.type).toBe('MemoryReinforced');
+        expect(event.payload.memory.mergeKey).toBe('user/note:a');
+        expect(event.payload.memory.appliedItemIds).toContain(command.payload.items[0].itemId);
+      });
     // and replaying it is still a no-op although it landed away from its own merge key
     const state = stateOf([...given, ...ResolutionDecider.decide(command, stateOf(given), options)]);
     expect(ResolutionDecider.decide(command, state, options)).toEqual([]);
@@ -193,8 +215,15 @@ describe('ResolutionDecider', () => {
   });
 
   it('given several items in one command, then each is decided on the state left by the previous one', () => {
-    const command = extracted([budget('三万', 1).payload.items[0], { ...budget('五万', 1).payload.items[0] }].map(({ itemId: _i, extractorVersion: _v, ...d }) => d));
-    resolver.given([]).when(command).then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
+    const command = extracted(
+      [budget('三万', 1).payload.items[0], { ...budget('五万', 1).payload.items[0] }].map(
+        ({ itemId: _i, extractorVersion: _v, ...d }) => d,
+      ),
+    );
+    resolver
+      .given([])
+      .when(command)
+      .then((events) => expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']));
   });
 });
 
@@ -209,7 +238,10 @@ describe('ResolutionDecider: procedures', () => {
   });
 
   it('given a later rule on the same topic, then it supersedes the earlier one, which stays in the history', () => {
-    const events = history(rule('procedure:response_language', 'always answer in English', 1), rule('procedure:response_language', '以后用中文回答', 2));
+    const events = history(
+      rule('procedure:response_language', 'always answer in English', 1),
+      rule('procedure:response_language', '以后用中文回答', 2),
+    );
     expect(events.map((e) => e.type)).toEqual(['MemoryAdded', 'MemorySuperseded']);
     const [current] = [...stateOf(events).values()].filter((m) => m.kind === 'procedure');
     expect(current).toMatchObject({ value: '以后用中文回答', version: 2, pinned: true });
@@ -218,7 +250,12 @@ describe('ResolutionDecider: procedures', () => {
 
   it('given rules on two topics, then two procedures', () => {
     const state = stateOf(history(rule('procedure:emoji', '别用表情包', 1), rule('procedure:quote', '以后报价先给区间再给明细', 2)));
-    expect([...state.values()].filter((m) => m.status === 'active').map((m) => m.mergeKey).sort()).toEqual(['user/procedure:emoji', 'user/procedure:quote']);
+    expect(
+      [...state.values()]
+        .filter((m) => m.status === 'active')
+        .map((m) => m.mergeKey)
+        .sort(),
+    ).toEqual(['user/procedure:emoji', 'user/procedure:quote']);
   });
 });
 
@@ -279,15 +316,23 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     const state = await say(['预算控制在三万以内', '预算提到五万了']);
     const old = episodes(state).find((m) => m.content === '预算控制在三万以内')!;
     expect(old).toMatchObject({ status: 'retracted', validTo: at(2), updatedAt: RECORDED_AT });
-    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).toEqual(['预算提到五万了']);
+    expect(
+      episodes(state)
+        .filter((m) => m.status === 'active')
+        .map((m) => m.content),
+    ).toEqual(['预算提到五万了']);
   });
 
   it('given "I go swimming every Tuesday" then "actually, make that every Thursday", then only the Thursday turn stays as an episode', async () => {
     const state = await say(['I go swimming every Tuesday', 'actually, make that every Thursday']);
-    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).toEqual(['actually, make that every Thursday']);
+    expect(
+      episodes(state)
+        .filter((m) => m.status === 'active')
+        .map((m) => m.content),
+    ).toEqual(['actually, make that every Thursday']);
   });
 
-  it('given two speakers stating the same key, then the second leaves the first speaker\'s episode searchable', async () => {
+  it("given two speakers stating the same key, then the second leaves the first speaker's episode searchable", async () => {
     const state = await say(['Maria: The budget is 3000 dollars', 'John: The budget is 5000 dollars']);
     expect(facts(state).map((m) => [m.attribute, m.value])).toEqual([['budget', '5000 dollars']]);
     // What Maria said is still hers to be found: John did not correct her.
@@ -305,7 +350,11 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
 
   it('given a retraction, then the episode that stated the retracted value is retired with it', async () => {
     const state = await say(['预算三万', '忘掉我之前说的预算']);
-    expect(episodes(state).filter((m) => m.status === 'active').map((m) => m.content)).not.toContain('预算三万');
+    expect(
+      episodes(state)
+        .filter((m) => m.status === 'active')
+        .map((m) => m.content),
+    ).not.toContain('预算三万');
   });
 
   it('given a turn that also said something still true, then its episode stays when one of its values is corrected', async () => {
@@ -335,7 +384,11 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     }
     const again = ResolutionDecider.decide(commands[1], state, options);
     expect(again).toEqual([]);
-    const first = ResolutionDecider.decide(commands[1], stateOf(ResolutionDecider.decide(commands[0], ResolutionDecider.initialState(), options)), options);
+    const first = ResolutionDecider.decide(
+      commands[1],
+      stateOf(ResolutionDecider.decide(commands[0], ResolutionDecider.initialState(), options)),
+      options,
+    );
     expect(first.map((e) => e.type).sort()).toEqual(['MemoryAdded', 'MemoryRetracted', 'MemorySuperseded']);
     expect(new Set(first.map((e) => e.eventId)).size).toBe(first.length);
   });
@@ -359,7 +412,11 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
       ['服务器时间', '9点', ['8点']],
     ]);
     // The turn that said 8点 is retired with it; the correcting turn is kept, found by "服务器时间".
-    expect(episodes(state).filter((e) => e.status === 'active').map((e) => e.content)).toEqual(['我喜欢喝绿茶', '不对，改成9点']);
+    expect(
+      episodes(state)
+        .filter((e) => e.status === 'active')
+        .map((e) => e.content),
+    ).toEqual(['我喜欢喝绿茶', '不对，改成9点']);
     expect(facts(state)[1].keys).toEqual(['服务器时间']);
   });
 
@@ -386,13 +443,20 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
   });
 
   it('given a task\'s deadline then "the reconciliation deadline moved to November 13", then that deadline is superseded', async () => {
-    const state = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|Update: the reconciliation deadline moved to November 13']);
+    const state = await say([
+      's1|We have to ship the payouts reconciliation service by October 30',
+      's2|Update: the reconciliation deadline moved to November 13',
+    ]);
     expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
       ['deadline:ship-the-payouts-reconciliation-service', 'November 13', ['October 30']],
     ]);
     // Said plainly, "the deadline is Friday" is a deadline of its own.
     const plain = await say(['s1|We have to ship the payouts reconciliation service by October 30', 's2|the deadline is Friday']);
-    expect(facts(plain).map((m) => m.attribute).sort()).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
+    expect(
+      facts(plain)
+        .map((m) => m.attribute)
+        .sort(),
+    ).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
   });
 
   it('given a correction in words, then it answers only what was said last in the session', async () => {
@@ -406,7 +470,11 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
 
   it('given a preference in another session, then a correction that shares a word only is a new memory; a near restatement lands on it', async () => {
     const apart = await say(['s1|我喜欢高热量的饮食方案', 's2|我改主意了，我要低卡方案']);
-    expect(facts(apart).map((m) => m.kind).sort()).toEqual(['preference', 'task']);
+    expect(
+      facts(apart)
+        .map((m) => m.kind)
+        .sort(),
+    ).toEqual(['preference', 'task']);
     const near = await say(['s1|I like high-calorie meal plans', 's2|actually I prefer low-calorie meal plans']);
     expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
   });
@@ -453,9 +521,13 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ]);
   });
 
-  it('given a gift\'s budget then a purifier\'s, then two budgets: one does not supersede the other', async () => {
+  it("given a gift's budget then a purifier's, then two budgets: one does not supersede the other", async () => {
     const state = await say(['想给我老婆挑个生日礼物，预算两千左右', '还想买个空气净化器，预算三千以内']);
-    expect(facts(state).filter((m) => m.attribute.startsWith('budget')).map((m) => [m.attribute, m.value, m.version])).toEqual([
+    expect(
+      facts(state)
+        .filter((m) => m.attribute.startsWith('budget'))
+        .map((m) => [m.attribute, m.value, m.version]),
+    ).toEqual([
       ['budget:生日礼物', '两千', 1],
       ['budget:空气净化器', '三千', 1],
     ]);
@@ -464,9 +536,11 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
 
   it('given a scoped budget then "预算提到五万了" (no thing named), then the scoped budget is superseded', async () => {
     const state = await say(['打算买辆车，预算三万', '预算提到五万了']);
-    expect(facts(state).filter((m) => m.attribute.startsWith('budget')).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([
-      ['budget:车', '五万', ['三万']],
-    ]);
+    expect(
+      facts(state)
+        .filter((m) => m.attribute.startsWith('budget'))
+        .map((m) => [m.attribute, m.value, m.history.map((h) => h.value)]),
+    ).toEqual([['budget:车', '五万', ['三万']]]);
   });
 
   it('given a budget then "忘掉我之前说的预算", then the budget is retracted', async () => {

@@ -1,12 +1,6 @@
 import type { MemoryKind } from '@engram/contracts';
 import { escapeRegExp, findCue } from './cue-matching';
-import {
-  LAST_MENTIONED,
-  mergeKeyOf,
-  type ExtractedItemDraft,
-  type ExtractionInput,
-  type ExtractionStrategy,
-} from './extraction.strategy';
+import { LAST_MENTIONED, mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from './extraction.strategy';
 import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rule-extractor.config';
 import {
   canonicalProduct,
@@ -49,10 +43,7 @@ export class RuleExtractor implements ExtractionStrategy {
 }
 
 /** Synchronous core of RuleExtractor, for callers that do not need the strategy interface. */
-export function extractWithRules(
-  input: ExtractionInput,
-  config: RuleExtractorConfig = defaultRuleExtractorConfig,
-): ExtractedItemDraft[] {
+export function extractWithRules(input: ExtractionInput, config: RuleExtractorConfig = defaultRuleExtractorConfig): ExtractedItemDraft[] {
   if (input.role === 'system' || input.role === 'tool') return [];
   const reader = new ClauseReader(config);
   const drafts = [...input.text.matchAll(SENTENCE)].flatMap(([sentence]) =>
@@ -62,7 +53,8 @@ export function extractWithRules(
       const findings = input.role === 'assistant' ? reader.readAssistant(clause) : reader.readUser(clause);
       // "跑步时间改了，天冷了，改成周一三五晚上…": an open correction's clause says nothing of what it
       // corrects; its sentence often does, and is what a later question is matched against.
-      const about = (f: Finding) => (f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause);
+      const about = (f: Finding) =>
+        f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause;
       return findings.map((f) => reader.toDraft(f, about(f), input));
     }),
   );
@@ -75,7 +67,11 @@ export function extractWithRules(
  * the whole turn, or the procedure would say only "keep that in mind".
  */
 function wholeTurnRules(drafts: ExtractedItemDraft[], text: string, config: RuleExtractorConfig): ExtractedItemDraft[] {
-  return drafts.map((d) => (d.kind === 'procedure' && d.content !== text.trim() && findCue(d.content, config.procedures.anaphora) ? { ...d, content: text.trim() } : d));
+  return drafts.map((d) =>
+    d.kind === 'procedure' && d.content !== text.trim() && findCue(d.content, config.procedures.anaphora)
+      ? { ...d, content: text.trim() }
+      : d,
+  );
 }
 
 /**
@@ -88,7 +84,11 @@ function scopeBudgets(drafts: ExtractedItemDraft[], text: string, config: RuleEx
   if (!drafts.some((d) => d.attribute === 'budget')) return drafts;
   const thing = purchaseOf(text, config);
   if (!thing) return drafts;
-  return drafts.map((d) => (d.attribute === 'budget' ? { ...d, attribute: `budget:${thing}`, entities: d.entities.includes(thing) ? d.entities : [...d.entities, thing] } : d));
+  return drafts.map((d) =>
+    d.attribute === 'budget'
+      ? { ...d, attribute: `budget:${thing}`, entities: d.entities.includes(thing) ? d.entities : [...d.entities, thing] }
+      : d,
+  );
 }
 
 /** What the turn says is being bought: the words after a purchase cue, up to the clause's end. */
@@ -221,7 +221,10 @@ function derived(cues: RuleExtractorConfig['cues']): { leads: readonly string[];
   return lists;
 }
 
-const relationPatterns = new WeakMap<RuleExtractorConfig['relations'], { subject: string; han: boolean; startsWithWo: boolean; re: RegExp }[]>();
+const relationPatterns = new WeakMap<
+  RuleExtractorConfig['relations'],
+  { subject: string; han: boolean; startsWithWo: boolean; re: RegExp }[]
+>();
 
 /** "我老婆", "my wife": one compiled prefix per relation name, once per configuration. */
 function relationsOf(relations: RuleExtractorConfig['relations']) {
@@ -522,7 +525,10 @@ class ClauseReader {
     const said = this.prepare(object, 'user');
     const named = said ? this.readUser(said, true).find((f) => f.operation !== 'retract') : undefined;
     if (named && said) {
-      return { ...retract(named.attribute, '', 'named', named.subject ?? (said.subject !== c.subject ? said.subject : undefined)), kind: named.kind };
+      return {
+        ...retract(named.attribute, '', 'named', named.subject ?? (said.subject !== c.subject ? said.subject : undefined)),
+        kind: named.kind,
+      };
     }
     // "forget what I said about durian": no rule reads it; the resolver retracts the memory it is most like.
     return retract(LAST_MENTIONED, '', 'open');
@@ -531,7 +537,7 @@ class ClauseReader {
   /** "我之前说的喜欢吃榴莲" → "喜欢吃榴莲", "what I said about durian" → "durian". */
   private forgetObject(raw: string): string {
     let rest = trimClause(raw);
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       const lead = stripLead(rest, this.cues.forgetFillers);
       if (lead.matched) [rest, changed] = [lead.rest, true];
@@ -583,13 +589,23 @@ class ClauseReader {
     const said = stripLead(trimClause(raw), ['is', 'are', 'was', '是', '为']).rest;
     const value = this.valueFor(attribute, attribute === LAST_MENTIONED ? this.openValue(said) : said, money);
     if (!value) return null;
-    return { kind: this.kindOf(attribute, 'fact'), attribute, value, confidence: 0.85, correction: attribute === LAST_MENTIONED ? 'open' : 'named' };
+    return {
+      kind: this.kindOf(attribute, 'fact'),
+      attribute,
+      value,
+      confidence: 0.85,
+      correction: attribute === LAST_MENTIONED ? 'open' : 'named',
+    };
   }
 
   /** "我的收货地址", "把服务器时间", "my meeting room": a noun phrase that names what changes. */
   private phraseAttribute(pre: string): string | null {
     let phrase = trimClause(pre);
-    for (let lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase); lead; lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase)) {
+    for (
+      let lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase);
+      lead;
+      lead = /^(?:把|将|我的|我们的|咱们的|my|our|the)\s*/iu.exec(phrase)
+    ) {
       phrase = phrase.slice(lead[0].length);
     }
     phrase = this.clean(phrase.replace(/(?:的|'s)$/u, ''));
@@ -682,7 +698,10 @@ class ClauseReader {
     }
     const worksAs = /^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u.exec(c.body);
     if (worksAs?.groups && findCue(worksAs.groups.org, this.config.organisationSuffixes)?.end === worksAs.groups.org.length) {
-      return [this.profileFinding('employer', this.clean(worksAs.groups.org)), this.profileFinding('role', this.clean(worksAs.groups.role))].filter((f) => f.value);
+      return [
+        this.profileFinding('employer', this.clean(worksAs.groups.org)),
+        this.profileFinding('role', this.clean(worksAs.groups.role)),
+      ].filter((f) => f.value);
     }
     const employer = findCue(c.body, derived(this.cues).employer);
     if (employer) {
@@ -781,11 +800,16 @@ class ClauseReader {
     const named = this.findAttribute(c.body);
     // "actually, make that every Thursday": a correction of whatever schedule was said last.
     if (c.corrected && !named) return { kind: 'fact', attribute: LAST_MENTIONED, value: recurrence.value, confidence: 0.85 };
-    const event = stripEdges(
-      c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''),
-      this.config.leadingFillers,
-      [...this.config.trailingParticles, 'on', 'at', 'in', '在', '的', '有', '开'],
-    );
+    const event = stripEdges(c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''), this.config.leadingFillers, [
+      ...this.config.trailingParticles,
+      'on',
+      'at',
+      'in',
+      '在',
+      '的',
+      '有',
+      '开',
+    ]);
     const attribute =
       named && this.config.attributeKinds[named.slug] === 'fact' && /meeting|standup/.test(named.slug)
         ? named.slug
@@ -1117,7 +1141,8 @@ function trimClause(raw: string): string {
 /** Whether a bare value has a shape a resolver can match (amount, schedule, date, time) or is words. */
 function valueShapeOf(value: string): 'text' | 'shaped' {
   const bare = value.trim();
-  if (amountToNumber(bare) !== null || extractRecurrence(bare)?.value === bare || extractDate(bare) === bare || isTimeOfDay(bare)) return 'shaped';
+  if (amountToNumber(bare) !== null || extractRecurrence(bare)?.value === bare || extractDate(bare) === bare || isTimeOfDay(bare))
+    return 'shaped';
   return 'text';
 }
 

@@ -29,7 +29,17 @@ describe('RuleExtractor', () => {
   it('has the version rules-7 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
     expect(extractor.version).toBe('rules-7');
-    const input = { tenantId: 't', userId: 'u', sessionId: 's', turnId: 'x', role: 'user' as const, text: '我叫老周', occurredAt: AT, ephemeral: false, signals: [] };
+    const input = {
+      tenantId: 't',
+      userId: 'u',
+      sessionId: 's',
+      turnId: 'x',
+      role: 'user' as const,
+      text: '我叫老周',
+      occurredAt: AT,
+      ephemeral: false,
+      signals: [],
+    };
     expect(await extractor.extract(input)).toEqual(extractWithRules(input));
   });
 
@@ -151,7 +161,7 @@ describe('RuleExtractor', () => {
       });
     });
 
-    it("given \"let's go with Postgres\", then a decision with the canonical product", () => {
+    it('given "let\'s go with Postgres", then a decision with the canonical product', () => {
       expect(only("let's go with Postgres")).toMatchObject({ kind: 'decision', attribute: 'database', value: 'PostgreSQL' });
     });
 
@@ -206,16 +216,28 @@ describe('RuleExtractor', () => {
     });
 
     it('takes an amount for a budget only when it is said as money', () => {
-      expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({ attribute: '收货地址', value: '上海市浦东新区世纪大道100号' });
+      expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({
+        attribute: '收货地址',
+        value: '上海市浦东新区世纪大道100号',
+      });
       expect(only('my meeting room changed to room 301')).toMatchObject({ attribute: 'meeting-room', value: 'room 301' });
       expect(only('改成五千块')).toMatchObject({ attribute: 'budget', value: '五千块' });
       expect(only('make it $500')).toMatchObject({ attribute: 'budget', value: '$500' });
     });
 
     it('reads what a forget request names with the other rules, in both languages', () => {
-      expect(only('忘掉我之前说的喜欢吃榴莲')).toMatchObject({ attribute: 'preference:榴莲', value: '', operation: 'retract', correction: 'named' });
+      expect(only('忘掉我之前说的喜欢吃榴莲')).toMatchObject({
+        attribute: 'preference:榴莲',
+        value: '',
+        operation: 'retract',
+        correction: 'named',
+      });
       expect(only('忘掉我喜欢吃榴莲这件事')).toMatchObject({ attribute: 'preference:榴莲', operation: 'retract' });
-      expect(only('forget that I like durian')).toMatchObject({ attribute: 'preference:durian', operation: 'retract', correction: 'named' });
+      expect(only('forget that I like durian')).toMatchObject({
+        attribute: 'preference:durian',
+        operation: 'retract',
+        correction: 'named',
+      });
       expect(only('forget what I said about durian')).toMatchObject({ attribute: '@last', operation: 'retract', correction: 'open' });
     });
 
@@ -234,12 +256,19 @@ describe('RuleExtractor', () => {
       expect(extract('我已经入职了，现在的岗位是Go后端开发工程师')).toEqual([
         expect.objectContaining({ kind: 'profile', attribute: 'role', value: 'Go后端开发工程师' }),
       ]);
-      expect(only('my position now is Go backend engineer')).toMatchObject({ kind: 'profile', attribute: 'role', value: 'Go backend engineer' });
+      expect(only('my position now is Go backend engineer')).toMatchObject({
+        kind: 'profile',
+        attribute: 'role',
+        value: 'Go backend engineer',
+      });
     });
 
     it('keeps the subject behind a remember preamble, and raises importance for emphasis', () => {
       expect(only('这条必须永远记住：我女儿对花生过敏')).toMatchObject({ subject: 'daughter', attribute: 'allergy:花生', confidence: 0.9 });
-      expect(only('always remember that my daughter is allergic to peanuts')).toMatchObject({ subject: 'daughter', attribute: 'allergy:peanuts' });
+      expect(only('always remember that my daughter is allergic to peanuts')).toMatchObject({
+        subject: 'daughter',
+        attribute: 'allergy:peanuts',
+      });
       expect(only('我以后都不吃香菜').importance).toBeCloseTo(only('我不吃香菜').importance + 0.15);
       expect(only('I always fly economy').importance).toBeCloseTo(only('I usually fly economy').importance + 0.15);
     });
@@ -328,7 +357,11 @@ describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
 
   it('given "I joined a gym", then no employer; given "I joined Stripe", then employer Stripe', () => {
     // An employer is an organisation by name (or by kind, "一家外企"), not every group one joins.
-    for (const text of ['I joined a gym last week!', 'Just yesterday I joined a nearby church.', 'I joined a service-focused online group']) {
+    for (const text of [
+      'I joined a gym last week!',
+      'Just yesterday I joined a nearby church.',
+      'I joined a service-focused online group',
+    ]) {
       expect(extract(text).filter((i) => i.attribute === 'employer')).toEqual([]);
     }
     expect(extract('I joined Stripe as a backend engineer').map((i) => [i.attribute, i.value])).toEqual([
@@ -343,7 +376,9 @@ describe('RuleExtractor: wrong memories and misses fixed in rules-2', () => {
     expect(extract('我在苏州市上班').map((i) => [i.attribute, i.value])).toEqual([['location', '苏州市']]);
     expect(extract('我在家上班').filter((i) => i.kind === 'profile')).toEqual([]);
     // A company named after its city is still a company; a workplace by kind is still an employer.
-    expect(extract('我在深圳市腾讯计算机系统有限公司工作').map((i) => [i.attribute, i.value])).toEqual([['employer', '深圳市腾讯计算机系统有限公司']]);
+    expect(extract('我在深圳市腾讯计算机系统有限公司工作').map((i) => [i.attribute, i.value])).toEqual([
+      ['employer', '深圳市腾讯计算机系统有限公司'],
+    ]);
     expect(extract('我在医院上班').map((i) => [i.attribute, i.value])).toEqual([['employer', '医院']]);
   });
 
@@ -451,7 +486,8 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
   });
 
   it('given a rule that points back at what the turn said, then its content is the whole turn', () => {
-    const text = 'I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.';
+    const text =
+      'I prefer type hints everywhere, and I really dislike bare `except:` clauses, so keep that in mind when you write snippets.';
     const [rule] = procedures(text);
     expect(rule).toMatchObject({ attribute: 'procedure:code_examples', content: text });
     expect(procedures('以后写代码都按这个来：先写测试再写实现')[0]?.content ?? '').toContain('先写测试');
@@ -487,7 +523,7 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
     expect(procedures(text)).toEqual([]);
   });
 
-  it('given an assistant turn that promises a rule, then it is not the user\'s procedure', () => {
+  it("given an assistant turn that promises a rule, then it is not the user's procedure", () => {
     expect(extract('好的，以后都用中文回答你', 'assistant').filter((i) => i.kind === 'procedure')).toEqual([]);
   });
 });

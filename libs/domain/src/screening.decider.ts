@@ -34,7 +34,10 @@ export function screenTurn(turn: { role: TurnRole; text: string; previousText?: 
   });
 
   if (signals.length > 0 && !isChitChat(text, config)) {
-    return result('accepted', signals.map((s) => `signal:${s}`));
+    return result(
+      'accepted',
+      signals.map((s) => `signal:${s}`),
+    );
   }
   if (turn.role === 'system' || turn.role === 'tool') return result('rejected', [`role:${turn.role}`]);
   if (isChitChat(text, config) || contentLength(text) === 0) return result('rejected', ['chit-chat']);
@@ -51,13 +54,17 @@ export function screenTurn(turn: { role: TurnRole; text: string; previousText?: 
  */
 function isOneOff(text: string, role: TurnRole, previousText: string | undefined, config: ScreeningConfig): boolean {
   if (hasCue(text, config.ephemeralRequests)) return true;
-  if (role === 'assistant') return previousText !== undefined ? isOneOff(previousText, 'user', undefined, config) : hasCue(text, config.ephemeralCues);
+  if (role === 'assistant')
+    return previousText !== undefined ? isOneOff(previousText, 'user', undefined, config) : hasCue(text, config.ephemeralCues);
   return sentencesOf(text).some((sentence) => hasCue(sentence, config.ephemeralCues) && isQuestion(sentence, config));
 }
 
 /** Sentences, each with its closing mark ("跑了，配速 6 分 10 秒。" | "今天天气适合户外跑吗？"). */
 function sentencesOf(text: string): string[] {
-  return text.split(/(?<=[。！？!?；;\n]|\.(?=\s|$))/u).map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(/(?<=[。！？!?；;\n]|\.(?=\s|$))/u)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function isQuestion(sentence: string, config: Pick<ScreeningConfig, 'questionLeads'>): boolean {

@@ -36,26 +36,35 @@ describe('screenTurn', () => {
     expect(result.reasons).toContain(`signal:${signal}`);
   });
 
-  it.each(['帮我看看这家店的营业时间', "what's the weather today"])(
-    'given a one-off request "%s", then it is tagged ephemeral',
-    (text) => {
-      expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(true);
-    },
-  );
+  it.each(['帮我看看这家店的营业时间', "what's the weather today"])('given a one-off request "%s", then it is tagged ephemeral', (text) => {
+    expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(true);
+  });
 
   it('given a durable statement, then it is not ephemeral', () => {
     expect(screenTurn({ role: 'user', text: '我喜欢用 VS Code' }, config).ephemeral).toBe(false);
   });
 
   it('given a statement that names the weather or a nearby place, then it is not ephemeral; a question about it is', () => {
-    for (const text of ['Just yesterday I joined a nearby church.', 'The weather was awesome on our camping trip!', '上周我们在公司附近找了一家川菜馆，很好吃。']) {
+    for (const text of [
+      'Just yesterday I joined a nearby church.',
+      'The weather was awesome on our camping trip!',
+      '上周我们在公司附近找了一家川菜馆，很好吃。',
+    ]) {
       expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(false);
     }
-    for (const text of ['今天成都下雨吗', '附近有没有丝芙兰？', "what's the traffic like on I-5 right now", '跑了，配速 6 分 10 秒。今天天气适合户外跑吗？', '查一下成都十月初的气温']) {
+    for (const text of [
+      '今天成都下雨吗',
+      '附近有没有丝芙兰？',
+      "what's the traffic like on I-5 right now",
+      '跑了，配速 6 分 10 秒。今天天气适合户外跑吗？',
+      '查一下成都十月初的气温',
+    ]) {
       expect(screenTurn({ role: 'user', text }, config).ephemeral).toBe(true);
     }
     // The assistant's reply to such a request is as one-off as the request.
-    expect(screenTurn({ role: 'assistant', text: "I can't check live weather, sorry. A weather app will have it." }, config).ephemeral).toBe(true);
+    expect(
+      screenTurn({ role: 'assistant', text: "I can't check live weather, sorry. A weather app will have it." }, config).ephemeral,
+    ).toBe(true);
   });
 
   it('given an assistant turn, then it is ephemeral when the turn it answers is a one-off request', () => {
@@ -63,7 +72,9 @@ describe('screenTurn', () => {
     expect(screenTurn({ ...sephora, previousText: '附近有没有丝芙兰？' }, config).ephemeral).toBe(true);
     // A recommendation that names a place "nearby" answers a question about where to stay: it lasts.
     const hotel = '没问题。住宿的话，春熙路附近的博舍环境最好，更实惠的是太古里旁边的全季酒店。';
-    expect(screenTurn({ role: 'assistant', text: hotel, previousText: '国庆想带爸妈去成都玩五天，预算一万左右，住哪里好？' }, config).ephemeral).toBe(false);
+    expect(
+      screenTurn({ role: 'assistant', text: hotel, previousText: '国庆想带爸妈去成都玩五天，预算一万左右，住哪里好？' }, config).ephemeral,
+    ).toBe(false);
     // Without the turn it answers, a mention still marks it (as before).
     expect(screenTurn({ role: 'assistant', text: hotel }, config).ephemeral).toBe(true);
   });
@@ -78,7 +89,11 @@ describe('screenTurn', () => {
   });
 
   it('given an assistant echoing the user, then it is kept as an episode only: no signal, nothing to extract', () => {
-    expect(screenTurn({ role: 'assistant', text: '好的，你喜欢用 VS Code，我记下了' }, config)).toMatchObject({ verdict: 'accepted', reasons: ['episode'], signals: [] });
+    expect(screenTurn({ role: 'assistant', text: '好的，你喜欢用 VS Code，我记下了' }, config)).toMatchObject({
+      verdict: 'accepted',
+      reasons: ['episode'],
+      signals: [],
+    });
   });
 
   it('given a system or tool turn without a signal, then it is rejected by role', () => {
@@ -142,17 +157,25 @@ describe('screenTurn: specific details without a cue word (screening-2)', () => 
     },
   );
 
-  it.each(['第一志愿爱丁堡，然后是 UCL 和华威', '她 10 月 18 号生日', '搬家定在 11 月 8 号周日', '身高 178', '我妈晕车，山路能少走就少走', 'I shoot with a Sony A7 IV', "I don't eat meat or eggs"])(
-    'given "%s", then it is accepted',
-    (text) => {
-      expect(screenTurn({ role: 'user', text }, config).verdict).toBe('accepted');
-    },
-  );
+  it.each([
+    '第一志愿爱丁堡，然后是 UCL 和华威',
+    '她 10 月 18 号生日',
+    '搬家定在 11 月 8 号周日',
+    '身高 178',
+    '我妈晕车，山路能少走就少走',
+    'I shoot with a Sony A7 IV',
+    "I don't eat meat or eggs",
+  ])('given "%s", then it is accepted', (text) => {
+    expect(screenTurn({ role: 'user', text }, config).verdict).toBe('accepted');
+  });
 
   it('given an assistant turn naming a specific product, then it has the detail signal; an echo of the user has none', () => {
     expect(screenTurn({ role: 'assistant', text: 'The BenQ SW242Q covers most of Adobe RGB.' }, config).signals).toEqual(['detail']);
     expect(screenTurn({ role: 'assistant', text: '已改为 9 月 6 日周六下午 2 点到 5 点上门。' }, config).signals).toEqual(['detail']);
-    expect(screenTurn({ role: 'assistant', text: 'Got it, you prefer VS Code.' }, config)).toMatchObject({ verdict: 'accepted', signals: [] });
+    expect(screenTurn({ role: 'assistant', text: 'Got it, you prefer VS Code.' }, config)).toMatchObject({
+      verdict: 'accepted',
+      signals: [],
+    });
   });
 
   it('given 翻译 inside a statement ("高频的再逐个翻译"), then not ephemeral; a translation request is', () => {

@@ -195,13 +195,25 @@ export function wrapDataKey(master: MasterKey, tenantId: string, userId: string,
  * or during a rotation one of `previous` (ENGRAM_PREVIOUS_MASTER_KEY), so a store reads rows
  * wrapped by either while they are rewrapped.
  */
-export function unwrapDataKey(master: MasterKey, tenantId: string, userId: string, stored: WrappedDataKey, previous: readonly MasterKey[] = []): DataKey {
+export function unwrapDataKey(
+  master: MasterKey,
+  tenantId: string,
+  userId: string,
+  stored: WrappedDataKey,
+  previous: readonly MasterKey[] = [],
+): DataKey {
   const wrapper = masterKeyOf(stored, master, previous);
   return { keyId: stored.keyId, key: wrapper.unwrap(stored.wrapped, dataKeyAssociatedData(tenantId, userId, stored.keyId)) };
 }
 
 /** The same data key wrapped by `master` instead of the previous key that wrapped it (a rotation). */
-export function rewrapDataKey(master: MasterKey, previous: readonly MasterKey[], tenantId: string, userId: string, stored: WrappedDataKey): WrappedDataKey {
+export function rewrapDataKey(
+  master: MasterKey,
+  previous: readonly MasterKey[],
+  tenantId: string,
+  userId: string,
+  stored: WrappedDataKey,
+): WrappedDataKey {
   return wrapDataKey(master, tenantId, userId, unwrapDataKey(master, tenantId, userId, stored, previous));
 }
 
@@ -209,6 +221,11 @@ export function rewrapDataKey(master: MasterKey, previous: readonly MasterKey[],
 export function masterKeyOf(stored: Pick<WrappedDataKey, 'master'>, master: MasterKey, previous: readonly MasterKey[] = []): MasterKey {
   if (stored.master === master.fingerprint) return master;
   const earlier = previous.find((key) => key.fingerprint === stored.master);
-  if (!earlier) throw new WrongMasterKeyError(stored.master, master.fingerprint, previous.map((key) => key.fingerprint));
+  if (!earlier)
+    throw new WrongMasterKeyError(
+      stored.master,
+      master.fingerprint,
+      previous.map((key) => key.fingerprint),
+    );
   return earlier;
 }

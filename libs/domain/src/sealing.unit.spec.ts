@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { eventAssociatedData, isSealed, MasterKey, newDataKey, openJson, parseMasterKey, rewrapDataKey, sealJson, SealError, unwrapDataKey, wrapDataKey, WrongMasterKeyError } from './sealing';
+import {
+  eventAssociatedData,
+  isSealed,
+  MasterKey,
+  newDataKey,
+  openJson,
+  parseMasterKey,
+  rewrapDataKey,
+  sealJson,
+  SealError,
+  unwrapDataKey,
+  wrapDataKey,
+  WrongMasterKeyError,
+} from './sealing';
 
 describe('sealing an event payload', () => {
   const key = newDataKey();
@@ -60,7 +73,9 @@ describe('wrapping data keys with the master key', () => {
     expect(unwrapDataKey(current, 'acme', 'u1', rewrapped).key.equals(dataKey.key)).toBe(true);
     expect(() => unwrapDataKey(old, 'acme', 'u1', rewrapped)).toThrow(WrongMasterKeyError);
     // Neither key wrapped it: both variables are named.
-    expect(() => unwrapDataKey(MasterKey.generate(), 'acme', 'u1', stored, [MasterKey.generate()])).toThrow(/ENGRAM_MASTER_KEY .* ENGRAM_PREVIOUS_MASTER_KEY/);
+    expect(() => unwrapDataKey(MasterKey.generate(), 'acme', 'u1', stored, [MasterKey.generate()])).toThrow(
+      /ENGRAM_MASTER_KEY .* ENGRAM_PREVIOUS_MASTER_KEY/,
+    );
   });
 });
 
@@ -68,13 +83,26 @@ describe('parseMasterKey', () => {
   const bytes = randomBytes(32);
 
   it('reads 32 bytes as hex or base64 (either alphabet, padded or not)', () => {
-    for (const text of [bytes.toString('hex'), bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('base64').replace(/=$/, ''), ` ${bytes.toString('hex')}\n`]) {
+    for (const text of [
+      bytes.toString('hex'),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+      bytes.toString('base64').replace(/=$/, ''),
+      ` ${bytes.toString('hex')}\n`,
+    ]) {
       expect(parseMasterKey(text)?.equals(bytes)).toBe(true);
     }
   });
 
   it('refuses anything else', () => {
-    for (const text of ['', 'secret', randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), randomBytes(33).toString('base64'), 'z'.repeat(64)]) {
+    for (const text of [
+      '',
+      'secret',
+      randomBytes(16).toString('hex'),
+      randomBytes(31).toString('base64'),
+      randomBytes(33).toString('base64'),
+      'z'.repeat(64),
+    ]) {
       expect(parseMasterKey(text)).toBeUndefined();
     }
   });

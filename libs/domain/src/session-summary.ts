@@ -93,7 +93,12 @@ export const SummaryDecider = {
       text: episode.content,
       memories: (told.get(episode.sourceTurnIds[0]) ?? []).map((m) => m.content),
     }));
-    return { review, covered, existing, material: { sessionId: review.sessionId, previous: existing ? summaryLines(existing) : [], turns } };
+    return {
+      review,
+      covered,
+      existing,
+      material: { sessionId: review.sessionId, previous: existing ? summaryLines(existing) : [], turns },
+    };
   },
 
   /** The decision for a due summary with the lines a writer wrote (kept within `maxChars`, newest lines first). */
@@ -146,7 +151,9 @@ function sessionEpisodes(state: ResolverState, sessionId: string): MemoryRecord[
   const prefix = `episode:${sessionId}:`;
   return [...state.values()]
     .filter((m) => m.kind === 'episode' && m.attribute.startsWith(prefix))
-    .sort((a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom) || (a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : 0));
+    .sort(
+      (a, b) => Date.parse(a.validFrom) - Date.parse(b.validFrom) || (a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : 0),
+    );
 }
 
 interface Line {
@@ -195,7 +202,7 @@ function withinChars(lines: Line[], maxChars: number): Line[] {
   const kept = [...lines];
   const size = () => kept.reduce((n, l) => n + l.text.length + 1, 0);
   for (const memory of [false, true]) {
-    for (let i = 0; i < kept.length && size() > maxChars; ) {
+    for (let i = 0; i < kept.length && size() > maxChars;) {
       if (kept[i].memory === memory) kept.splice(i, 1);
       else i += 1;
     }

@@ -6,11 +6,35 @@ import { memory, TENANT, USER } from './testing/fixtures';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 27, 9, minute)).toISOString();
 const episode = (turn: number, content: string, session = 's1', subject = 'user'): MemoryRecord =>
-  memory({ memoryId: `e-${session}-${turn}`, kind: 'episode', subject, attribute: `episode:${session}:t${turn}`, mergeKey: `${subject}/episode:${session}:t${turn}`, value: '', content, sourceTurnIds: [`t${turn}`], validFrom: at(turn) });
+  memory({
+    memoryId: `e-${session}-${turn}`,
+    kind: 'episode',
+    subject,
+    attribute: `episode:${session}:t${turn}`,
+    mergeKey: `${subject}/episode:${session}:t${turn}`,
+    value: '',
+    content,
+    sourceTurnIds: [`t${turn}`],
+    validFrom: at(turn),
+  });
 const fact = (turn: number, content: string, overrides: Partial<MemoryRecord> = {}): MemoryRecord =>
-  memory({ memoryId: `f-${turn}`, kind: 'decision', attribute: `a${turn}`, content, sourceTurnIds: [`t${turn}`], validFrom: at(turn), ...overrides });
+  memory({
+    memoryId: `f-${turn}`,
+    kind: 'decision',
+    attribute: `a${turn}`,
+    content,
+    sourceTurnIds: [`t${turn}`],
+    validFrom: at(turn),
+    ...overrides,
+  });
 const options: SummaryOptions = { window: 3, every: 2, maxChars: 2000, recordedAt: '2026-11-27T10:00:00.000Z' };
-const review = (trigger = 'x-1', sessionId = 's1') => ({ tenantId: TENANT, userId: USER, sessionId, triggerId: trigger, correlationId: `c-${trigger}` });
+const review = (trigger = 'x-1', sessionId = 's1') => ({
+  tenantId: TENANT,
+  userId: USER,
+  sessionId,
+  triggerId: trigger,
+  correlationId: `c-${trigger}`,
+});
 const stateOf = (...memories: MemoryRecord[]): ResolverState => new Map(memories.map((m) => [m.memoryId, m]));
 
 describe('SummaryDecider', () => {
@@ -32,8 +56,19 @@ describe('SummaryDecider', () => {
     const [added] = SummaryDecider.decide(review(), state, options);
     expect(added.type).toBe('MemoryAdded');
     expect(() => parseEvent(JSON.parse(JSON.stringify(added)))).not.toThrow();
-    expect(added.payload.memory).toMatchObject({ kind: 'summary', subject: 'session', mergeKey: summaryMergeKey('s1'), value: '2', sourceTurnIds: ['t1', 't2'], pinned: false, status: 'active' });
-    expect(summaryLines(added.payload.memory)).toEqual(['[11-27 09:01] user: 我们讨论一下数据库迁移', '[11-27 09:02] 决定用 PostgreSQL 作为新数据库']);
+    expect(added.payload.memory).toMatchObject({
+      kind: 'summary',
+      subject: 'session',
+      mergeKey: summaryMergeKey('s1'),
+      value: '2',
+      sourceTurnIds: ['t1', 't2'],
+      pinned: false,
+      status: 'active',
+    });
+    expect(summaryLines(added.payload.memory)).toEqual([
+      '[11-27 09:01] user: 我们讨论一下数据库迁移',
+      '[11-27 09:02] 决定用 PostgreSQL 作为新数据库',
+    ]);
   });
 
   it('given more turns out of the window, then it is re-derived every `every` turns, as the next version of the same memory', () => {
@@ -46,7 +81,12 @@ describe('SummaryDecider', () => {
     const [next] = SummaryDecider.decide(review('x-3'), state, options);
     expect(next.type).toBe('MemorySuperseded');
     expect(next.payload.memory).toMatchObject({ memoryId: first[0].payload.memory.memoryId, version: 2, revision: 2, value: '4' });
-    expect(summaryLines(next.payload.memory).map((l) => l.slice(14))).toEqual(['user: 我们讨论一下数据库迁移', 'user: 决定用 PostgreSQL', 'assistant: 好的，我来准备迁移脚本', 'user: 第一步是全量备份']);
+    expect(summaryLines(next.payload.memory).map((l) => l.slice(14))).toEqual([
+      'user: 我们讨论一下数据库迁移',
+      'user: 决定用 PostgreSQL',
+      'assistant: 好的，我来准备迁移脚本',
+      'user: 第一步是全量备份',
+    ]);
   });
 
   it('given the same state twice (a replay), then the same decision with the same id', () => {
@@ -68,7 +108,10 @@ describe('SummaryDecider', () => {
     const state = stateOf(said[0], stated, ...said.slice(2, 5), corrected);
     const [decision] = SummaryDecider.decide(review(), state, options);
     expect(decision.payload.memory.content).not.toContain('三万');
-    const long = stateOf(...Array.from({ length: 12 }, (_, i) => episode(i + 1, `第${i + 1}轮闲聊，说了很多与项目无关的话题和细节`)), fact(3, '决定用 PostgreSQL'));
+    const long = stateOf(
+      ...Array.from({ length: 12 }, (_, i) => episode(i + 1, `第${i + 1}轮闲聊，说了很多与项目无关的话题和细节`)),
+      fact(3, '决定用 PostgreSQL'),
+    );
     const [tight] = SummaryDecider.decide(review(), long, { ...options, maxChars: 80 });
     const lines = summaryLines(tight.payload.memory);
     expect(tight.payload.memory.content.length).toBeLessThanOrEqual(80);

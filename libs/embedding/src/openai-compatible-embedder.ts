@@ -84,8 +84,10 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
-    if (!Number.isInteger(this.dimensions) || this.dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${this.dimensions}`);
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${this.batchSize}`);
+    if (!Number.isInteger(this.dimensions) || this.dimensions < 1)
+      throw new RangeError(`dimensions must be a positive integer, got ${this.dimensions}`);
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
+      throw new RangeError(`batchSize must be a positive integer, got ${this.batchSize}`);
     const name = options.model || options.servedModel || 'default';
     this.modelId = `openai-compatible:${name}:${this.dimensions}`;
   }
@@ -94,9 +96,15 @@ export class OpenAiCompatibleEmbedder implements Embedder {
    * Asks the endpoint once to learn the vector length and the served model's name: for a
    * configuration that names neither. Fails (after the retries) when the server cannot be reached.
    */
-  static async probe(options: Omit<OpenAiCompatibleEmbedderOptions, 'dimensions'> & { dimensions?: number }): Promise<OpenAiCompatibleEmbedder> {
+  static async probe(
+    options: Omit<OpenAiCompatibleEmbedderOptions, 'dimensions'> & { dimensions?: number },
+  ): Promise<OpenAiCompatibleEmbedder> {
     const known = options.dimensions !== undefined;
-    const probing = new OpenAiCompatibleEmbedder({ ...options, dimensions: options.dimensions ?? 1, requestDimensions: known && options.requestDimensions });
+    const probing = new OpenAiCompatibleEmbedder({
+      ...options,
+      dimensions: options.dimensions ?? 1,
+      requestDimensions: known && options.requestDimensions,
+    });
     const reply = await probing.request(['dimension probe'], 'query', !known);
     const dimensions = reply.vectors[0].length;
     return new OpenAiCompatibleEmbedder({ ...options, dimensions, servedModel: reply.model ?? undefined });
@@ -113,12 +121,19 @@ export class OpenAiCompatibleEmbedder implements Embedder {
 
   /** One batch, with retries. `anyLength` accepts whatever length the first vector has (the probe). */
   private request(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
-    return withRetries(() => this.attempt(input, inputType, anyLength), { retries: this.retries, backoffMs: this.backoffMs, errorClass: EmbeddingError });
+    return withRetries(() => this.attempt(input, inputType, anyLength), {
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      errorClass: EmbeddingError,
+    });
   }
 
   private async attempt(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
     const delivery = this.options.inputTypeAs ?? 'field';
-    const body: Record<string, unknown> = { input: delivery === 'prefix' ? input.map((text) => `${inputType}: ${text}`) : input, encoding_format: 'float' };
+    const body: Record<string, unknown> = {
+      input: delivery === 'prefix' ? input.map((text) => `${inputType}: ${text}`) : input,
+      encoding_format: 'float',
+    };
     if (delivery === 'field') body.input_type = inputType;
     if (this.options.model) body.model = this.options.model;
     if (this.options.requestDimensions) body.dimensions = this.dimensions;
@@ -159,7 +174,8 @@ export function parseReply(json: unknown, expected: number, dimensions: number |
   data.forEach((item, position) => {
     if (typeof item !== 'object' || item === null) throw bad(`data[${position}] is not an object`);
     const { index = position, embedding } = item as { index?: unknown; embedding?: unknown };
-    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= expected) throw bad(`data[${position}].index ${JSON.stringify(index)} is out of range`);
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= expected)
+      throw bad(`data[${position}].index ${JSON.stringify(index)} is out of range`);
     if (vectors[index as number] !== undefined) throw bad(`index ${index} appears twice`);
     if (!Array.isArray(embedding)) throw bad(`data[${position}].embedding is not an array of numbers (ask for encoding_format "float")`);
     length ??= embedding.length;
@@ -187,5 +203,3 @@ function normalise(values: unknown[], fail: () => Error): number[] {
   if (!(norm > 0) || !Number.isFinite(norm)) throw fail();
   return (values as number[]).map((v) => v / norm);
 }
-
-

@@ -85,7 +85,10 @@ export async function withRetries<T, E extends Error & { readonly retryable: boo
       const failure = error instanceof CallError ? error : new CallError(String(error), true);
       if (!failure.retryable || n >= policy.retries) {
         const tries = n + 1;
-        throw new CallError(`${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`, false);
+        throw new CallError(
+          `${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`,
+          false,
+        );
       }
       const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
       const backoff = policy.backoffMs * 2 ** n * (0.5 + Math.random() / 2);

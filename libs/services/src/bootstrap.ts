@@ -23,7 +23,9 @@ export function configureHttp(app: INestApplication, config: EngramConfig): void
   const parseJson = json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody });
   // Nest turns body-parser's SyntaxError into a bare 400 before any filter sees its `type`: name `body` here.
   app.use((req: Request, res: Response, next: (error?: unknown) => void) =>
-    parseJson(req, res, (error?: unknown) => next((error as { type?: string } | undefined)?.type === 'entity.parse.failed' ? malformedJson() : error)),
+    parseJson(req, res, (error?: unknown) =>
+      next((error as { type?: string } | undefined)?.type === 'entity.parse.failed' ? malformedJson() : error),
+    ),
   );
   app.useGlobalPipes(
     new ValidationPipe({
@@ -55,17 +57,15 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
 
 /** Attaches the stage handlers of the app's modules to the event log. */
 export function connectStages(app: INestApplication, config: EngramConfig): void {
-  app.connectMicroservice(
-    {
-      strategy: new EventLogTransport(app.get(EventLog), {
-        topicPrefix: config.ENGRAM_TOPIC_PREFIX,
-        maxBatchSize: config.ENGRAM_BATCH_SIZE,
-        attempts: config.ENGRAM_STAGE_ATTEMPTS,
-        retryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
-        metrics: app.get(EngramMetrics),
-      }),
-    },
-  );
+  app.connectMicroservice({
+    strategy: new EventLogTransport(app.get(EventLog), {
+      topicPrefix: config.ENGRAM_TOPIC_PREFIX,
+      maxBatchSize: config.ENGRAM_BATCH_SIZE,
+      attempts: config.ENGRAM_STAGE_ATTEMPTS,
+      retryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
+      metrics: app.get(EngramMetrics),
+    }),
+  });
 }
 
 export interface StartOptions {
@@ -98,7 +98,11 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
       http.get('/metrics', (_req: Request, res: Response) => {
         collector.scrape().then(
           (text) => res.status(200).type(Registry.PROMETHEUS_CONTENT_TYPE).send(text),
-          (error: unknown) => res.status(503).type('text/plain').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
+          (error: unknown) =>
+            res
+              .status(503)
+              .type('text/plain')
+              .send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`),
         );
       });
     }

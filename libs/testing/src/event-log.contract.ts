@@ -373,7 +373,10 @@ export function testEventLog(factory: () => Promise<EventLogSubject>, options: E
         const source = await freshTopic();
         const copy = await freshTopic();
         const keys = ['tenant-a:u1', 'tenant-a:u2', 'tenant-b:u1', 'tenant-b:u2'];
-        await log.append(source, Array.from({ length: 24 }, (_, i) => ({ key: keys[i % keys.length], value: { k: keys[i % keys.length], n: i } })));
+        await log.append(
+          source,
+          Array.from({ length: 24 }, (_, i) => ({ key: keys[i % keys.length], value: { k: keys[i % keys.length], n: i } })),
+        );
         const read = await collect({ topic: source, group: uniqueName('group') });
         await waitFor(() => read.messages.length >= 24, '24 messages');
         await read.subscription.stop();
@@ -394,7 +397,9 @@ export function testEventLog(factory: () => Promise<EventLogSubject>, options: E
         for (const p of byPartition(stored)) {
           const want = stored.filter((m) => m.partition === p);
           const got = copied.messages.filter((m) => m.partition === p);
-          expect(got.map((m) => ({ key: m.key, raw: m.raw, timestamp: m.timestamp }))).toEqual(want.map(({ key, raw, timestamp }) => ({ key, raw, timestamp })));
+          expect(got.map((m) => ({ key: m.key, raw: m.raw, timestamp: m.timestamp }))).toEqual(
+            want.map(({ key, raw, timestamp }) => ({ key, raw, timestamp })),
+          );
           expect(got.map((m) => m.offset)).toEqual(want.map((_, i) => i)); // a new topic: dense from 0
         }
         expect(copied.messages.find((m) => m.raw === '{not json')?.value).toBeUndefined();
@@ -447,7 +452,10 @@ export function testEventLog(factory: () => Promise<EventLogSubject>, options: E
 
         const groups = await log.listGroups(doomed);
         expect(groups.filter((g) => g.group === idle || g.group === busy).sort((a, b) => a.group.localeCompare(b.group))).toEqual(
-          [{ group: busy, running: true }, { group: idle, running: false }].sort((a, b) => a.group.localeCompare(b.group)),
+          [
+            { group: busy, running: true },
+            { group: idle, running: false },
+          ].sort((a, b) => a.group.localeCompare(b.group)),
         );
         expect(await log.listGroups(doomed, idle)).toEqual([{ group: idle, running: false }]);
         expect(await log.listGroups(kept, idle)).toEqual([]);
@@ -482,7 +490,11 @@ export function testEventLog(factory: () => Promise<EventLogSubject>, options: E
         await running.subscription.stop();
 
         await log.deleteGroup(topic, reader);
-        await eventually(async () => !(await log.listGroups(topic)).some((g) => g.group === reader), 'the deleted group no longer listed', testTimeoutMs / 2);
+        await eventually(
+          async () => !(await log.listGroups(topic)).some((g) => g.group === reader),
+          'the deleted group no longer listed',
+          testTimeoutMs / 2,
+        );
         expect((await log.listGroups(topic)).map((g) => g.group)).toContain(other);
         expect(lag(await log.endPosition(topic), await log.committedPosition(topic, reader))).toBe(3);
         await log.deleteGroup(topic, uniqueName('group-never-was'));

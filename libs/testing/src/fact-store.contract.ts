@@ -208,7 +208,12 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
       'users lists every tenant and user holding memories, once each, sorted',
       async () => {
         const otherTenant = `${tenantId}-b`;
-        await save([record(), record({ mergeKey: 'user/second' }), aMemoryRecord({ tenantId, userId: 'user-0' }), aMemoryRecord({ tenantId: otherTenant, userId })]);
+        await save([
+          record(),
+          record({ mergeKey: 'user/second' }),
+          aMemoryRecord({ tenantId, userId: 'user-0' }),
+          aMemoryRecord({ tenantId: otherTenant, userId }),
+        ]);
         const mine = (await store.users()).filter((u) => u.tenantId === tenantId || u.tenantId === otherTenant);
         expect(mine).toEqual([
           { tenantId, userId: 'user-0' },

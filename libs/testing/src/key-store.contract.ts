@@ -102,7 +102,10 @@ export function testKeyStore(options: KeyStoreContractOptions): void {
         const stored = await options.dump();
         expect(stored.includes(created.keyId)).toBe(true);
         for (const encoding of ['hex', 'base64', 'base64url', 'latin1'] as const) {
-          expect({ encoding, plaintextKeyStored: stored.includes(created.key.toString(encoding)) }).toEqual({ encoding, plaintextKeyStored: false });
+          expect({ encoding, plaintextKeyStored: stored.includes(created.key.toString(encoding)) }).toEqual({
+            encoding,
+            plaintextKeyStored: false,
+          });
         }
 
         const impostor = await options.open(MasterKey.generate());
@@ -152,7 +155,11 @@ export function testKeyStore(options: KeyStoreContractOptions): void {
         expect(await rotating.rewrapAll()).toEqual({ rewrapped: 0, total: 0 });
 
         const rotated = await options.open(next);
-        for (const [userId, key] of [['u1', first], ['u2', second], ['u3', created]] as const) {
+        for (const [userId, key] of [
+          ['u1', first],
+          ['u2', second],
+          ['u3', created],
+        ] as const) {
           expect({ userId, same: (await rotated.get(tenantId, userId))?.key.equals(key.key) }).toEqual({ userId, same: true });
         }
         await expect(store.get(tenantId, 'u1')).rejects.toThrow(/ENGRAM_MASTER_KEY/);

@@ -63,7 +63,9 @@ export function testLogVersions(options: LogVersionsContractOptions): void {
       async () => {
         const start = await store.read();
         const results = await Promise.all(
-          Array.from({ length: 5 }, (_, i) => store.replace(start.revision, { version: start.version, migration: migration({ runId: `racer-${i}` }) })),
+          Array.from({ length: 5 }, (_, i) =>
+            store.replace(start.revision, { version: start.version, migration: migration({ runId: `racer-${i}` }) }),
+          ),
         );
         expect(results.filter(Boolean)).toHaveLength(1);
         const won = await store.read();

@@ -73,7 +73,14 @@ const card = fc
   .chain((n) => grouped(n, [4, 4, 4, 4, 3]));
 
 const residentId = fc
-  .tuple(digits(6), fc.integer({ min: 1930, max: 2020 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }), digits(3), fc.boolean())
+  .tuple(
+    digits(6),
+    fc.integer({ min: 1930, max: 2020 }),
+    fc.integer({ min: 1, max: 12 }),
+    fc.integer({ min: 1, max: 28 }),
+    digits(3),
+    fc.boolean(),
+  )
   .map(([region, y, m, d, seq, valid]) => {
     const first17 = `${region}${y}${String(m).padStart(2, '0')}${String(d).padStart(2, '0')}${seq}`;
     const check = idCheck(first17);
@@ -84,7 +91,11 @@ const residentId = fc
 const word = fc.stringMatching(/^[a-z][a-z0-9]{2,7}$/);
 const email = fc.tuple(word, word, fc.constantFrom('com', 'cn', 'io', 'org')).map(([user, host, tld]) => `${user}@${host}.${tld}`);
 const password = fc
-  .tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{3,9}$/), fc.stringMatching(/^[!@#$%^&*_+=~-]{0,4}$/), fc.stringMatching(/^[A-Za-z0-9]{0,3}$/))
+  .tuple(
+    fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{3,9}$/),
+    fc.stringMatching(/^[!@#$%^&*_+=~-]{0,4}$/),
+    fc.stringMatching(/^[A-Za-z0-9]{0,3}$/),
+  )
   .map(([a, symbols, b]) => a + symbols + b);
 const wechatId = fc.stringMatching(/^[a-z][a-z0-9_-]{5,15}$/);
 const qq = fc.tuple(fc.constantFrom(...'123456789'), digits(8)).map(([a, b]) => a + b);

@@ -62,70 +62,93 @@ export function testProjectionVersions<S extends object>(
 
     // Only for stores that existed before versioning (SQLite, Mongo); Elasticsearch was versioned from the start.
     if (options.hadUnversionedStore !== false) {
-      it('treats data written before versioning as version 1', async () => {
-        if (!backend.legacy) throw new Error('the backend must give the legacy store (or pass hadUnversionedStore: false)');
-        await write(backend.legacy, 'old', 2);
-        expect(await backend.versions.active()).toBe(1);
-        expect(await read(backend.live)).toEqual(['old', 'old']);
-        expect(await backend.versions.list()).toContain(1);
-      }, testTimeoutMs);
+      it(
+        'treats data written before versioning as version 1',
+        async () => {
+          if (!backend.legacy) throw new Error('the backend must give the legacy store (or pass hadUnversionedStore: false)');
+          await write(backend.legacy, 'old', 2);
+          expect(await backend.versions.active()).toBe(1);
+          expect(await read(backend.live)).toEqual(['old', 'old']);
+          expect(await backend.versions.list()).toContain(1);
+        },
+        testTimeoutMs,
+      );
     }
 
-    it('opens a new version empty and invisible to readers until it is activated', async () => {
-      await write(backend.live, 'one', 2);
-      const two = await backend.versions.open(2);
-      expect(await read(two)).toEqual([]);
-      await write(two, 'two', 3);
-      expect(await read(backend.live)).toEqual(['one', 'one']);
-      expect(await backend.versions.active()).toBe(1);
-      expect(await backend.versions.list()).toEqual([1, 2]);
-    }, testTimeoutMs);
+    it(
+      'opens a new version empty and invisible to readers until it is activated',
+      async () => {
+        await write(backend.live, 'one', 2);
+        const two = await backend.versions.open(2);
+        expect(await read(two)).toEqual([]);
+        await write(two, 'two', 3);
+        expect(await read(backend.live)).toEqual(['one', 'one']);
+        expect(await backend.versions.active()).toBe(1);
+        expect(await backend.versions.list()).toEqual([1, 2]);
+      },
+      testTimeoutMs,
+    );
 
-    it('activation moves readers and live writers of every process to the new version', async () => {
-      const other = await backend.reopen();
-      await write(backend.live, 'one', 1);
-      expect(await read(other.live)).toEqual(['one']);
-      await write(await backend.versions.open(2), 'two', 2);
-      await backend.versions.activate(2);
-      expect(await backend.versions.active()).toBe(2);
-      expect(await read(backend.live)).toEqual(['two', 'two']);
-      await eventually(async () => (await other.versions.active()) === 2 && (await read(other.live)).join() === 'two,two', 'the other process follows the pointer');
-      await write(backend.live, 'new', 1);
-      expect(await read(await backend.versions.open(2))).toEqual(['new', 'two', 'two']);
-      expect(await read(await backend.versions.open(1))).toEqual(['one']);
-    }, testTimeoutMs);
+    it(
+      'activation moves readers and live writers of every process to the new version',
+      async () => {
+        const other = await backend.reopen();
+        await write(backend.live, 'one', 1);
+        expect(await read(other.live)).toEqual(['one']);
+        await write(await backend.versions.open(2), 'two', 2);
+        await backend.versions.activate(2);
+        expect(await backend.versions.active()).toBe(2);
+        expect(await read(backend.live)).toEqual(['two', 'two']);
+        await eventually(
+          async () => (await other.versions.active()) === 2 && (await read(other.live)).join() === 'two,two',
+          'the other process follows the pointer',
+        );
+        await write(backend.live, 'new', 1);
+        expect(await read(await backend.versions.open(2))).toEqual(['new', 'two', 'two']);
+        expect(await read(await backend.versions.open(1))).toEqual(['one']);
+      },
+      testTimeoutMs,
+    );
 
-    it('readers see all of the old version or all of the new one while it is activated, never a mix', async () => {
-      await write(backend.live, 'a', 3);
-      await write(await backend.versions.open(2), 'b', 3);
-      const seen: string[] = [];
-      let activated = false;
-      const reader = async () => {
-        // Keep reading until a few reads after the activation finished.
-        for (let after = 0; after < 3; ) {
-          seen.push((await read(backend.live)).join());
-          if (activated) after++;
-        }
-      };
-      const readers = [reader(), reader(), reader()];
-      await backend.versions.activate(2);
-      activated = true;
-      await Promise.all(readers);
-      expect(new Set(seen).size).toBeLessThanOrEqual(2);
-      for (const result of seen) expect(['a,a,a', 'b,b,b']).toContain(result);
-      expect(seen[seen.length - 1]).toBe('b,b,b');
-    }, testTimeoutMs);
+    it(
+      'readers see all of the old version or all of the new one while it is activated, never a mix',
+      async () => {
+        await write(backend.live, 'a', 3);
+        await write(await backend.versions.open(2), 'b', 3);
+        const seen: string[] = [];
+        let activated = false;
+        const reader = async () => {
+          // Keep reading until a few reads after the activation finished.
+          for (let after = 0; after < 3;) {
+            seen.push((await read(backend.live)).join());
+            if (activated) after++;
+          }
+        };
+        const readers = [reader(), reader(), reader()];
+        await backend.versions.activate(2);
+        activated = true;
+        await Promise.all(readers);
+        expect(new Set(seen).size).toBeLessThanOrEqual(2);
+        for (const result of seen) expect(['a,a,a', 'b,b,b']).toContain(result);
+        expect(seen[seen.length - 1]).toBe('b,b,b');
+      },
+      testTimeoutMs,
+    );
 
-    it('drops an old version (reopening it gives an empty one) but refuses to drop the active version', async () => {
-      await write(backend.live, 'one', 1);
-      await write(await backend.versions.open(2), 'two', 1);
-      await backend.versions.activate(2);
-      await expect(backend.versions.drop(2)).rejects.toThrow(/active/);
-      await backend.versions.drop(1);
-      expect(await backend.versions.list()).toEqual([2]);
-      expect(await read(await backend.versions.open(1))).toEqual([]);
-      expect(await read(backend.live)).toEqual(['two']);
-    }, testTimeoutMs);
+    it(
+      'drops an old version (reopening it gives an empty one) but refuses to drop the active version',
+      async () => {
+        await write(backend.live, 'one', 1);
+        await write(await backend.versions.open(2), 'two', 1);
+        await backend.versions.activate(2);
+        await expect(backend.versions.drop(2)).rejects.toThrow(/active/);
+        await backend.versions.drop(1);
+        expect(await backend.versions.list()).toEqual([2]);
+        expect(await read(await backend.versions.open(1))).toEqual([]);
+        expect(await read(backend.live)).toEqual(['two']);
+      },
+      testTimeoutMs,
+    );
   });
 }
 
@@ -154,7 +177,9 @@ export const sessionStoreProbe: VersionProbe<SessionStore> = {
 export const searchIndexProbe: VersionProbe<SearchIndex> = {
   async write(store, tenantId, tag, count) {
     await store.upsert(
-      Array.from({ length: count }, () => aSearchDocument({ tenantId, userId: 'u', memoryId: `${tag}~${uniqueName('m')}`, terms: ['shared', tag] })),
+      Array.from({ length: count }, () =>
+        aSearchDocument({ tenantId, userId: 'u', memoryId: `${tag}~${uniqueName('m')}`, terms: ['shared', tag] }),
+      ),
     );
   },
   async read(store, tenantId) {

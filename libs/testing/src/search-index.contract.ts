@@ -137,14 +137,24 @@ export function testSearchIndex(factory: () => Promise<SearchIndex>, options: Se
 
         expect(ids(await index.searchText({ tenantId, userId, terms, limit: 1, kinds: ['preference'] }))).toEqual(['pref']);
         expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 1, kinds: ['preference'] }))).toEqual(['pref']);
-        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual(['episode', 'pref']);
-        expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual(['episode', 'pref']);
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual([
+          'episode',
+          'pref',
+        ]);
+        expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 10, kinds: ['preference', 'episode'] })).sort()).toEqual([
+          'episode',
+          'pref',
+        ]);
 
         expect(ids(await index.searchText({ tenantId, userId, terms, limit: 1, memoryIds: ['episode', 'pref'] }))).toHaveLength(1);
-        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, memoryIds: ['episode', 'pref', 'missing'] })).sort()).toEqual(['episode', 'pref']);
+        expect(
+          ids(await index.searchText({ tenantId, userId, terms, limit: 10, memoryIds: ['episode', 'pref', 'missing'] })).sort(),
+        ).toEqual(['episode', 'pref']);
         expect(ids(await index.searchVector({ tenantId, userId, vector: q, limit: 10, memoryIds: ['episode'] }))).toEqual(['episode']);
         // Both filters together; an empty list matches nothing.
-        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['fact'], memoryIds: ['fact-b', 'pref'] }))).toEqual(['fact-b']);
+        expect(ids(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: ['fact'], memoryIds: ['fact-b', 'pref'] }))).toEqual(
+          ['fact-b'],
+        );
         expect(await index.searchText({ tenantId, userId, terms, limit: 10, kinds: [] })).toEqual([]);
         expect(await index.searchVector({ tenantId, userId, vector: q, limit: 10, memoryIds: [] })).toEqual([]);
         // Without a filter, everything active as before.

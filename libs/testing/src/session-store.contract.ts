@@ -3,10 +3,7 @@ import type { StoreContractOptions } from './fact-store.contract';
 import { aSessionTurn, minutesAfterStart, uniqueName } from './fixtures';
 
 /** The session-store contract (SQLite, MongoDB): idempotent appends, the recent window, isolation. */
-export function testSessionStore(
-  factory: () => Promise<SessionStore>,
-  options: StoreContractOptions<SessionStore> = {},
-): void {
+export function testSessionStore(factory: () => Promise<SessionStore>, options: StoreContractOptions<SessionStore> = {}): void {
   const testTimeoutMs = options.testTimeoutMs ?? 15_000;
 
   describe('SessionStore contract', () => {
@@ -129,7 +126,13 @@ export function testSessionStore(
       "finds a user's turns by id across sessions, oldest first, that user's only",
       async () => {
         const later = turn({ turnId: 't1', text: '不是MySQL，是PostgreSQL', occurredAt: minutesAfterStart(5) });
-        const earlier = turn({ turnId: 't0', sessionId: 'session-2', text: '我们用 MySQL', occurredAt: minutesAfterStart(1), speaker: '老周' });
+        const earlier = turn({
+          turnId: 't0',
+          sessionId: 'session-2',
+          text: '我们用 MySQL',
+          occurredAt: minutesAfterStart(1),
+          speaker: '老周',
+        });
         await append([
           later,
           earlier,

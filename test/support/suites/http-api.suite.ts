@@ -21,7 +21,11 @@ export function httpApiSuite(mode?: EngramMode): void {
     afterEach(async () => engram.destroy());
 
     async function ingest(userId: string, sessionId: string, turns: Parameters<typeof turnsBody>[2]) {
-      const response = await engram.http().post('/v1/turns').send(turnsBody(userId, sessionId, turns)).expect(202);
+      const response = await engram
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, sessionId, turns))
+        .expect(202);
       return response.body as { accepted: number; position: string };
     }
 
@@ -29,7 +33,14 @@ export function httpApiSuite(mode?: EngramMode): void {
       const response = await engram.http().post('/v1/recall').send(body).expect(200);
       return response.body as {
         facts: { id: string; content: string; value: string; sourceTurnIds: string[] }[];
-        memories: { id: string; kind: string; content: string; score: number; sourceTurnIds: string[]; components?: Record<string, number> }[];
+        memories: {
+          id: string;
+          kind: string;
+          content: string;
+          score: number;
+          sourceTurnIds: string[];
+          components?: Record<string, number>;
+        }[];
         recent: { turnId: string; text: string }[];
         context: string;
         consistent: boolean;
@@ -151,14 +162,50 @@ export function httpApiSuite(mode?: EngramMode): void {
       }
 
       it.each([
-        ['missing userId', { sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 'hi there friend', occurredAt: '2026-11-30T08:00:00Z' }] }, 'userId'],
+        [
+          'missing userId',
+          { sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 'hi there friend', occurredAt: '2026-11-30T08:00:00Z' }] },
+          'userId',
+        ],
         ['missing turns', { userId: 'u1', sessionId: 's1' }, 'turns'],
         ['empty turns', { userId: 'u1', sessionId: 's1', turns: [] }, 'turns'],
-        ['text not a string', { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 42, occurredAt: '2026-11-30T08:00:00Z' }] }, 'turns.0.text'],
-        ['bad role', { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'admin', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z' }] }, 'turns.0.role'],
-        ['bad occurredAt', { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 'I prefer tea', occurredAt: 'yesterday' }] }, 'turns.0.occurredAt'],
-        ['turnId with spaces', { userId: 'u1', sessionId: 's1', turns: [{ turnId: 'a b', role: 'user', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z' }] }, 'turns.0.turnId'],
-        ['oversized text', { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 'x'.repeat(2001), occurredAt: '2026-11-30T08:00:00Z' }] }, 'turns.0.text'],
+        [
+          'text not a string',
+          { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 42, occurredAt: '2026-11-30T08:00:00Z' }] },
+          'turns.0.text',
+        ],
+        [
+          'bad role',
+          {
+            userId: 'u1',
+            sessionId: 's1',
+            turns: [{ turnId: 't', role: 'admin', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z' }],
+          },
+          'turns.0.role',
+        ],
+        [
+          'bad occurredAt',
+          { userId: 'u1', sessionId: 's1', turns: [{ turnId: 't', role: 'user', text: 'I prefer tea', occurredAt: 'yesterday' }] },
+          'turns.0.occurredAt',
+        ],
+        [
+          'turnId with spaces',
+          {
+            userId: 'u1',
+            sessionId: 's1',
+            turns: [{ turnId: 'a b', role: 'user', text: 'I prefer tea', occurredAt: '2026-11-30T08:00:00Z' }],
+          },
+          'turns.0.turnId',
+        ],
+        [
+          'oversized text',
+          {
+            userId: 'u1',
+            sessionId: 's1',
+            turns: [{ turnId: 't', role: 'user', text: 'x'.repeat(2001), occurredAt: '2026-11-30T08:00:00Z' }],
+          },
+          'turns.0.text',
+        ],
         [
           'one bad turn among good ones',
           {
@@ -181,7 +228,12 @@ export function httpApiSuite(mode?: EngramMode): void {
       });
 
       it('answers 413 for a body over the configured size, and stores nothing', async () => {
-        const turns = Array.from({ length: 60 }, (_, i) => ({ turnId: `t${i}`, role: 'user', text: 'y'.repeat(1500), occurredAt: '2026-11-30T08:00:00Z' }));
+        const turns = Array.from({ length: 60 }, (_, i) => ({
+          turnId: `t${i}`,
+          role: 'user',
+          text: 'y'.repeat(1500),
+          occurredAt: '2026-11-30T08:00:00Z',
+        }));
         const response = await engram.http().post('/v1/turns').send({ userId: 'u1', sessionId: 's1', turns }).expect(413);
         expect(response.body.statusCode).toBe(413);
         await expectNothingStored();
@@ -204,16 +256,19 @@ export function httpApiSuite(mode?: EngramMode): void {
         expect(response.body.fields).toContain(field);
       });
 
-      it.each([['null', 'null'], ['array', '[]'], ['string', '"turns"'], ['number', '42'], ['nested junk', '{"userId":{"$gt":""},"sessionId":[1],"turns":[null]}']])(
-        'never answers 500 to a %s body',
-        async (_name, raw) => {
-          for (const route of ['/v1/turns', '/v1/recall']) {
-            const response = await engram.http().post(route).set('content-type', 'application/json').send(raw);
-            expect(response.status).toBeGreaterThanOrEqual(400);
-            expect(response.status).toBeLessThan(500);
-          }
-        },
-      );
+      it.each([
+        ['null', 'null'],
+        ['array', '[]'],
+        ['string', '"turns"'],
+        ['number', '42'],
+        ['nested junk', '{"userId":{"$gt":""},"sessionId":[1],"turns":[null]}'],
+      ])('never answers 500 to a %s body', async (_name, raw) => {
+        for (const route of ['/v1/turns', '/v1/recall']) {
+          const response = await engram.http().post(route).set('content-type', 'application/json').send(raw);
+          expect(response.status).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+        }
+      });
     });
 
     it('keeps users apart', async () => {

@@ -17,7 +17,12 @@ const CONVERSATIONS: Record<string, string[]> = {
     '我喜欢用 VS Code',
     '每周三下午两点例会',
   ],
-  mary: ['I prefer VS Code for TypeScript work', 'my name is Mary and I work at Globex', 'thanks!', 'we decided to use Kafka for the event bus'],
+  mary: [
+    'I prefer VS Code for TypeScript work',
+    'my name is Mary and I work at Globex',
+    'thanks!',
+    'we decided to use Kafka for the event bus',
+  ],
   li: ['我不吃辣', '我们决定用 Kafka 做消息队列', 'the deadline is Friday'],
 };
 
@@ -38,7 +43,12 @@ async function snapshot(engram: EngramHarness) {
       sessions: await sessions.recent(DEFAULT_TENANT, userId, 's1', 1000),
       searchRevisions: [...(await search.revisions(DEFAULT_TENANT, userId, ids)).entries()].sort(),
       text: await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 50 }),
-      vector: await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector: (await embedder.embed([query], 'query'))[0], limit: 50 }),
+      vector: await search.searchVector({
+        tenantId: DEFAULT_TENANT,
+        userId,
+        vector: (await embedder.embed([query], 'query'))[0],
+        limit: 50,
+      }),
       access: [...(await access.get(DEFAULT_TENANT, userId, ids)).entries()].sort(),
     };
   }
@@ -53,7 +63,11 @@ async function ingestAll(engram: EngramHarness): Promise<string> {
       text,
       occurredAt: new Date(Date.UTC(2026, 10, 1 + i, 9)).toISOString(),
     }));
-    const { body } = await engram.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+    const { body } = await engram
+      .http()
+      .post('/v1/turns')
+      .send(turnsBody(userId, 's1', turns))
+      .expect(202);
     position = body.position;
   }
   // Recall once per user so access statistics exist too, then let every stage settle.
@@ -126,7 +140,8 @@ export function replaySuite(mode?: EngramMode): void {
       const once = await snapshot(engram);
       await engram.stop();
       let apart = 0;
-      for (const projection of ['search', 'access', 'facts', 'sessions'] as const) apart += await rebuildOffline(engram.dataDir, { projections: [projection] });
+      for (const projection of ['search', 'access', 'facts', 'sessions'] as const)
+        apart += await rebuildOffline(engram.dataDir, { projections: [projection] });
       engram = await startEngram({ dataDir: engram.dataDir });
       expect(await snapshot(engram)).toEqual(once);
       // Events are counted per projection either way: memory.facts.v1 once for facts, once for search.

@@ -15,8 +15,23 @@ import {
   SessionStoreVersions,
   VersionedProjection,
 } from '@engram/ports';
-import { DEFAULT_TENANT, diffFactVersions, formatDiff, OnlineRebuilds, PipelineProgress, type RebuildStatus, Reprocessor, startApp } from '@engram/services';
-import { ChatCompletionsStub, FIXTURE_TURNS, noItems, replayFixtures, type Handler } from '../../../libs/adapters-llm/src/testing/chat-completions-stub';
+import {
+  DEFAULT_TENANT,
+  diffFactVersions,
+  formatDiff,
+  OnlineRebuilds,
+  PipelineProgress,
+  type RebuildStatus,
+  Reprocessor,
+  startApp,
+} from '@engram/services';
+import {
+  ChatCompletionsStub,
+  FIXTURE_TURNS,
+  noItems,
+  replayFixtures,
+  type Handler,
+} from '../../../libs/adapters-llm/src/testing/chat-completions-stub';
 import { EngramModule } from '../../../apps/engram/engram.module';
 import { distributedEnv, loadDeployment } from '../distributed-deployment';
 import { EngramHarness, EngramMode, rebuildOffline, startEngram, turnsBody, useEngramMode } from '../engram-harness';
@@ -64,12 +79,21 @@ export function reprocessSuite(mode?: EngramMode): void {
     /** What `engram reprocess` runs: the maintenance module on the same data directory, beside the server. */
     async function openMaintenance(dataDir: string): Promise<INestApplication> {
       const deployment = engram!.mode === 'distributed' ? distributedEnv(loadDeployment(dataDir)) : {};
-      const config = loadConfig({ LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent', ...deployment, ...env, ENGRAM_DATA_DIR: dataDir });
+      const config = loadConfig({
+        LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'silent',
+        ...deployment,
+        ...env,
+        ENGRAM_DATA_DIR: dataDir,
+      });
       return (maintenance = await startApp(EngramModule.forMaintenance({ config }), { http: false, stages: false }));
     }
 
     async function ingest(userId: string, turns: { turnId: string; text: string }[]): Promise<string> {
-      const response = await engram!.http().post('/v1/turns').send(turnsBody(userId, 's1', turns)).expect(202);
+      const response = await engram!
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, 's1', turns))
+        .expect(202);
       return response.body.position as string;
     }
 
@@ -84,7 +108,10 @@ export function reprocessSuite(mode?: EngramMode): void {
     }
 
     async function memories(app: INestApplication, userId: string, version?: number) {
-      const store = version === undefined ? app.get<FactStore>(FactStore) : await app.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(version);
+      const store =
+        version === undefined
+          ? app.get<FactStore>(FactStore)
+          : await app.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(version);
       return store.list({ tenantId: DEFAULT_TENANT, userId });
     }
 
@@ -93,8 +120,15 @@ export function reprocessSuite(mode?: EngramMode): void {
       const old = (await memories(app, userId, 1)).find((m) => m.mergeKey === mergeKey)!;
       expect((await memories(app, userId)).find((m) => m.mergeKey === mergeKey)!.memoryId).not.toBe(old.memoryId);
       return {
-        eventId: `stale-decision-${userId}`, type: 'MemoryReinforced', schemaVersion: 1, tenantId: DEFAULT_TENANT, userId,
-        occurredAt: old.updatedAt, recordedAt: new Date().toISOString(), causationId: null, correlationId: 'stale',
+        eventId: `stale-decision-${userId}`,
+        type: 'MemoryReinforced',
+        schemaVersion: 1,
+        tenantId: DEFAULT_TENANT,
+        userId,
+        occurredAt: old.updatedAt,
+        recordedAt: new Date().toISOString(),
+        causationId: null,
+        correlationId: 'stale',
         payload: { memory: { ...old, revision: old.revision + 1, mentionCount: old.mentionCount + 1 }, itemId: null },
       };
     }
@@ -111,7 +145,15 @@ export function reprocessSuite(mode?: EngramMode): void {
         const held = await facts.list({ tenantId: DEFAULT_TENANT, userId });
         state[userId] = {
           memories: held,
-          revisions: [...(await search.revisions(DEFAULT_TENANT, userId, held.map((m) => m.memoryId))).entries()].sort(),
+          revisions: [
+            ...(
+              await search.revisions(
+                DEFAULT_TENANT,
+                userId,
+                held.map((m) => m.memoryId),
+              )
+            ).entries(),
+          ].sort(),
           indexed: await search.countUser(DEFAULT_TENANT, userId),
           text: ids(await search.searchText({ tenantId: DEFAULT_TENANT, userId, terms: tokenize(query), limit: 100 })),
           vector: ids(await search.searchVector({ tenantId: DEFAULT_TENANT, userId, vector, limit: 100 })),
@@ -124,7 +166,10 @@ export function reprocessSuite(mode?: EngramMode): void {
      * `POST /v1/admin/rebuilds {projection: all}`, then polls until the new versions are done, calling
      * `meanwhile` on every round (rebuilds still running); returns how many rounds saw one replaying.
      */
-    async function rebuildOnline(expected: Record<VersionedProjection, number>, meanwhile: (round: number) => Promise<void> = async () => undefined): Promise<number> {
+    async function rebuildOnline(
+      expected: Record<VersionedProjection, number>,
+      meanwhile: (round: number) => Promise<void> = async () => undefined,
+    ): Promise<number> {
       await engram!.http().post('/v1/admin/rebuilds').send({ projection: 'all' }).expect(202);
       let replaying = 0;
       for (let round = 0; ; round++) {
@@ -157,7 +202,9 @@ export function reprocessSuite(mode?: EngramMode): void {
       await expect(reprocessor.run({ from: 'beginning', extractorVersion: 'llm-9:nope' })).rejects.toThrow(
         `unknown extractor version "llm-9:nope": this build knows rules-7, ${LLM}`,
       );
-      await expect(reprocessor.run({ from: 'yesterday', extractorVersion: LLM })).rejects.toThrow(/--from must be "beginning" or an ISO instant/);
+      await expect(reprocessor.run({ from: 'yesterday', extractorVersion: LLM })).rejects.toThrow(
+        /--from must be "beginning" or an ISO instant/,
+      );
       const phases = new Set<string>();
       const built = await reprocessor.run({ from: 'beginning', extractorVersion: LLM, onProgress: (p) => phases.add(p.phase) });
       expect(built).toMatchObject({ factsVersion: 2, searchVersion: 2, extractorVersion: LLM, from: 'beginning', turns: 3, carried: 0 });
@@ -168,7 +215,9 @@ export function reprocessSuite(mode?: EngramMode): void {
       // Nothing live moved: same recall, same live decisions log; the run's decisions are on its own topic.
       expect(await eventLog.endPosition(Topics.facts)).toEqual(factsEnd);
       expect(lag(await eventLog.endPosition(built.topic), {})).toBe(built.decisions);
-      expect({ vscode: await recall('lin', 'VS Code'), stripe: await recall('lin', 'Stripe'), sam: await recall('sam', 'Vim') }).toEqual(liveBefore);
+      expect({ vscode: await recall('lin', 'VS Code'), stripe: await recall('lin', 'Stripe'), sam: await recall('sam', 'Vim') }).toEqual(
+        liveBefore,
+      );
 
       // The diff names what the LLM extraction changes.
       const versions = app.get<ProjectionVersions<FactStore>>(FactStoreVersions);
@@ -181,12 +230,20 @@ export function reprocessSuite(mode?: EngramMode): void {
       expect((await diffFactVersions(versions, 2, 2)).users).toEqual([]);
 
       // An online rebuild would drop the waiting version: refused with what to do.
-      await expect(engram.app.get(OnlineRebuilds).start('facts')).rejects.toThrow(/facts@2 holds reprocess run .* activate or drop it first/);
+      await expect(engram.app.get(OnlineRebuilds).start('facts')).rejects.toThrow(
+        /facts@2 holds reprocess run .* activate or drop it first/,
+      );
 
       // Activate beside the running server, with one more turn arriving first: it is re-decided too.
       await ingest('sam', [{ turnId: 't2', text: FIXTURE_TURNS.en.text }]);
       const activated = await reprocessor.activate(2, { overlapMs: 20 });
-      expect(activated).toMatchObject({ factsVersion: 2, searchVersion: 2, previousFactsVersion: 1, previousSearchVersion: 1, caughtUp: 1 });
+      expect(activated).toMatchObject({
+        factsVersion: 2,
+        searchVersion: 2,
+        previousFactsVersion: 1,
+        previousSearchVersion: 1,
+        caughtUp: 1,
+      });
       expect(await recall('lin', 'VS Code')).toContain('用户喜欢用 VS Code 写 TypeScript。');
       expect(await recall('lin', 'Stripe')).toContain('The user works at Stripe.');
       expect(await recall('sam', 'Stripe')).toContain('The user works at Stripe.');
@@ -215,7 +272,9 @@ export function reprocessSuite(mode?: EngramMode): void {
       await rebuildOffline(engram.dataDir);
       const reopened = await openMaintenance(engram.dataDir);
       expect(Object.fromEntries(await Promise.all(users.map(async (u) => [u, await memories(reopened, u)])))).toEqual(before);
-      expect(await Promise.all(users.map((u) => reopened.get<SearchIndex>(SearchIndex).countUser(DEFAULT_TENANT, u)))).toEqual(indexedBefore);
+      expect(await Promise.all(users.map((u) => reopened.get<SearchIndex>(SearchIndex).countUser(DEFAULT_TENANT, u)))).toEqual(
+        indexedBefore,
+      );
     });
 
     it('rebuilds an activated reprocessed version online while turns arrive: equal to an offline rebuild, and again after it', async () => {
@@ -236,7 +295,10 @@ export function reprocessSuite(mode?: EngramMode): void {
       const refused = await engram.http().post('/v1/admin/rebuilds').send({ projection: 'search' }).expect(409);
       expect(String(refused.body.message)).toMatch(/search@2 holds reprocess run .* \(done\): activate or drop it first/);
       await engram.http().post('/v1/admin/rebuilds').send({ projection: 'all' }).expect(409);
-      expect((await app.get<RebuildLedger>(RebuildLedger).list()).map((r) => [r.projection, r.version])).toEqual([['facts', 2], ['search', 2]]);
+      expect((await app.get<RebuildLedger>(RebuildLedger).list()).map((r) => [r.projection, r.version])).toEqual([
+        ['facts', 2],
+        ['search', 2],
+      ]);
 
       const activated = await reprocessor.activate(2, { overlapMs: 20 });
       // After the switch: live decisions against version 2, and a stale one against version 1, which a replay must leave out.
@@ -265,10 +327,22 @@ export function reprocessSuite(mode?: EngramMode): void {
       }
       expect(await engram.app.get<ProjectionVersions<object>>(SessionStoreVersions).active()).toBe(2);
       // The new versions carry the run's lineage: later rebuilds replay them the same way.
-      const lineage = { runId: built.runId, topic: built.topic, extractorVersion: LLM, from: 'beginning', factsVersion: 2, searchVersion: 2, switchPosition: activated.switchPosition };
+      const lineage = {
+        runId: built.runId,
+        topic: built.topic,
+        extractorVersion: LLM,
+        from: 'beginning',
+        factsVersion: 2,
+        searchVersion: 2,
+        switchPosition: activated.switchPosition,
+      };
       const records = await engram.app.get<RebuildLedger>(RebuildLedger).list();
       for (const projection of ['facts', 'search']) {
-        expect(records.find((r) => r.projection === projection && r.version === 3)).toMatchObject({ phase: 'done', previousVersion: 2, reprocess: lineage });
+        expect(records.find((r) => r.projection === projection && r.version === 3)).toMatchObject({
+          phase: 'done',
+          previousVersion: 2,
+          reprocess: lineage,
+        });
       }
       expect(records.find((r) => r.projection === 'sessions' && r.version === 2)?.reprocess).toBeUndefined();
       const online = await servingState(engram.app, users);
@@ -301,7 +375,10 @@ export function reprocessSuite(mode?: EngramMode): void {
       expect(stub.requests.length).toBeGreaterThanOrEqual(2);
       expect(await app.get<ProjectionVersions<FactStore>>(FactStoreVersions).list()).toEqual([1]);
       const records = await app.get<RebuildLedger>(RebuildLedger).list();
-      expect(records.map((r) => [r.projection, r.version, r.phase])).toEqual([['facts', 2, 'failed'], ['search', 2, 'failed']]);
+      expect(records.map((r) => [r.projection, r.version, r.phase])).toEqual([
+        ['facts', 2, 'failed'],
+        ['search', 2, 'failed'],
+      ]);
       expect(await memories(engram.app, 'ada')).toEqual(live);
     });
 
@@ -327,7 +404,12 @@ export function reprocessSuite(mode?: EngramMode): void {
 
       const rebuilt = await memories(app, 'kim', 2);
       // The earlier memories, as they were (rules); the later turn's, from the model only.
-      expect(rebuilt.filter((m) => m.sourceTurnIds.includes('t1')).map((m) => m.content).sort()).toEqual(earlier.map((m) => m.content).sort());
+      expect(
+        rebuilt
+          .filter((m) => m.sourceTurnIds.includes('t1'))
+          .map((m) => m.content)
+          .sort(),
+      ).toEqual(earlier.map((m) => m.content).sort());
       const later = rebuilt.filter((m) => m.sourceTurnIds.includes('t2') && m.kind !== 'episode').map((m) => m.content);
       expect(later).toEqual(expect.arrayContaining(['The user works at Stripe.', 'The user is a backend engineer.']));
       expect(later.every((c) => !c.includes("I'm a backend engineer"))).toBe(true);

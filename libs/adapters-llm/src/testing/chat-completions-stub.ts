@@ -20,7 +20,10 @@ import correctionZh from '../fixtures/chat-completion-correction-zh.json';
 /** Turn text (as sent in the user message) → the fixture that answers it. */
 export const FIXTURE_TURNS = {
   zh: { text: '我喜欢用 VS Code 写 TypeScript，预算控制在三万以内。今天有点累。', response: zh },
-  en: { text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?", response: en },
+  en: {
+    text: "I'm a backend engineer at Stripe, and we decided to use PostgreSQL for the new service. What's the weather today?",
+    response: en,
+  },
   malformed: { text: 'Let me tell you about my week.', response: malformed },
   notJson: { text: 'Summarise what you know about me.', response: notJson },
   correctionZhBefore: { text: '把服务器时间改成8点', response: correctionZhBefore },

@@ -56,14 +56,24 @@ const memory = {
   createdAt: at,
   updatedAt: at,
   lastSeenAt: at,
-  history: [{ version: 1, value: '小周', content: '我叫小周', validFrom: at, validTo: at, recordedAt: at, supersededAt: at, sourceTurnIds: ['t0'] }],
+  history: [
+    { version: 1, value: '小周', content: '我叫小周', validFrom: at, validTo: at, recordedAt: at, supersededAt: at, sourceTurnIds: ['t0'] },
+  ],
 };
 
 export const validEvents = [
   envelope('TurnRecorded', turn, 2),
   envelope('TurnRecorded', { sessionId: 's1', turnId: 't1', role: 'assistant', text: '' }, 1),
   envelope('UserForgotten', { requestedAt: at }),
-  envelope('TurnScreened', { ...turn, verdict: 'accepted', reasons: ['cue:name'], signals: [], ephemeral: false, masked: ['PHONE'], screenerVersion: 's1' }),
+  envelope('TurnScreened', {
+    ...turn,
+    verdict: 'accepted',
+    reasons: ['cue:name'],
+    signals: [],
+    ephemeral: false,
+    masked: ['PHONE'],
+    screenerVersion: 's1',
+  }),
   envelope('MemoriesExtracted', { sessionId: 's1', turnId: 't1', items: [item], extractorVersion: 'rules-2' }),
   envelope('MemoryAdded', { memory, itemId: 'i1' }),
   envelope('MemorySuperseded', { memory: { ...memory, history: [] }, itemId: null }),

@@ -26,9 +26,7 @@ export interface DeciderSpecification<Command, State, Event> {
   };
 }
 
-export function deciderSpec<Command, State, Event>(
-  decider: Decider<Command, State, Event>,
-): DeciderSpecification<Command, State, Event> {
+export function deciderSpec<Command, State, Event>(decider: Decider<Command, State, Event>): DeciderSpecification<Command, State, Event> {
   return {
     given(history) {
       const state = history.reduce(decider.evolve, decider.initialState());

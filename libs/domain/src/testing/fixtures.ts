@@ -16,7 +16,10 @@ import { screenTurn } from '../screening.decider';
 export const TENANT = 'acme';
 export const USER = 'u-1';
 
-export function turnRecorded(text: string, options: { role?: TurnRole; turn?: string; at?: string; session?: string; speaker?: string } = {}): TurnRecorded {
+export function turnRecorded(
+  text: string,
+  options: { role?: TurnRole; turn?: string; at?: string; session?: string; speaker?: string } = {},
+): TurnRecorded {
   const turnId = options.turn ?? `turn-${text.length}`;
   return {
     eventId: deterministicId('turn', turnId),
@@ -28,13 +31,28 @@ export function turnRecorded(text: string, options: { role?: TurnRole; turn?: st
     recordedAt: options.at ?? '2026-11-30T08:00:00.000Z',
     causationId: null,
     correlationId: `corr-${turnId}`,
-    payload: { sessionId: options.session ?? 's-1', turnId, role: options.role ?? 'user', ...(options.speaker ? { speaker: options.speaker } : {}), text },
+    payload: {
+      sessionId: options.session ?? 's-1',
+      turnId,
+      role: options.role ?? 'user',
+      ...(options.speaker ? { speaker: options.speaker } : {}),
+      text,
+    },
   };
 }
 
 export function turnScreened(
   text: string,
-  options: { role?: TurnRole; verdict?: 'accepted' | 'rejected'; ephemeral?: boolean; turn?: string; at?: string; signals?: string[]; session?: string; speaker?: string } = {},
+  options: {
+    role?: TurnRole;
+    verdict?: 'accepted' | 'rejected';
+    ephemeral?: boolean;
+    turn?: string;
+    at?: string;
+    signals?: string[];
+    session?: string;
+    speaker?: string;
+  } = {},
 ): TurnScreened {
   const recorded = turnRecorded(text, options);
   // The signals the real filter finds in the text, unless a test says otherwise.
@@ -61,7 +79,11 @@ let extractionCounter = 0;
 /** A MemoriesExtracted command carrying the given drafts (ids derived from a unique event id). */
 export function extracted(drafts: readonly Partial<ExtractedItemDraft>[], options: { eventId?: string } = {}): MemoriesExtracted {
   const eventId = options.eventId ?? deterministicId('extracted-test', ++extractionCounter);
-  const items: ExtractedItem[] = drafts.map((d, index) => ({ ...draft(d), itemId: deterministicId(eventId, index), extractorVersion: 'test' }));
+  const items: ExtractedItem[] = drafts.map((d, index) => ({
+    ...draft(d),
+    itemId: deterministicId(eventId, index),
+    extractorVersion: 'test',
+  }));
   return {
     eventId,
     type: 'MemoriesExtracted',

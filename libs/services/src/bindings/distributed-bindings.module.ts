@@ -4,7 +4,14 @@ import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import { ElasticsearchSearchIndex, ElasticsearchSearchIndexVersions } from '@engram/adapters-elasticsearch';
 import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
-import { MongoAccessStore, MongoKeyStore, MongoLogVersions, MongoRebuildLedger, mongoFactStoreVersions, mongoSessionStoreVersions } from '@engram/adapters-mongodb';
+import {
+  MongoAccessStore,
+  MongoKeyStore,
+  MongoLogVersions,
+  MongoRebuildLedger,
+  mongoFactStoreVersions,
+  mongoSessionStoreVersions,
+} from '@engram/adapters-mongodb';
 import { createEmbedder } from '@engram/embedding';
 import {
   AccessStore,
@@ -107,13 +114,26 @@ export function kafkaBrokers(config: EngramConfig): string[] {
     {
       provide: EventLog,
       inject: [STORED_EVENT_LOG, LogVersions, EngramConfig, DataKeyRing, EngramMetrics],
-      useFactory: async (stored: EventLog, versions: LogVersions, config: EngramConfig, keys: DataKeyRing, metrics: EngramMetrics): Promise<EventLog> => {
-        const log = new SealingEventLog(new VersionedTopicsEventLog(stored, versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS }), keys, {
-          onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
-        });
+      useFactory: async (
+        stored: EventLog,
+        versions: LogVersions,
+        config: EngramConfig,
+        keys: DataKeyRing,
+        metrics: EngramMetrics,
+      ): Promise<EventLog> => {
+        const log = new SealingEventLog(
+          new VersionedTopicsEventLog(stored, versions, { maxAgeMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS }),
+          keys,
+          {
+            onUndecryptable: (topic) => metrics.undecryptable.inc({ topic }),
+          },
+        );
         try {
           // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
-          await withRetries(() => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)), (error) => !(error instanceof EventLogUnavailable));
+          await withRetries(
+            () => log.ensureTopics(ALL_TOPICS.map((topic) => `${config.ENGRAM_TOPIC_PREFIX}${topic}`)),
+            (error) => !(error instanceof EventLogUnavailable),
+          );
         } catch (error) {
           if (error instanceof EventLogUnavailable) {
             // engram encrypt-log is copying the log: start anyway (reads serve, writes answer 503,
@@ -122,7 +142,9 @@ export function kafkaBrokers(config: EngramConfig): string[] {
             return log;
           }
           await log.close().catch(() => undefined);
-          throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          throw new Error(`Kafka at KAFKA_BROKERS=${config.KAFKA_BROKERS}: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+          });
         }
         return log;
       },
@@ -193,7 +215,10 @@ export function kafkaBrokers(config: EngramConfig): string[] {
           await index.init();
         } catch (error) {
           await index.close().catch(() => undefined);
-          throw new Error(`Elasticsearch at ELASTICSEARCH_URL=${config.ELASTICSEARCH_URL}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          throw new Error(
+            `Elasticsearch at ELASTICSEARCH_URL=${config.ELASTICSEARCH_URL}: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
         }
         return new VisibleSearchIndex(index);
       },
@@ -204,12 +229,28 @@ export function kafkaBrokers(config: EngramConfig): string[] {
       provide: SearchIndexVersions,
       inject: [SearchIndex, Embedder],
       useFactory: (index: VisibleSearchIndex, embedder: Embedder) =>
-        new VisibleVersions(new ElasticsearchSearchIndexVersions({ client: index.inner.client, alias: index.inner.alias, dimensions: embedder.dimensions })),
+        new VisibleVersions(
+          new ElasticsearchSearchIndexVersions({ client: index.inner.client, alias: index.inner.alias, dimensions: embedder.dimensions }),
+        ),
     },
   ],
   exports: [
-    MONGO_CLIENT, MONGO_DATABASE, EventLog, STORED_EVENT_LOG, LogVersions, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
-    FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
+    MONGO_CLIENT,
+    MONGO_DATABASE,
+    EventLog,
+    STORED_EVENT_LOG,
+    LogVersions,
+    KeyStore,
+    DataKeyRing,
+    FactStore,
+    SessionStore,
+    SearchIndex,
+    AccessStore,
+    Embedder,
+    FactStoreVersions,
+    SessionStoreVersions,
+    SearchIndexVersions,
+    RebuildLedger,
   ],
 })
 export class DistributedBindingsModule implements OnApplicationShutdown {

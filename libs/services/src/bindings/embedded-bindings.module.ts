@@ -63,7 +63,12 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
       },
     },
     { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) },
-    { provide: STORED_EVENT_LOG, inject: [SQLITE_DATABASE, EngramConfig], useFactory: (db: Database, config: EngramConfig) => new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }) },
+    {
+      provide: STORED_EVENT_LOG,
+      inject: [SQLITE_DATABASE, EngramConfig],
+      useFactory: (db: Database, config: EngramConfig) =>
+        new SqliteEventLog(db, { maxBatchSize: config.ENGRAM_BATCH_SIZE, lingerMs: config.ENGRAM_BATCH_LINGER_MS }),
+    },
     // Which version of the topics the log is at (`engram encrypt-log` moves it).
     { provide: LogVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteLogVersions(db) },
     {
@@ -87,8 +92,21 @@ export const SQLITE_DATABASE = Symbol('SqliteDatabase');
     { provide: Embedder, inject: [EngramConfig], useFactory: (c: EngramConfig) => createEmbedder(c) },
   ],
   exports: [
-    SQLITE_DATABASE, EventLog, STORED_EVENT_LOG, LogVersions, KeyStore, DataKeyRing, FactStore, SessionStore, SearchIndex, AccessStore, Embedder,
-    FactStoreVersions, SessionStoreVersions, SearchIndexVersions, RebuildLedger,
+    SQLITE_DATABASE,
+    EventLog,
+    STORED_EVENT_LOG,
+    LogVersions,
+    KeyStore,
+    DataKeyRing,
+    FactStore,
+    SessionStore,
+    SearchIndex,
+    AccessStore,
+    Embedder,
+    FactStoreVersions,
+    SessionStoreVersions,
+    SearchIndexVersions,
+    RebuildLedger,
   ],
 })
 export class EmbeddedBindingsModule implements OnApplicationShutdown {

@@ -1,4 +1,14 @@
-import type { BatchHandler, ConsumerSpec, EventLog, GroupInfo, LogMessage, LogPosition, ResetTarget, StoredMessage, Subscription } from '@engram/ports';
+import type {
+  BatchHandler,
+  ConsumerSpec,
+  EventLog,
+  GroupInfo,
+  LogMessage,
+  LogPosition,
+  ResetTarget,
+  StoredMessage,
+  Subscription,
+} from '@engram/ports';
 
 /**
  * Scopes consumer-group names with a prefix. Kafka's consumer groups are global

@@ -129,7 +129,9 @@ export class VersionedTopicsEventLog implements EventLog {
       );
     }
     if (state.version !== version) {
-      throw new EventLogUnavailable(`the event log moved to version ${state.version} (engram encrypt-log) after this process started on version ${version}: restart it`);
+      throw new EventLogUnavailable(
+        `the event log moved to version ${state.version} (engram encrypt-log) after this process started on version ${version}: restart it`,
+      );
     }
     return version;
   }

@@ -22,7 +22,7 @@ export function writeContractFiles(dir: string): string[] {
 export function registerAsyncApiCommand(program: Command): void {
   program
     .command('asyncapi [dir]')
-    .description('write the AsyncAPI document and the events\' JSON Schemas (default under docs/)')
+    .description("write the AsyncAPI document and the events' JSON Schemas (default under docs/)")
     .action((dir = 'docs') => {
       const written = writeContractFiles(dir);
       console.error(`wrote ${written.length} files under ${dir}: asyncapi.json, events/*.schema.json`);

@@ -79,12 +79,41 @@ export interface Statement {
 const ZH = {
   drinkAdj: ['冰', '热', '无糖', '少糖', '低脂', '手冲', '现磨', '加浓', '双份', '燕麦'],
   drinks: ['美式咖啡', '拿铁', '乌龙茶', '龙井', '普洱', '豆浆', '椰子水', '抹茶', '柠檬茶', '气泡水', '酸梅汤', '红茶'],
-  foods: ['火锅', '小笼包', '牛肉面', '烤鸭', '麻辣烫', '寿司', '煎饼果子', '酸菜鱼', '螺蛳粉', '肠粉', '羊肉串', '担担面', '香菜', '榴莲', '臭豆腐'],
+  foods: [
+    '火锅',
+    '小笼包',
+    '牛肉面',
+    '烤鸭',
+    '麻辣烫',
+    '寿司',
+    '煎饼果子',
+    '酸菜鱼',
+    '螺蛳粉',
+    '肠粉',
+    '羊肉串',
+    '担担面',
+    '香菜',
+    '榴莲',
+    '臭豆腐',
+  ],
   weekly: ['每周一', '每周二', '每周三', '每周四', '每周五', '每周六', '每周日'],
   timeOfDay: ['早上', '中午', '下午', '晚上'],
   activities: ['打羽毛球', '去游泳', '去爬山', '骑车', '练瑜伽', '下围棋', '练书法', '弹钢琴', '打篮球', '跑步', '上英语课', '去健身房'],
   deadlines: ['下周一', '下周三', '周五', '月底', '明天下午', '后天', '下个月初'],
-  documents: ['季度报告', '预算表', '年会方案', '周报', '合同', '演讲稿', '测试计划', '招聘需求', '产品文档', '发布说明', '复盘材料', '培训课件'],
+  documents: [
+    '季度报告',
+    '预算表',
+    '年会方案',
+    '周报',
+    '合同',
+    '演讲稿',
+    '测试计划',
+    '招聘需求',
+    '产品文档',
+    '发布说明',
+    '复盘材料',
+    '培训课件',
+  ],
   handOff: ['交给老板', '发给客户', '提交评审', '整理完', '改好', '发给财务'],
   allergens: ['花生', '芒果', '海鲜', '牛奶', '鸡蛋', '青霉素', '花粉', '猫毛', '小麦', '虾'],
   cities: ['杭州', '成都', '深圳', '西安', '南京', '苏州', '厦门', '青岛', '武汉', '长沙', '昆明', '大连'],
@@ -92,11 +121,50 @@ const ZH = {
 
 const EN = {
   drinkAdj: ['iced', 'hot', 'decaf', 'oat milk', 'black', 'double shot', 'sugar-free', 'cold brew', 'spiced', 'honey'],
-  drinks: ['latte', 'green tea', 'espresso', 'chai', 'matcha', 'kombucha', 'flat white', 'mocha', 'earl grey', 'cappuccino', 'rooibos', 'americano'],
-  hobbies: ['rock climbing', 'sourdough baking', 'chess', 'jazz piano', 'trail running', 'bird watching', 'kayaking', 'woodworking', 'sketching', 'pottery', 'salsa dancing', 'astronomy'],
+  drinks: [
+    'latte',
+    'green tea',
+    'espresso',
+    'chai',
+    'matcha',
+    'kombucha',
+    'flat white',
+    'mocha',
+    'earl grey',
+    'cappuccino',
+    'rooibos',
+    'americano',
+  ],
+  hobbies: [
+    'rock climbing',
+    'sourdough baking',
+    'chess',
+    'jazz piano',
+    'trail running',
+    'bird watching',
+    'kayaking',
+    'woodworking',
+    'sketching',
+    'pottery',
+    'salsa dancing',
+    'astronomy',
+  ],
   weekdays: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'],
   taskVerbs: ['renew', 'submit', 'review', 'finish', 'send', 'update', 'sign', 'print'],
-  taskObjects: ['passport', 'tax return', 'quarterly report', 'insurance form', 'lease', 'design doc', 'expense claim', 'grant proposal', 'slide deck', 'visa application', 'budget sheet', 'release notes'],
+  taskObjects: [
+    'passport',
+    'tax return',
+    'quarterly report',
+    'insurance form',
+    'lease',
+    'design doc',
+    'expense claim',
+    'grant proposal',
+    'slide deck',
+    'visa application',
+    'budget sheet',
+    'release notes',
+  ],
   deadlines: ['Friday', 'next Monday', 'the end of the month', 'tomorrow', 'next Wednesday', 'the 15th'],
   callees: ['the dentist', 'my landlord', 'the plumber', 'my accountant', 'the vet', 'my sister', 'the bank', 'the school'],
   allergens: ['shellfish', 'peanuts', 'penicillin', 'pollen', 'gluten', 'lactose', 'cats', 'latex', 'sesame', 'kiwi'],
@@ -285,7 +353,6 @@ export interface BenchEngine {
 }
 
 function httpEngine(url: string, apiKey?: string): BenchEngine {
-
   const call = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
     for (let attempt = 0; ; attempt++) {
       const response = await fetch(new URL(route, url), {
@@ -310,7 +377,8 @@ function httpEngine(url: string, apiKey?: string): BenchEngine {
     ingest: async (request) => (await call<{ position: string }>('POST', '/v1/turns', request)).position,
     pending: async () => (await call<{ pending: number }>('GET', '/v1/pipeline/status')).pending,
     recall: (body) => call<RecallResponse>('POST', '/v1/recall', body),
-    memories: async (userId) => (await call<{ memories: unknown[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories`)).memories.length,
+    memories: async (userId) =>
+      (await call<{ memories: unknown[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories`)).memories.length,
     close: async () => undefined,
   };
 }
@@ -461,14 +529,23 @@ export function compareSnapshots(left: ProjectionSnapshot, right: ProjectionSnap
         continue;
       }
       for (const field of ['kind', 'status', 'value', 'content', 'version', 'mentionCount', 'history'] as const) {
-        if (show(memory[field]) !== show(other[field])) differ(`${userId} ${memory.id}: ${field} ${show(memory[field])} ≠ ${show(other[field])}`);
+        if (show(memory[field]) !== show(other[field]))
+          differ(`${userId} ${memory.id}: ${field} ${show(memory[field])} ≠ ${show(other[field])}`);
       }
     }
     for (const memory of byId.values()) differ(`${userId} ${memory.id}: only in the second dump (${memory.kind} ${show(memory.value)})`);
-    if (show(a.recall.memoryIds) !== show(b.recall.memoryIds)) differ(`${userId}: recall memories ${show(a.recall.memoryIds)} ≠ ${show(b.recall.memoryIds)}`);
-    if (show(a.recall.recentTurnIds) !== show(b.recall.recentTurnIds)) differ(`${userId}: recall recent turns ${show(a.recall.recentTurnIds)} ≠ ${show(b.recall.recentTurnIds)}`);
+    if (show(a.recall.memoryIds) !== show(b.recall.memoryIds))
+      differ(`${userId}: recall memories ${show(a.recall.memoryIds)} ≠ ${show(b.recall.memoryIds)}`);
+    if (show(a.recall.recentTurnIds) !== show(b.recall.recentTurnIds))
+      differ(`${userId}: recall recent turns ${show(a.recall.recentTurnIds)} ≠ ${show(b.recall.recentTurnIds)}`);
   }
-  return { equal: count === 0, users: users.length, memories: { left: total(left), right: total(right) }, differenceCount: count, differences };
+  return {
+    equal: count === 0,
+    users: users.length,
+    memories: { left: total(left), right: total(right) },
+    differenceCount: count,
+    differences,
+  };
 }
 
 export interface OnlineRebuildReport {
@@ -486,7 +563,13 @@ export interface OnlineRebuildReport {
   readonly statusErrors: number;
   /** Turns accepted while the rebuild ran (asked `rate` turns/s, one per POST, sequential: `turnsPerSec` is what the server took). */
   readonly ingest: { readonly rate: number; readonly turns: number; readonly turnsPerSec: number; readonly failures: number };
-  readonly recall: LatencySummary & { readonly calls: number; readonly failures: number; readonly errors: number; readonly missing: number; readonly probes: number };
+  readonly recall: LatencySummary & {
+    readonly calls: number;
+    readonly failures: number;
+    readonly errors: number;
+    readonly missing: number;
+    readonly probes: number;
+  };
   /** The second rebuild: the same log, nothing ingested meanwhile. */
   readonly fromScratch: { readonly events: number; readonly secondsToSwap: number; readonly eventsPerSec: number };
   readonly equal: boolean;
@@ -526,9 +609,23 @@ async function ok<T>(answer: Promise<HttpAnswer<T>>, what: string): Promise<T> {
 }
 
 /** Starts an online rebuild of every projection and follows it until each is done (throws if one failed). */
-async function onlineRebuild(call: Call, bars: boolean, label: string): Promise<{ rebuilt: OnlineRebuildReport['rebuilt']; inputAtStart: number; doneAtSwap: number; secondsToSwap: number; secondsToDone: number; statusErrors: number }> {
+async function onlineRebuild(
+  call: Call,
+  bars: boolean,
+  label: string,
+): Promise<{
+  rebuilt: OnlineRebuildReport['rebuilt'];
+  inputAtStart: number;
+  doneAtSwap: number;
+  secondsToSwap: number;
+  secondsToDone: number;
+  statusErrors: number;
+}> {
   const started = performance.now();
-  const { rebuilds } = await ok(call<{ rebuilds: RebuildStatus[] }>('POST', '/v1/admin/rebuilds', { projection: 'all' }, true), 'POST /v1/admin/rebuilds');
+  const { rebuilds } = await ok(
+    call<{ rebuilds: RebuildStatus[] }>('POST', '/v1/admin/rebuilds', { projection: 'all' }, true),
+    'POST /v1/admin/rebuilds',
+  );
   const key = (r: Pick<RebuildStatus, 'projection' | 'version'>) => `${r.projection}@${r.version}`;
   const wanted = new Set(rebuilds.map(key));
   const atSwap = new Map<string, number>();
@@ -537,9 +634,12 @@ async function onlineRebuild(call: Call, bars: boolean, label: string): Promise<
   let swappedAt: number | null = null;
   const bar = progressBar(bars, label, 1);
   let statusErrors = 0;
-  for (let consecutive = 0; ; ) {
+  for (let consecutive = 0; ;) {
     // A status read that fails now and then (a store connection reset) is counted, not fatal: the rebuild runs server-side.
-    const answer = await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds', undefined, true).catch((error: unknown) => ({ status: 0, body: String(error) }));
+    const answer = await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds', undefined, true).catch((error: unknown) => ({
+      status: 0,
+      body: String(error),
+    }));
     if (answer.status !== 200) {
       statusErrors++;
       if (++consecutive >= 40) throw new Error(`GET /v1/admin/rebuilds → ${answer.status}: ${JSON.stringify(answer.body)}`);
@@ -554,7 +654,12 @@ async function onlineRebuild(call: Call, bars: boolean, label: string): Promise<
       bar.stop();
       throw new Error(`online rebuild of ${failed.projection} failed: ${failed.error}`);
     }
-    bar.setTotal(Math.max(1, mine.reduce((sum, r) => sum + Math.max(r.total, r.done), 0)));
+    bar.setTotal(
+      Math.max(
+        1,
+        mine.reduce((sum, r) => sum + Math.max(r.total, r.done), 0),
+      ),
+    );
     bar.update(mine.reduce((sum, r) => sum + r.done, 0));
     for (const r of mine) {
       if (r.total > 0 && !totalAtStart.has(key(r))) totalAtStart.set(key(r), r.total);
@@ -589,7 +694,10 @@ async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, la
   const snapshot: Record<string, UserSnapshot> = {};
   for (let user = 0; user < users; user++) {
     const userId = userIdOf(user);
-    const { memories } = await ok(call<{ memories: MemoryDocument[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`), `memories of ${userId}`);
+    const { memories } = await ok(
+      call<{ memories: MemoryDocument[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`),
+      `memories of ${userId}`,
+    );
     const query = questionAbout(userStatements(options.seed, user, 1)[0], seededRandom(streamSeed(options.seed, 'dump', user)));
     const answer = await ok(call<RecallResponse>('POST', '/v1/recall', { userId, query, sessionId: 's0', now }), `recall of ${userId}`);
     snapshot[userId] = { memories: snapshotMemories(memories), recall: snapshotRecall(answer) };
@@ -618,11 +726,18 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
   const call = httpClient(url, options.apiKey ?? process.env.ENGRAM_API_KEY, options.adminKey ?? process.env.ENGRAM_ADMIN_KEY);
   const users = Math.min(options.users, options.turns);
 
-  const probes = Array.from({ length: Math.min(20, users) }, (_, n) => ({ userId: userIdOf(n), turnId: `orp${n}`, ...probeStatement(options.seed, 1_000_000 + n) }));
+  const probes = Array.from({ length: Math.min(20, users) }, (_, n) => ({
+    userId: userIdOf(n),
+    turnId: `orp${n}`,
+    ...probeStatement(options.seed, 1_000_000 + n),
+  }));
   const probeBar = progressBar(bars, 'probes   ', probes.length);
   for (const probe of probes) {
     const turn = { turnId: probe.turnId, role: 'user', text: probe.text, occurredAt: new Date().toISOString() };
-    const { position } = await ok(call<{ position: string }>('POST', '/v1/turns', { userId: probe.userId, sessionId: 'online-rebuild', turns: [turn] }), 'POST /v1/turns');
+    const { position } = await ok(
+      call<{ position: string }>('POST', '/v1/turns', { userId: probe.userId, sessionId: 'online-rebuild', turns: [turn] }),
+      'POST /v1/turns',
+    );
     const found = await waitUntilRecalled(
       { recall: (body) => ok(call<RecallResponse>('POST', '/v1/recall', body), 'POST /v1/recall') },
       probe.userId,
@@ -632,7 +747,8 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
       performance.now(),
       PROBE_TIMEOUT_MS,
     );
-    if (found === null) throw new Error(`probe ${probe.turnId} of ${probe.userId} not recalled within ${PROBE_TIMEOUT_MS / 1000} s before the rebuild`);
+    if (found === null)
+      throw new Error(`probe ${probe.turnId} of ${probe.userId} not recalled within ${PROBE_TIMEOUT_MS / 1000} s before the rebuild`);
     probeBar.increment();
   }
   probeBar.stop();
@@ -672,7 +788,8 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
         const answer = await call<RecallResponse>('POST', '/v1/recall', { userId: probe.userId, query: probe.marker, k: 5 });
         latencies.push(performance.now() - started);
         if (answer.status !== 200) recallStats.errors++;
-        else if (![...answer.body.facts, ...answer.body.memories].some((m) => m.sourceTurnIds.includes(probe.turnId))) recallStats.missing++;
+        else if (![...answer.body.facts, ...answer.body.memories].some((m) => m.sourceTurnIds.includes(probe.turnId)))
+          recallStats.missing++;
       } catch {
         latencies.push(performance.now() - started);
         recallStats.errors++;
@@ -705,7 +822,11 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
     eventsPerSec: Math.round(underIngest.doneAtSwap / Math.max(underIngest.secondsToSwap, 0.001)),
     secondsToDone: underIngest.secondsToDone,
     statusErrors: underIngest.statusErrors + scratch.statusErrors,
-    ingest: { rate: options.rebuildIngestRate, ...ingestStats, turnsPerSec: round2(ingestStats.turns / Math.max(underIngest.secondsToDone, 0.001)) },
+    ingest: {
+      rate: options.rebuildIngestRate,
+      ...ingestStats,
+      turnsPerSec: round2(ingestStats.turns / Math.max(underIngest.secondsToDone, 0.001)),
+    },
     recall: {
       ...summariseLatencies(latencies),
       calls: latencies.length,
@@ -714,7 +835,11 @@ async function measureOnlineRebuild(url: string, options: BenchOptions, bars: bo
       missing: recallStats.missing,
       probes: probes.length,
     },
-    fromScratch: { events: scratchEvents, secondsToSwap: scratch.secondsToSwap, eventsPerSec: Math.round(scratch.doneAtSwap / Math.max(scratch.secondsToSwap, 0.001)) },
+    fromScratch: {
+      events: scratchEvents,
+      secondsToSwap: scratch.secondsToSwap,
+      eventsPerSec: Math.round(scratch.doneAtSwap / Math.max(scratch.secondsToSwap, 0.001)),
+    },
     equal: comparison.equal,
     comparison,
   };
@@ -759,7 +884,14 @@ export interface BenchReport {
   readonly seed: number;
   readonly memories: number;
   readonly ingest: { readonly turnsPerSec: number; readonly turns: number; readonly seconds: number; readonly turnsPerRequest: number };
-  readonly freshnessMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number; readonly missed: number; readonly rate: number };
+  readonly freshnessMs: {
+    readonly p50: number;
+    readonly p99: number;
+    readonly max: number;
+    readonly samples: number;
+    readonly missed: number;
+    readonly rate: number;
+  };
   readonly recallMs: LatencySummary & { readonly concurrent: LatencySummary & { readonly clients: number } };
   readonly rebuild: { readonly eventsPerSec: number | null; readonly events: number | null; readonly seconds: number | null };
   /** With --online-rebuild (phases 2–4 are skipped then: their figures are zeros / null). */
@@ -790,7 +922,9 @@ const MB = 1024 * 1024;
 export async function runBench(options: BenchOptions, startEmbedded: (http: boolean) => Promise<BenchEngine>): Promise<BenchReport> {
   const print = options.print ?? ((line: string) => console.log(line));
   const bars = options.progress ?? true;
-  const engine = options.url ? httpEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY) : await startEmbedded(options.onlineRebuild === true);
+  const engine = options.url
+    ? httpEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY)
+    : await startEmbedded(options.onlineRebuild === true);
   const rss = new RssSampler();
   const cpuAtStart = process.cpuUsage();
   const wallAtStart = performance.now();
@@ -879,7 +1013,11 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
           bar?.update(done);
         });
         bar?.stop();
-        rebuild = { eventsPerSec: Math.round(result.events / Math.max(result.seconds, 0.001)), events: result.events, seconds: round2(result.seconds) };
+        rebuild = {
+          eventsPerSec: Math.round(result.events / Math.max(result.seconds, 0.001)),
+          events: result.events,
+          seconds: round2(result.seconds),
+        };
       }
     }
     peakRssMbAfter.rebuild = rss.mark();
@@ -893,7 +1031,12 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       users: options.users,
       seed: options.seed,
       memories,
-      ingest: { turnsPerSec: Math.round(options.turns / ingestSeconds), turns: options.turns, seconds: round2(ingestSeconds), turnsPerRequest: options.turnsPerRequest },
+      ingest: {
+        turnsPerSec: Math.round(options.turns / ingestSeconds),
+        turns: options.turns,
+        seconds: round2(ingestSeconds),
+        turnsPerRequest: options.turnsPerRequest,
+      },
       freshnessMs: freshness,
       recallMs: { ...summariseLatencies(sequential), concurrent: { ...summariseLatencies(concurrent), clients: options.concurrency } },
       rebuild,
@@ -947,13 +1090,19 @@ async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars
     const probe = i % probeEvery === 0 ? probeStatement(options.seed, i / probeEvery) : null;
     const text = probe ? probe.text : pick(random, TEMPLATES)(random).text;
     const posted = performance.now();
-    const ingested = engine.ingest({ userId, sessionId: 'fresh', turns: [{ turnId, role: 'user', text, occurredAt: new Date().toISOString() } as TurnDto] } as PostTurnsDto);
+    const ingested = engine.ingest({
+      userId,
+      sessionId: 'fresh',
+      turns: [{ turnId, role: 'user', text, occurredAt: new Date().toISOString() } as TurnDto],
+    } as PostTurnsDto);
     if (probe) {
       waits.push(
-        ingested.then((position) => waitUntilRecalled(engine, userId, probe.marker, turnId, position, posted)).then((ms) => {
-          bar.increment();
-          return ms;
-        }),
+        ingested
+          .then((position) => waitUntilRecalled(engine, userId, probe.marker, turnId, position, posted))
+          .then((ms) => {
+            bar.increment();
+            return ms;
+          }),
       );
     } else {
       await ingested;
@@ -963,7 +1112,14 @@ async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars
   bar.stop();
   const found = results.filter((ms): ms is number => ms !== null);
   const summary = summariseLatencies(found);
-  return { p50: summary.p50, p99: summary.p99, max: summary.max, samples: found.length, missed: results.length - found.length, rate: options.freshnessRate };
+  return {
+    p50: summary.p50,
+    p99: summary.p99,
+    max: summary.max,
+    samples: found.length,
+    missed: results.length - found.length,
+    rate: options.freshnessRate,
+  };
 }
 
 async function waitUntilRecalled(
@@ -1077,14 +1233,21 @@ export function formatBenchReport(report: BenchReport): string {
           `recall ${report.process.phaseCpuSeconds.recall} s, rebuild ${report.process.phaseCpuSeconds.rebuild} s (${report.process.rebuildEventsPerCpuSecond ?? '—'} events per CPU second)`
         : ''),
     ...(!o && report.freshnessMs.rate > report.ingest.turnsPerSec
-      ? [`note       freshness was measured at ${report.freshnessMs.rate} turns/s, above the ingest throughput (${report.ingest.turnsPerSec}/s): it includes the growing backlog`]
+      ? [
+          `note       freshness was measured at ${report.freshnessMs.rate} turns/s, above the ingest throughput (${report.ingest.turnsPerSec}/s): it includes the growing backlog`,
+        ]
       : []),
   ].join('\n');
 }
 
 function progressBar(enabled: boolean, label: string, total: number): SingleBar {
   const bar = new SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, noTTYOutput: false, hideCursor: true },
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
+      stream: process.stderr,
+      noTTYOutput: false,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   );
   if (enabled) bar.start(total, 0);
@@ -1118,7 +1281,10 @@ export function registerBenchCommand(program: Command, modules: CliModules): Com
     .option('--freshness-samples <n>', 'probe turns timed for freshness', positiveInt('freshness-samples'), 100)
     .option('--queries <n>', 'recall questions, sequential and again concurrent', positiveInt('queries'), 1_000)
     .option('--concurrency <n>', 'concurrent recall clients', positiveInt('concurrency', 1000), 8)
-    .option('--online-rebuild', 'instead of freshness/recall/rebuild: rebuild every projection online while ingest and recall go on, then check it equals a from-scratch rebuild')
+    .option(
+      '--online-rebuild',
+      'instead of freshness/recall/rebuild: rebuild every projection online while ingest and recall go on, then check it equals a from-scratch rebuild',
+    )
     .option('--rebuild-ingest-rate <n>', 'turns/s posted during the online rebuild', positiveInt('rebuild-ingest-rate', 100_000), 50)
     .option('--admin-key <key>', 'admin key for the online rebuild (or ENGRAM_ADMIN_KEY)')
     .action(
@@ -1138,7 +1304,9 @@ export function registerBenchCommand(program: Command, modules: CliModules): Com
         rebuildIngestRate: number;
         adminKey?: string;
       }) => {
-        await runBench({ ...options, json: options.json === true, onlineRebuild: options.onlineRebuild === true }, (http) => embeddedEngine(modules, process.env, http));
+        await runBench({ ...options, json: options.json === true, onlineRebuild: options.onlineRebuild === true }, (http) =>
+          embeddedEngine(modules, process.env, http),
+        );
       },
     );
 }

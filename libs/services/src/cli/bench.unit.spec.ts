@@ -43,9 +43,15 @@ describe('bench workload', () => {
     expect([...perUser.values()].map((ids) => ids.length)).toEqual([24, 24, 24, 23]);
     for (const ids of perUser.values()) expect(new Set(ids).size).toBe(ids.length);
     expect(requests.slice(0, 5).map((r) => [r.userId, r.sessionId])).toEqual([
-      ['bench-u0', 's0'], ['bench-u1', 's0'], ['bench-u2', 's0'], ['bench-u3', 's0'], ['bench-u0', 's1'],
+      ['bench-u0', 's0'],
+      ['bench-u1', 's0'],
+      ['bench-u2', 's0'],
+      ['bench-u3', 's0'],
+      ['bench-u0', 's1'],
     ]);
-    expect(requests.every((r) => r.turns.length <= 10 && r.turns.every((t) => t.role === 'user' && !Number.isNaN(Date.parse(t.occurredAt))))).toBe(true);
+    expect(
+      requests.every((r) => r.turns.length <= 10 && r.turns.every((t) => t.role === 'user' && !Number.isNaN(Date.parse(t.occurredAt)))),
+    ).toBe(true);
   });
 
   it('is bilingual and varied', () => {
@@ -132,22 +138,50 @@ describe('online rebuild comparison', () => {
 
   it('reduces memories to what must be equal, ordered by id', () => {
     expect(snapshotMemories([memory('m2', { status: 'retracted' }), memory('m1')])).toEqual([
-      { id: 'm1', kind: 'preference', status: 'active', value: '拿铁', content: '我喜欢喝拿铁', version: 2, mentionCount: 3, history: ['美式咖啡'] },
-      { id: 'm2', kind: 'preference', status: 'retracted', value: '拿铁', content: '我喜欢喝拿铁', version: 2, mentionCount: 3, history: ['美式咖啡'] },
+      {
+        id: 'm1',
+        kind: 'preference',
+        status: 'active',
+        value: '拿铁',
+        content: '我喜欢喝拿铁',
+        version: 2,
+        mentionCount: 3,
+        history: ['美式咖啡'],
+      },
+      {
+        id: 'm2',
+        kind: 'preference',
+        status: 'retracted',
+        value: '拿铁',
+        content: '我喜欢喝拿铁',
+        version: 2,
+        mentionCount: 3,
+        history: ['美式咖啡'],
+      },
     ]);
   });
 
   it('takes the set of memories recall returned and the recent turns in order', () => {
     const view = (id: string) => ({ id }) as never;
     expect(
-      snapshotRecall({ facts: [view('b')], memories: [view('c'), view('a'), view('b')], recent: [{ turnId: 't2' }, { turnId: 't1' }] as never }),
+      snapshotRecall({
+        facts: [view('b')],
+        memories: [view('c'), view('a'), view('b')],
+        recent: [{ turnId: 't2' }, { turnId: 't1' }] as never,
+      }),
     ).toEqual({ memoryIds: ['a', 'b', 'c'], recentTurnIds: ['t2', 't1'] });
   });
 
   it('finds equal dumps equal, whatever the processing timestamps and the order memories were listed in', () => {
     const left = { 'bench-u0': user([memory('m1'), memory('m2')]) };
     const right = { 'bench-u0': user([memory('m2', { updatedAt: '2026-11-30T13:00:00.000Z', revision: 9 }), memory('m1')]) };
-    expect(compareSnapshots(left, right)).toEqual({ equal: true, users: 1, memories: { left: 2, right: 2 }, differenceCount: 0, differences: [] });
+    expect(compareSnapshots(left, right)).toEqual({
+      equal: true,
+      users: 1,
+      memories: { left: 2, right: 2 },
+      differenceCount: 0,
+      differences: [],
+    });
   });
 
   it('names every field that differs, memories on one side only, users on one side only and recall answers', () => {
@@ -180,7 +214,9 @@ describe('online rebuild comparison', () => {
   });
 
   it('lists only the first differences but counts them all', () => {
-    const many = (value: string) => ({ 'bench-u0': user(Array.from({ length: 30 }, (_, i) => memory(`m${String(i).padStart(2, '0')}`, { value }))) });
+    const many = (value: string) => ({
+      'bench-u0': user(Array.from({ length: 30 }, (_, i) => memory(`m${String(i).padStart(2, '0')}`, { value }))),
+    });
     const result = compareSnapshots(many('a'), many('b'), 5);
     expect(result.differences).toHaveLength(5);
     expect(result.differences[0]).toBe('bench-u0 m00: value "a" ≠ "b"');

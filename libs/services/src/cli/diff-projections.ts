@@ -31,7 +31,13 @@ export interface UserDiff {
 export interface ProjectionDiff {
   readonly a: number;
   readonly b: number;
-  readonly totals: { readonly users: number; readonly added: number; readonly removed: number; readonly changed: number; readonly unchanged: number };
+  readonly totals: {
+    readonly users: number;
+    readonly added: number;
+    readonly removed: number;
+    readonly changed: number;
+    readonly unchanged: number;
+  };
   /** Users with at least one difference. */
   readonly users: UserDiff[];
 }
@@ -82,14 +88,18 @@ export async function diffFactVersions(
   filter: { tenantId?: string; userId?: string } = {},
 ): Promise<ProjectionDiff> {
   const existing = await versions.list();
-  for (const v of [a, b]) if (!existing.includes(v)) throw new Error(`facts@${v} does not exist (versions: ${existing.map((n) => `facts@${n}`).join(', ')})`);
+  for (const v of [a, b])
+    if (!existing.includes(v)) throw new Error(`facts@${v} does not exist (versions: ${existing.map((n) => `facts@${n}`).join(', ')})`);
   const [storeA, storeB] = [await versions.open(a), await versions.open(b)];
   const keyed = new Map<string, { tenantId: string; userId: string }>();
   for (const u of [...(await storeA.users()), ...(await storeB.users())]) keyed.set(`${u.tenantId}\u0000${u.userId}`, u);
   const users = [...keyed.entries()]
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
     .map(([, u]) => u)
-    .filter((u) => (filter.tenantId === undefined || u.tenantId === filter.tenantId) && (filter.userId === undefined || u.userId === filter.userId));
+    .filter(
+      (u) =>
+        (filter.tenantId === undefined || u.tenantId === filter.tenantId) && (filter.userId === undefined || u.userId === filter.userId),
+    );
   const diffs: UserDiff[] = [];
   const totals = { users: users.length, added: 0, removed: 0, changed: 0, unchanged: 0 };
   for (const { tenantId, userId } of users) {
@@ -117,9 +127,13 @@ export function formatDiff(diff: ProjectionDiff): string {
     `facts@${diff.a} → facts@${diff.b}: ${diff.totals.users} users, ${diff.totals.added} added, ${diff.totals.removed} removed, ` +
       `${diff.totals.changed} changed, ${diff.totals.unchanged} unchanged`,
   ];
-  const show = (m: MemoryFace) => `[${m.kind}${m.status === 'active' ? '' : `, ${m.status}`}] ${m.mergeKey} = ${JSON.stringify(m.value)}  ${JSON.stringify(m.content)}`;
+  const show = (m: MemoryFace) =>
+    `[${m.kind}${m.status === 'active' ? '' : `, ${m.status}`}] ${m.mergeKey} = ${JSON.stringify(m.value)}  ${JSON.stringify(m.content)}`;
   for (const user of diff.users) {
-    lines.push('', `${user.tenantId}/${user.userId}: +${user.added.length} -${user.removed.length} ~${user.changed.length} =${user.unchanged}`);
+    lines.push(
+      '',
+      `${user.tenantId}/${user.userId}: +${user.added.length} -${user.removed.length} ~${user.changed.length} =${user.unchanged}`,
+    );
     for (const m of user.removed) lines.push(`  - ${show(m)}`);
     for (const m of user.added) lines.push(`  + ${show(m)}`);
     for (const c of user.changed) {

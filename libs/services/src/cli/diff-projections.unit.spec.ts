@@ -33,7 +33,12 @@ describe('diffMemories', () => {
 
   it('formats a readable listing and parses version names', () => {
     const diff = diffMemories([budget], [{ ...budget, value: '五万', content: '预算五万' }]);
-    const text = formatDiff({ a: 1, b: 2, totals: { users: 1, added: 0, removed: 0, changed: 1, unchanged: 0 }, users: [{ tenantId: 't', userId: 'u', ...diff }] });
+    const text = formatDiff({
+      a: 1,
+      b: 2,
+      totals: { users: 1, added: 0, removed: 0, changed: 1, unchanged: 0 },
+      users: [{ tenantId: 't', userId: 'u', ...diff }],
+    });
     expect(text).toContain('facts@1 → facts@2: 1 users, 0 added, 0 removed, 1 changed, 0 unchanged');
     expect(text).toContain('value: "三万" → "五万"');
     expect([parseFactsVersion('facts@3', 1), parseFactsVersion('2', 1), parseFactsVersion('active', 4)]).toEqual([3, 2, 4]);

@@ -14,7 +14,9 @@ import { PhaseBars } from './phase-bars';
 export function registerEncryptLogCommand(program: Command, modules: CliModules): void {
   program
     .command('encrypt-log')
-    .description('seal every plaintext event of the log into a new version of its topics, switch to it and delete the old ones (stop engram first)')
+    .description(
+      'seal every plaintext event of the log into a new version of its topics, switch to it and delete the old ones (stop engram first)',
+    )
     .option('--abort', 'give up an interrupted run that has not switched: delete its copies, the log stays as it was')
     .option('--json', 'print only the result as JSON')
     .action(async (options: { abort?: boolean; json?: boolean }) => {
@@ -42,10 +44,14 @@ export function registerEncryptLogCommand(program: Command, modules: CliModules)
             `${sum('messages')} messages in ${result.topics.length} topics; the old topics are deleted.`,
         );
         if (sum('unattributed') > 0) {
-          console.error(`warning: ${sum('unattributed')} messages are no event of any user (not JSON, or no tenant and user): copied as they were; see engram dlq list.`);
+          console.error(
+            `warning: ${sum('unattributed')} messages are no event of any user (not JSON, or no tenant and user): copied as they were; see engram dlq list.`,
+          );
         }
         if (result.leftOver.length > 0) console.error(`warning: left in place (not copied, not empty): ${result.leftOver.join(', ')}`);
-        console.error(`producers writing straight to Kafka write to ${versionedTopic(`${config.ENGRAM_TOPIC_PREFIX}${Topics.turns}`, result.to)} now (KafkaTurnProducer: logVersion ${result.to}).`);
+        console.error(
+          `producers writing straight to Kafka write to ${versionedTopic(`${config.ENGRAM_TOPIC_PREFIX}${Topics.turns}`, result.to)} now (KafkaTurnProducer: logVersion ${result.to}).`,
+        );
       } finally {
         bars.stop();
         await app.close();

@@ -63,7 +63,9 @@ export function buildCli(modules: CliModules): Command {
       process.once('SIGTERM', retire);
       process.once('SIGINT', retire);
       const reach = bound === url ? 'loopback only' : 'all interfaces';
-      console.error(`engram listening on ${bound} (${reach}; docs at ${url}/docs, inspector at ${url}/inspector, data in ${config.ENGRAM_DATA_DIR})`);
+      console.error(
+        `engram listening on ${bound} (${reach}; docs at ${url}/docs, inspector at ${url}/inspector, data in ${config.ENGRAM_DATA_DIR})`,
+      );
     });
 
   program
@@ -131,7 +133,11 @@ export function buildCli(modules: CliModules): Command {
   program
     .command('rebuild')
     .description('offline: drop projections and replay the log into them; with --url: online, into new versions while the old ones serve')
-    .option('--projection <name>', `one of ${PROJECTION_NAMES.join(', ')}, or all (online: ${VERSIONED_PROJECTIONS.join(', ')}, all)`, 'all')
+    .option(
+      '--projection <name>',
+      `one of ${PROJECTION_NAMES.join(', ')}, or all (online: ${VERSIONED_PROJECTIONS.join(', ')}, all)`,
+      'all',
+    )
     .option('--url <url>', 'rebuild online on this running engram (POST /v1/admin/rebuilds), with progress until done')
     .option('--admin-key <key>', 'admin key for --url (or ENGRAM_ADMIN_KEY)')
     .action(async (options: { projection: string; url?: string; adminKey?: string }) => {
@@ -144,7 +150,10 @@ export function buildCli(modules: CliModules): Command {
         options.projection === 'all' ? PROJECTION_NAMES : PROJECTION_NAMES.filter((n) => n === options.projection);
       if (names.length === 0) throw new UsageError(`--projection must be one of ${PROJECTION_NAMES.join(', ')}, all`);
       const server = runningServer(config.ENGRAM_DATA_DIR);
-      if (server) throw new UsageError(`an engram server (pid ${server.pid}) is using ${config.ENGRAM_DATA_DIR}: stop it before an offline rebuild, or rebuild online with --url ${server.url}`);
+      if (server)
+        throw new UsageError(
+          `an engram server (pid ${server.pid}) is using ${config.ENGRAM_DATA_DIR}: stop it before an offline rebuild, or rebuild online with --url ${server.url}`,
+        );
       await withEmbedded(modules.rebuild(config), false, async (app) => {
         const started = Date.now();
         let bar: SingleBar | undefined;
@@ -185,7 +194,11 @@ export function buildCli(modules: CliModules): Command {
     .command('openapi [file]')
     .description('write the OpenAPI document (default docs/openapi.json)')
     .action(async (file = 'docs/openapi.json') => {
-      const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'engram-openapi-')) });
+      const config = loadConfig({
+        ...process.env,
+        LOG_LEVEL: 'silent',
+        ENGRAM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'engram-openapi-')),
+      });
       await withEmbedded(modules.server(config), false, async (app) => {
         fs.writeFileSync(file, `${JSON.stringify(openApiDocument(app), null, 2)}\n`);
         console.error(`wrote ${file}`);
@@ -265,7 +278,12 @@ async function withEmbedded(module: Type<unknown> | object, stages: boolean, wor
 
 function progressBar(label: string, total: number): SingleBar {
   const bar = new SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, noTTYOutput: false, hideCursor: true },
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
+      stream: process.stderr,
+      noTTYOutput: false,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   );
   bar.start(total, 0);

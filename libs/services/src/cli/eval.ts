@@ -45,10 +45,13 @@ export class QuestionLineDto {
   @IsString() @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` }) userId!: string;
   @IsString() @Matches(ID_PATTERN, { message: `questionId ${ID_MESSAGE}` }) questionId!: string;
   @IsString() @IsNotEmpty() @MaxLength(4000) question!: string;
-  @IsArray() @IsString({ each: true }) @Matches(ID_PATTERN, { each: true, message: `evidenceTurnIds ${ID_MESSAGE}` })
+  @IsArray()
+  @IsString({ each: true })
+  @Matches(ID_PATTERN, { each: true, message: `evidenceTurnIds ${ID_MESSAGE}` })
   evidenceTurnIds!: string[];
   @IsISO8601({ strict: true, strictSeparator: true }) askedAt!: string;
-  @IsString() @Matches(/^[a-z][a-z0-9-]{0,63}$/, { message: 'category must be a lowercase slug (letters, digits, -)' })
+  @IsString()
+  @Matches(/^[a-z][a-z0-9-]{0,63}$/, { message: 'category must be a lowercase slug (letters, digits, -)' })
   category!: string;
 }
 
@@ -76,7 +79,11 @@ export function parseEvalDataset(content: string): EvalDataset {
       const turn = turns[nextTurn++];
       const key = `${turn.userId}\u0000${turn.turnId}`;
       const earlier = turnLine.get(key);
-      if (earlier) throw new LineError(line, `turnId ${JSON.stringify(turn.turnId)} of user ${JSON.stringify(turn.userId)} repeats line ${earlier.line}`);
+      if (earlier)
+        throw new LineError(
+          line,
+          `turnId ${JSON.stringify(turn.turnId)} of user ${JSON.stringify(turn.userId)} repeats line ${earlier.line}`,
+        );
       turnLine.set(key, { line, occurredAt: Date.parse(turn.occurredAt) });
       return;
     }
@@ -94,10 +101,12 @@ export function parseEvalDataset(content: string): EvalDataset {
   // Evidence may name turns further down the file, so it is checked once every turn is known.
   for (const question of questions) {
     const line = questionLine.get(question.questionId)!;
-    if (new Set(question.evidenceTurnIds).size !== question.evidenceTurnIds.length) throw new LineError(line, 'evidenceTurnIds repeat an id');
+    if (new Set(question.evidenceTurnIds).size !== question.evidenceTurnIds.length)
+      throw new LineError(line, 'evidenceTurnIds repeat an id');
     for (const turnId of question.evidenceTurnIds) {
       const turn = turnLine.get(`${question.userId}\u0000${turnId}`);
-      if (!turn) throw new LineError(line, `evidence turn ${JSON.stringify(turnId)} is not a turn of user ${JSON.stringify(question.userId)}`);
+      if (!turn)
+        throw new LineError(line, `evidence turn ${JSON.stringify(turnId)} is not a turn of user ${JSON.stringify(question.userId)}`);
       if (turn.occurredAt > Date.parse(question.askedAt)) {
         throw new LineError(line, `askedAt is before evidence turn ${JSON.stringify(turnId)} (line ${turn.line})`);
       }
@@ -216,7 +225,10 @@ export class Bm25Index {
  * (ties in passage order). Cosine rather than a bare dot product, so a server whose vectors are not
  * unit length is ranked the same way; a zero vector scores 0.
  */
-export function denseRanking(query: readonly number[], passages: readonly { id: string; vector: readonly number[] }[]): { id: string; score: number }[] {
+export function denseRanking(
+  query: readonly number[],
+  passages: readonly { id: string; vector: readonly number[] }[],
+): { id: string; score: number }[] {
   const norm = (v: readonly number[]) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
   const queryNorm = norm(query);
   return passages
@@ -343,7 +355,11 @@ const roundOrNull = (value: number | null): number | null => (value === null ? n
 const hits = (ranked: readonly string[], evidence: readonly string[]) => ranked.some((id) => evidence.includes(id));
 
 /** One ranker's scores over questions with evidence (null when there are none). */
-function scoresOf(answerable: readonly QuestionResult[], ranking: (r: QuestionResult) => readonly string[], k: number): Scores<number | null> {
+function scoresOf(
+  answerable: readonly QuestionResult[],
+  ranking: (r: QuestionResult) => readonly string[],
+  k: number,
+): Scores<number | null> {
   if (answerable.length === 0) return { recallAtK: null, recallAt5: null, recallAt10: null, mrr: null, hitRateAtK: null };
   const at = (cut: number) => answerable.map((r) => scoreRanking(ranking(r).slice(0, cut), r.evidence));
   const atK = at(k);
@@ -383,7 +399,10 @@ function group(results: readonly QuestionResult[], k: number, sources: ReadonlyM
 /** Questions with evidence that engram's top k misses entirely and a baseline's top k hits, in result order. */
 export function selectMisses(results: readonly QuestionResult[], k: number): QuestionResult[] {
   return results.filter(
-    (r) => r.evidence.length > 0 && !hits(r.recalled.slice(0, k), r.evidence) && (hits(r.baseline.slice(0, k), r.evidence) || hits(r.dense.slice(0, k), r.evidence)),
+    (r) =>
+      r.evidence.length > 0 &&
+      !hits(r.recalled.slice(0, k), r.evidence) &&
+      (hits(r.baseline.slice(0, k), r.evidence) || hits(r.dense.slice(0, k), r.evidence)),
   );
 }
 
@@ -403,7 +422,11 @@ export function summarise(results: readonly QuestionResult[], { k, tokenBudget, 
   const unanswerable = results.filter((r) => r.evidence.length === 0);
   const byCategory: Record<string, CategoryReport> = {};
   for (const category of [...new Set(results.map((r) => r.category))].sort()) {
-    byCategory[category] = group(results.filter((r) => r.category === category), k, sources);
+    byCategory[category] = group(
+      results.filter((r) => r.category === category),
+      k,
+      sources,
+    );
   }
   const byLanguage: Partial<Record<Language, GroupReport>> = {};
   for (const language of ['en', 'zh'] as const) {
@@ -430,7 +453,11 @@ export function summarise(results: readonly QuestionResult[], { k, tokenBudget, 
     budgetUsed: { mean: round(mean(used)), max: round(used.length ? Math.max(...used) : 0) },
     byCategory,
     byLanguage,
-    latencyMs: { p50: round(percentile(latencies, 50), 2), p95: round(percentile(latencies, 95), 2), p99: round(percentile(latencies, 99), 2) },
+    latencyMs: {
+      p50: round(percentile(latencies, 50), 2),
+      p95: round(percentile(latencies, 95), 2),
+      p99: round(percentile(latencies, 99), 2),
+    },
     baseline: orZero(all.baseline),
     dense: { ...orZero(all.dense), model: denseModel },
     misses: selectMisses(results, k).map((r) => r.questionId),
@@ -452,7 +479,21 @@ function table(header: string[], body: string[][], footer?: string[]): string[] 
 export function formatReport(report: EvalReport): string {
   const k = report.k;
   const extraK = !(REPORTED_CUTOFFS as readonly number[]).includes(k);
-  const header = (first: string) => [first, 'n', 'R@5', 'R@10', ...(extraK ? [`R@${k}`] : []), `MRR@${k}`, 'BM25 R@5', 'BM25 R@10', 'dense R@5', 'dense R@10', 'coverage', 'pinned', 'none ok'];
+  const header = (first: string) => [
+    first,
+    'n',
+    'R@5',
+    'R@10',
+    ...(extraK ? [`R@${k}`] : []),
+    `MRR@${k}`,
+    'BM25 R@5',
+    'BM25 R@10',
+    'dense R@5',
+    'dense R@10',
+    'coverage',
+    'pinned',
+    'none ok',
+  ];
   const cells = (name: string, g: GroupReport) => [
     name,
     String(g.questions),
@@ -485,9 +526,16 @@ export function formatReport(report: EvalReport): string {
   const scores = (s: Scores) =>
     `recall@5 ${pct(s.recallAt5)}  recall@10 ${pct(s.recallAt10)}${extraK ? `  recall@${k} ${pct(s.recallAtK)}` : ''}  MRR@${k} ${num(s.mrr)}  hit-rate@${k} ${pct(s.hitRateAtK)}`;
   return [
-    ...table(header('category'), Object.entries(report.byCategory).map(([name, c]) => cells(name, c)), cells('all', overall)),
+    ...table(
+      header('category'),
+      Object.entries(report.byCategory).map(([name, c]) => cells(name, c)),
+      cells('all', overall),
+    ),
     '',
-    ...table(header('language'), Object.entries(report.byLanguage).map(([name, g]) => cells(name, g!))),
+    ...table(
+      header('language'),
+      Object.entries(report.byLanguage).map(([name, g]) => cells(name, g!)),
+    ),
     '',
     `engram    ${scores(report)}  (ranked memories only)`,
     `BM25      ${scores(report.baseline)}  (speaker + text of the raw turns)`,
@@ -503,7 +551,11 @@ export function formatReport(report: EvalReport): string {
 
 const clip = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return Array.from(flat).length <= max ? flat : `${Array.from(flat).slice(0, max - 1).join('')}…`;
+  return Array.from(flat).length <= max
+    ? flat
+    : `${Array.from(flat)
+        .slice(0, max - 1)
+        .join('')}…`;
 };
 
 /**
@@ -511,14 +563,24 @@ const clip = (text: string, max: number): string => {
  * evidence turns' text, where each baseline ranked the first evidence turn, and what engram
  * returned instead (its first three memories).
  */
-export function formatMisses(results: readonly QuestionResult[], k: number, turnText: (userId: string, turnId: string) => string | undefined): string[] {
+export function formatMisses(
+  results: readonly QuestionResult[],
+  k: number,
+  turnText: (userId: string, turnId: string) => string | undefined,
+): string[] {
   const rank = (ranked: readonly string[], evidence: readonly string[]) => {
     const at = ranked.slice(0, k).findIndex((id) => evidence.includes(id));
     return at < 0 ? '—' : `#${at + 1}`;
   };
   return selectMisses(results, k).map((r) => {
     const evidence = r.evidence.map((id) => `${id} "${clip(turnText(r.userId, id) ?? '', 60)}"`).join(' + ');
-    const returned = r.returned.length === 0 ? '(no memory)' : r.returned.slice(0, 3).map((c) => `"${clip(c, 40)}"`).join(' | ');
+    const returned =
+      r.returned.length === 0
+        ? '(no memory)'
+        : r.returned
+            .slice(0, 3)
+            .map((c) => `"${clip(c, 40)}"`)
+            .join(' | ');
     return `${r.questionId} [${r.category}] ${clip(r.question, 70)}  evidence: ${evidence}  BM25 ${rank(r.baseline, r.evidence)} dense ${rank(r.dense, r.evidence)}  engram: ${returned}`;
   });
 }
@@ -596,7 +658,8 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
     await engine.sweep();
     await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
 
-    for (const userId of new Set(dataset.questions.map((q) => q.userId))) sources.set(userId, new Set(await engine.memorySourceTurnIds(userId)));
+    for (const userId of new Set(dataset.questions.map((q) => q.userId)))
+      sources.set(userId, new Set(await engine.memorySourceTurnIds(userId)));
 
     const askBar = progressBar(bars, 'recall  ', dataset.questions.length);
     for (const [index, question] of dataset.questions.entries()) {
@@ -667,7 +730,10 @@ async function baselineRankers(dataset: EvalDataset, embedder: Embedder, batchSi
     return vectors;
   };
   const turnVectors = await inBatches(dataset.turns.map(turnDocument), (batch) => embedPassages(embedder, batch));
-  const questionVectors = await inBatches(dataset.questions.map((q) => q.question), (batch) => embedQueries(embedder, batch));
+  const questionVectors = await inBatches(
+    dataset.questions.map((q) => q.question),
+    (batch) => embedQueries(embedder, batch),
+  );
   bar.stop();
 
   const byUser = new Map<string, { turn: TurnLineDto; vector: number[] }[]>();
@@ -693,7 +759,10 @@ async function baselineRankers(dataset: EvalDataset, embedder: Embedder, batchSi
       return index.search(question.question).map((hit) => hit.id);
     },
     dense: (question, index) =>
-      denseRanking(questionVectors[index], visible(question).map(({ turn, vector }) => ({ id: turn.turnId, vector }))).map((hit) => hit.id),
+      denseRanking(
+        questionVectors[index],
+        visible(question).map(({ turn, vector }) => ({ id: turn.turnId, vector })),
+      ).map((hit) => hit.id),
   };
 }
 
@@ -706,7 +775,8 @@ async function drain(engine: EvalEngine, bars: boolean, stallTimeoutMs: number):
     await new Promise((resolve) => setTimeout(resolve, 50));
     const now = await engine.pending();
     if (now !== pending) lastChange = Date.now();
-    else if (Date.now() - lastChange > stallTimeoutMs) throw new Error(`the pipeline has been stuck at ${now} pending events for ${stallTimeoutMs} ms`);
+    else if (Date.now() - lastChange > stallTimeoutMs)
+      throw new Error(`the pipeline has been stuck at ${now} pending events for ${stallTimeoutMs} ms`);
     pending = now;
     bar.update(Math.max(0, total - pending));
   }
@@ -716,7 +786,12 @@ async function drain(engine: EvalEngine, bars: boolean, stallTimeoutMs: number):
 
 function progressBar(enabled: boolean, label: string, total: number): SingleBar {
   const bar = new SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`, stream: process.stderr, noTTYOutput: false, hideCursor: true },
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
+      stream: process.stderr,
+      noTTYOutput: false,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   );
   if (enabled) bar.start(total, 0);
@@ -743,7 +818,10 @@ export function remoteEngine(url: string, apiKey?: string): EvalEngine {
     pending: async () => (await call<{ pending: number }>('GET', '/v1/pipeline/status')).pending,
     recall: (body) => call<RecallResponse>('POST', '/v1/recall', body),
     memorySourceTurnIds: async (userId) => {
-      const { memories } = await call<{ memories: { sourceTurnIds: string[] }[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`);
+      const { memories } = await call<{ memories: { sourceTurnIds: string[] }[] }>(
+        'GET',
+        `/v1/users/${encodeURIComponent(userId)}/memories?status=all`,
+      );
       return memories.flatMap((memory) => memory.sourceTurnIds);
     },
     sweep: async () => undefined,
@@ -774,7 +852,8 @@ export function embeddedEngine(modules: CliModules, env: Record<string, string |
       },
       pending: () => progress.pending(),
       recall: (body) => recall.recall(DEFAULT_TENANT, body),
-      memorySourceTurnIds: async (userId) => (await facts.list({ tenantId: DEFAULT_TENANT, userId })).flatMap((memory) => memory.sourceTurnIds),
+      memorySourceTurnIds: async (userId) =>
+        (await facts.list({ tenantId: DEFAULT_TENANT, userId })).flatMap((memory) => memory.sourceTurnIds),
       sweep: async () => {
         await forgetting.run({ wait: true });
       },
@@ -801,16 +880,34 @@ export function registerEvalCommand(program: Command, modules: CliModules): Comm
     .command('eval')
     .description('measure recall on a dataset of turns and questions with known evidence, against BM25 and dense baselines')
     .requiredOption('--dataset <file>', 'JSON lines: turn lines (as for ingest) and question lines')
-    .option('--k <k>', 'headline evidence cut-off (recall@5 and @10 are always reported; recall is asked for max(k, 10) memories) (1-50)', kOption, 10)
+    .option(
+      '--k <k>',
+      'headline evidence cut-off (recall@5 and @10 are always reported; recall is asked for max(k, 10) memories) (1-50)',
+      kOption,
+      10,
+    )
     .option('--json', 'print the report as one JSON object on the last line of stdout')
     .option('--misses', 'list the questions engram misses in its top k that a baseline finds in its top k')
-    .option('--dump <file>', "write every question's result (engram's and the baselines' ranked turn ids, what engram returned) as JSON lines")
+    .option(
+      '--dump <file>',
+      "write every question's result (engram's and the baselines' ranked turn ids, what engram returned) as JSON lines",
+    )
     .option('--url <url>', 'evaluate a running engram (its data is added to) instead of a fresh embedded one')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
-    .action(async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; dump?: string; url?: string; apiKey?: string }) => {
-      await runEval(
-        { dataset: options.dataset, k: options.k, json: options.json === true, misses: options.misses === true, dump: options.dump, url: options.url, apiKey: options.apiKey },
-        embeddedEngine(modules),
-      );
-    });
+    .action(
+      async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; dump?: string; url?: string; apiKey?: string }) => {
+        await runEval(
+          {
+            dataset: options.dataset,
+            k: options.k,
+            json: options.json === true,
+            misses: options.misses === true,
+            dump: options.dump,
+            url: options.url,
+            apiKey: options.apiKey,
+          },
+          embeddedEngine(modules),
+        );
+      },
+    );
 }

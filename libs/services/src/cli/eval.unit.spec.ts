@@ -21,7 +21,16 @@ import { LineError } from './turn-lines';
 const turn = (turnId: string, text: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ type: 'turn', userId: 'u1', sessionId: 's1', turnId, role: 'user', text, occurredAt: '2026-11-01T09:00:00Z', ...extra });
 const question = (questionId: string, evidenceTurnIds: string[], extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ type: 'question', userId: 'u1', questionId, question: '数据库用什么？', evidenceTurnIds, askedAt: '2026-11-02T09:00:00Z', category: 'profile', ...extra });
+  JSON.stringify({
+    type: 'question',
+    userId: 'u1',
+    questionId,
+    question: '数据库用什么？',
+    evidenceTurnIds,
+    askedAt: '2026-11-02T09:00:00Z',
+    category: 'profile',
+    ...extra,
+  });
 
 function lineError(content: string): LineError {
   try {
@@ -36,12 +45,24 @@ function lineError(content: string): LineError {
 describe('parseEvalDataset', () => {
   it('reads turn and question lines, skipping blank lines', () => {
     const { turns, questions } = parseEvalDataset(
-      [turn('t1', '数据库用 PostgreSQL'), '', turn('t2', 'I prefer VS Code'), question('q1', ['t1']), question('q2', [], { category: 'none' })].join('\n'),
+      [
+        turn('t1', '数据库用 PostgreSQL'),
+        '',
+        turn('t2', 'I prefer VS Code'),
+        question('q1', ['t1']),
+        question('q2', [], { category: 'none' }),
+      ].join('\n'),
     );
     expect(turns.map((t) => t.turnId)).toEqual(['t1', 't2']);
     expect(questions).toHaveLength(2);
     expect(questions[0]).toEqual(
-      expect.objectContaining({ questionId: 'q1', userId: 'u1', evidenceTurnIds: ['t1'], askedAt: '2026-11-02T09:00:00Z', category: 'profile' }),
+      expect.objectContaining({
+        questionId: 'q1',
+        userId: 'u1',
+        evidenceTurnIds: ['t1'],
+        askedAt: '2026-11-02T09:00:00Z',
+        category: 'profile',
+      }),
     );
     expect(questions[1].evidenceTurnIds).toEqual([]);
   });
@@ -71,7 +92,11 @@ describe('parseEvalDataset', () => {
 
   it('names the line and the fields of an invalid question', () => {
     const error = lineError(
-      [turn('t1', 'x y z'), question('q1', ['t1']), question('q2', 't1' as unknown as string[], { askedAt: '2026-13-01', question: '' })].join('\n'),
+      [
+        turn('t1', 'x y z'),
+        question('q1', ['t1']),
+        question('q2', 't1' as unknown as string[], { askedAt: '2026-13-01', question: '' }),
+      ].join('\n'),
     );
     expect(error.line).toBe(3);
     expect(error.message).toContain('evidenceTurnIds');
@@ -230,7 +255,13 @@ describe('Bm25Index', () => {
   it('scores Okapi BM25 with k1 1.2 and b 0.75 (hand-computed)', () => {
     // N = 2, avgdl = 1.5; "apple" is in both: idf = ln(1 + 0.5/2.5) = ln 1.2.
     // A (dl 2): 2.2 / (1 + 1.2·(0.25 + 0.75·2/1.5)) = 2.2/2.5 = 0.88;  B (dl 1): 2.2 / (1 + 1.2·0.75) = 2.2/1.9.
-    const index = new Bm25Index([{ id: 'A', text: 'apple banana' }, { id: 'B', text: 'apple' }], words);
+    const index = new Bm25Index(
+      [
+        { id: 'A', text: 'apple banana' },
+        { id: 'B', text: 'apple' },
+      ],
+      words,
+    );
     const hits = index.search('apple');
     expect(hits.map((h) => h.id)).toEqual(['B', 'A']);
     expect(hits[0].score).toBeCloseTo(Math.log(1.2) * (2.2 / 1.9), 10);
@@ -261,7 +292,17 @@ describe('Bm25Index', () => {
     ]);
     expect(index.search('用的什么数据库').map((h) => h.id)).toEqual(['t1']);
     expect(index.search('which editor: VS Code?').map((h) => h.id)).toEqual(['t2']);
-    expect(new Bm25Index([{ id: 'x', text: 'same' }, { id: 'y', text: 'same' }], words).search('same').map((h) => h.id)).toEqual(['x', 'y']);
+    expect(
+      new Bm25Index(
+        [
+          { id: 'x', text: 'same' },
+          { id: 'y', text: 'same' },
+        ],
+        words,
+      )
+        .search('same')
+        .map((h) => h.id),
+    ).toEqual(['x', 'y']);
   });
 });
 
@@ -288,24 +329,76 @@ describe('summarise', () => {
   const results = [
     // engram: evidence only at rank 6 (R@5 0, R@10 1); a pinned fact holds it; BM25 rank 1; dense rank 2
     result({
-      questionId: 'q1', category: 'profile', question: '我叫什么？', evidence: ['e1'],
-      recalled: ['x1', 'x2', 'x3', 'x4', 'x5', 'e1'], pinned: ['e1'], baseline: ['e1'], dense: ['y', 'e1'], facts: 1, memories: 6, tokens: 300, latencyMs: 10,
+      questionId: 'q1',
+      category: 'profile',
+      question: '我叫什么？',
+      evidence: ['e1'],
+      recalled: ['x1', 'x2', 'x3', 'x4', 'x5', 'e1'],
+      pinned: ['e1'],
+      baseline: ['e1'],
+      dense: ['y', 'e1'],
+      facts: 1,
+      memories: 6,
+      tokens: 300,
+      latencyMs: 10,
     }),
     // engram: R 1/2, rr 1; BM25: R 1, rr 1/2; dense: nothing
     result({
-      questionId: 'q2', category: 'profile', question: 'Where do I work?', evidence: ['e1', 'e2'],
-      recalled: ['e2', 'x'], baseline: ['z', 'e1', 'e2'], memories: 2, tokens: 600, latencyMs: 20,
+      questionId: 'q2',
+      category: 'profile',
+      question: 'Where do I work?',
+      evidence: ['e1', 'e2'],
+      recalled: ['e2', 'x'],
+      baseline: ['z', 'e1', 'e2'],
+      memories: 2,
+      tokens: 600,
+      latencyMs: 20,
     }),
     // nobody at 5; dense at rank 7 (R@10 1): not a miss at k = 5
     result({
-      questionId: 'q3', category: 'temporal', question: 'When?', evidence: ['e3'],
-      recalled: ['x'], dense: ['a', 'b', 'c', 'd', 'e', 'f', 'e3'], memories: 1, tokens: 150, latencyMs: 30,
+      questionId: 'q3',
+      category: 'temporal',
+      question: 'When?',
+      evidence: ['e3'],
+      recalled: ['x'],
+      dense: ['a', 'b', 'c', 'd', 'e', 'f', 'e3'],
+      memories: 1,
+      tokens: 150,
+      latencyMs: 30,
     }),
     // engram returns nothing, BM25 rank 1: a miss
-    result({ questionId: 'q4', userId: 'u2', category: 'temporal', question: 'Since when?', evidence: ['e4'], baseline: ['e4'], tokens: 150, latencyMs: 40 }),
+    result({
+      questionId: 'q4',
+      userId: 'u2',
+      category: 'temporal',
+      question: 'Since when?',
+      evidence: ['e4'],
+      baseline: ['e4'],
+      tokens: 150,
+      latencyMs: 40,
+    }),
     // none questions: right when no memory comes back; pinned facts alone still count as right
-    result({ questionId: 'q5', category: 'none', question: '我的血型是什么？', evidence: [], pinned: ['e1'], facts: 1, memories: 0, tokens: 75, latencyMs: 50 }),
-    result({ questionId: 'q6', category: 'none', question: 'What car do I drive?', evidence: [], recalled: ['x'], memories: 1, tokens: 75, latencyMs: 1000 }),
+    result({
+      questionId: 'q5',
+      category: 'none',
+      question: '我的血型是什么？',
+      evidence: [],
+      pinned: ['e1'],
+      facts: 1,
+      memories: 0,
+      tokens: 75,
+      latencyMs: 50,
+    }),
+    result({
+      questionId: 'q6',
+      category: 'none',
+      question: 'What car do I drive?',
+      evidence: [],
+      recalled: ['x'],
+      memories: 1,
+      tokens: 75,
+      latencyMs: 1000,
+    }),
   ];
   const sources = new Map([['u1', new Set(['e1', 'e3', 'x'])]]); // u2 has no memory
   const summary = () => summarise(results, { k: 5, tokenBudget: 1500, sources, denseModel: 'hashing-v1-256' });
@@ -351,11 +444,22 @@ describe('summarise', () => {
     const nulls = { recallAtK: null, recallAt5: null, recallAt10: null, mrr: null, hitRateAtK: null };
     expect(Object.keys(report.byCategory)).toEqual(['none', 'profile', 'temporal']);
     expect(report.byCategory.none).toEqual({
-      questions: 2, ...nulls, baselineRecallAtK: null, baseline: nulls, dense: nulls, coverage: null, pinnedEvidence: null, noneCorrect: 0.5,
+      questions: 2,
+      ...nulls,
+      baselineRecallAtK: null,
+      baseline: nulls,
+      dense: nulls,
+      coverage: null,
+      pinnedEvidence: null,
+      noneCorrect: 0.5,
     });
     expect(report.byCategory.profile).toEqual({
       questions: 2,
-      recallAtK: 0.25, recallAt5: 0.25, recallAt10: 0.75, mrr: 0.5, hitRateAtK: 0.5,
+      recallAtK: 0.25,
+      recallAt5: 0.25,
+      recallAt10: 0.75,
+      mrr: 0.5,
+      hitRateAtK: 0.5,
       baselineRecallAtK: 1,
       baseline: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 0.75, hitRateAtK: 1 },
       dense: { recallAtK: 0.5, recallAt5: 0.5, recallAt10: 0.5, mrr: 0.25, hitRateAtK: 0.5 },
@@ -366,7 +470,11 @@ describe('summarise', () => {
     expect(Object.keys(report.byLanguage)).toEqual(['en', 'zh']);
     expect(report.byLanguage.zh).toEqual({
       questions: 2, // q1, q5
-      recallAtK: 0, recallAt5: 0, recallAt10: 1, mrr: 0, hitRateAtK: 0,
+      recallAtK: 0,
+      recallAt5: 0,
+      recallAt10: 1,
+      mrr: 0,
+      hitRateAtK: 0,
       baselineRecallAtK: 1,
       baseline: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 1, hitRateAtK: 1 },
       dense: { recallAtK: 1, recallAt5: 1, recallAt10: 1, mrr: 0.5, hitRateAtK: 1 },
@@ -394,8 +502,20 @@ describe('summarise', () => {
 
 describe('selectMisses and formatMisses', () => {
   const result = (overrides: Partial<QuestionResult>): QuestionResult => ({
-    questionId: 'q', userId: 'u1', category: 'single-hop', question: '?', evidence: ['e1'],
-    recalled: [], pinned: [], baseline: [], dense: [], returned: [], facts: 0, memories: 0, tokens: 0, latencyMs: 1,
+    questionId: 'q',
+    userId: 'u1',
+    category: 'single-hop',
+    question: '?',
+    evidence: ['e1'],
+    recalled: [],
+    pinned: [],
+    baseline: [],
+    dense: [],
+    returned: [],
+    facts: 0,
+    memories: 0,
+    tokens: 0,
+    latencyMs: 1,
     ...overrides,
   });
 
@@ -411,7 +531,12 @@ describe('selectMisses and formatMisses', () => {
       result({ questionId: 'none', evidence: [], baseline: ['x'] }),
     ];
     expect(selectMisses(results, 2).map((r) => r.questionId)).toEqual(['found-by-bm25', 'found-by-dense', 'engram-at-3', 'pinned-only']);
-    expect(selectMisses(results, 3).map((r) => r.questionId)).toEqual(['found-by-bm25', 'found-by-dense', 'baseline-too-deep', 'pinned-only']);
+    expect(selectMisses(results, 3).map((r) => r.questionId)).toEqual([
+      'found-by-bm25',
+      'found-by-dense',
+      'baseline-too-deep',
+      'pinned-only',
+    ]);
   });
 
   it('prints one line per miss: question, category, evidence text, baseline ranks and what engram returned', () => {
@@ -419,7 +544,11 @@ describe('selectMisses and formatMisses', () => {
     const lines = formatMisses(
       [
         result({
-          questionId: 'q7', question: 'When did Caroline go to the support group?', evidence: ['d1', 'd2'], baseline: ['d2'], dense: ['x', 'y', 'd1'],
+          questionId: 'q7',
+          question: 'When did Caroline go to the support group?',
+          evidence: ['d1', 'd2'],
+          baseline: ['d2'],
+          dense: ['x', 'y', 'd1'],
           returned: ['Caroline likes hiking', 'Melanie paints\nlakes', 'Caroline has a dog', 'a fourth memory'],
         }),
         result({ questionId: 'q8', baseline: ['e1'] }),

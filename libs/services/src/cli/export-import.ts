@@ -66,7 +66,9 @@ export function registerExportImportCommands(program: Command, modules: CliModul
         console.log(JSON.stringify(total));
         return;
       }
-      const result = await withEmbedded(modules.server(config), true, (app) => app.get(ExportService).import(DEFAULT_TENANT, userId, bundle));
+      const result = await withEmbedded(modules.server(config), true, (app) =>
+        app.get(ExportService).import(DEFAULT_TENANT, userId, bundle),
+      );
       console.log(JSON.stringify(result));
     });
 
@@ -111,7 +113,11 @@ function describe(errors: ValidationError[], prefix = ''): string[] {
   });
 }
 
-export async function withEmbedded<T>(module: Type<unknown> | object, stages: boolean, work: (app: INestApplication) => Promise<T>): Promise<T> {
+export async function withEmbedded<T>(
+  module: Type<unknown> | object,
+  stages: boolean,
+  work: (app: INestApplication) => Promise<T>,
+): Promise<T> {
   const app = await startApp(module, { http: false, stages });
   try {
     return await work(app);

@@ -17,7 +17,8 @@ export function registerMcpCommand(program: Command): Command {
     .option('--url <url>', 'the engram to talk to (or ENGRAM_URL; default: the one running on ENGRAM_DATA_DIR)')
     .option('--api-key <key>', 'API key (or ENGRAM_API_KEY)')
     .action(async (options: { url?: string; apiKey?: string }) => {
-      const url = options.url ?? process.env.ENGRAM_URL ?? runningServer(loadConfig({ LOG_LEVEL: 'silent', ...process.env }).ENGRAM_DATA_DIR)?.url;
+      const url =
+        options.url ?? process.env.ENGRAM_URL ?? runningServer(loadConfig({ LOG_LEVEL: 'silent', ...process.env }).ENGRAM_DATA_DIR)?.url;
       if (!url) throw new Error('engram mcp: no engram to talk to: pass --url, set ENGRAM_URL, or start one (npx engram start)');
       const server = createEngramMcpServer(new EngramClient({ url, apiKey: options.apiKey ?? process.env.ENGRAM_API_KEY }));
       await server.connect(new StdioServerTransport());

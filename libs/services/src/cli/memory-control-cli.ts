@@ -17,7 +17,11 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
   const users = (userId: string) => `/v1/users/${encodeURIComponent(userId)}`;
 
   /** Remote or embedded; an HTTP error (404 unknown memory…) becomes the command's error, naming the field. */
-  async function run(options: RemoteOptions, remoteCall: (remote: NonNullable<ReturnType<typeof remoteOf>>) => Promise<unknown>, local: (service: MemoryControlService) => Promise<unknown>) {
+  async function run(
+    options: RemoteOptions,
+    remoteCall: (remote: NonNullable<ReturnType<typeof remoteOf>>) => Promise<unknown>,
+    local: (service: MemoryControlService) => Promise<unknown>,
+  ) {
     const config = cliConfig();
     const remote = remoteOf(options, config.ENGRAM_DATA_DIR);
     const result = remote
@@ -28,7 +32,9 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
           } catch (error) {
             if (!(error instanceof HttpException)) throw error;
             const body = error.getResponse() as { message?: string[]; fields?: string[] };
-            throw new Error(`${error.getStatus()}: ${(body.message ?? [error.message]).join('; ')} (${(body.fields ?? []).join(', ')})`, { cause: error });
+            throw new Error(`${error.getStatus()}: ${(body.message ?? [error.message]).join('; ')} (${(body.fields ?? []).join(', ')})`, {
+              cause: error,
+            });
           }
         });
     console.log(JSON.stringify(result, null, 2));
@@ -50,7 +56,7 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
 
   program
     .command('revert <userId> <memoryId>')
-    .description("restore an earlier value of one memory as a new version (or a retracted memory, at its current version)")
+    .description('restore an earlier value of one memory as a new version (or a retracted memory, at its current version)')
     .requiredOption('--version <n>', 'the version to bring back', positiveInteger)
     .option('--url <url>', 'send to a running engram')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')

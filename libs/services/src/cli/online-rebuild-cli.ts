@@ -9,7 +9,12 @@ const TARGETS = [...VERSIONED_PROJECTIONS, 'all'];
  * (POST /v1/admin/rebuilds) and follows GET /v1/admin/rebuilds with one progress
  * bar per projection (events/s, ETA, phase) until each is done or failed.
  */
-export async function rebuildOnline(url: string, projection: string, adminKey: string | undefined, options: { pollMs?: number } = {}): Promise<void> {
+export async function rebuildOnline(
+  url: string,
+  projection: string,
+  adminKey: string | undefined,
+  options: { pollMs?: number } = {},
+): Promise<void> {
   if (!TARGETS.includes(projection)) throw new Error(`--projection must be one of ${TARGETS.join(', ')} for an online rebuild`);
   const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
     const response = await fetch(new URL(path, url), {
@@ -63,6 +68,11 @@ export async function rebuildOnline(url: string, projection: string, adminKey: s
   }
   const seconds = (Date.now() - began) / 1000;
   const failed = last.filter((r) => r.phase === 'failed');
-  console.log(JSON.stringify({ rebuilt: last.map((r) => ({ projection: r.projection, version: r.version, phase: r.phase, events: r.done, error: r.error })), seconds }));
+  console.log(
+    JSON.stringify({
+      rebuilt: last.map((r) => ({ projection: r.projection, version: r.version, phase: r.phase, events: r.done, error: r.error })),
+      seconds,
+    }),
+  );
   if (failed.length > 0) throw new Error(`rebuild failed: ${failed.map((r) => `${r.projection}: ${r.error}`).join('; ')}`);
 }

@@ -19,8 +19,13 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
 
   program
     .command('reprocess')
-    .description('re-run screening → extraction → resolution over the turns log into new facts and search versions (inactive until activated)')
-    .requiredOption('--from <instant|beginning>', 'beginning, or an ISO instant: memories as they stood then are carried over, later turns re-decided')
+    .description(
+      're-run screening → extraction → resolution over the turns log into new facts and search versions (inactive until activated)',
+    )
+    .requiredOption(
+      '--from <instant|beginning>',
+      'beginning, or an ISO instant: memories as they stood then are carried over, later turns re-decided',
+    )
     .requiredOption('--extractor-version <v>', 'rules-7, or the configured LLM extractor (llm-4:<ENGRAM_LLM_MODEL>)')
     .option('--activate', 'activate the new versions once built (else: engram projections activate facts@N)')
     .option('--json', 'print only the result as JSON')
@@ -28,9 +33,15 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
       await withMaintenance(modules, cliConfig(), async (app) => {
         const reprocessor = app.get(Reprocessor);
         const bars = new Bars();
-        const result = await reprocessor.run({ from: options.from, extractorVersion: options.extractorVersion, onProgress: (p) => bars.update(p) });
+        const result = await reprocessor.run({
+          from: options.from,
+          extractorVersion: options.extractorVersion,
+          onProgress: (p) => bars.update(p),
+        });
         bars.stop();
-        const activation = options.activate ? await reprocessor.activate(result.factsVersion, { onProgress: (p) => bars.update(p) }) : undefined;
+        const activation = options.activate
+          ? await reprocessor.activate(result.factsVersion, { onProgress: (p) => bars.update(p) })
+          : undefined;
         bars.stop();
         console.log(JSON.stringify({ ...result, ...(activation ? { activated: activation } : {}) }));
         if (!options.json) {
@@ -53,7 +64,10 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
       await withMaintenance(modules, cliConfig(), async (app) => {
         const versions = app.get<ProjectionVersions<FactStore>>(FactStoreVersions);
         const active = await versions.active();
-        const diff = await diffFactVersions(versions, parseFactsVersion(a, active), parseFactsVersion(b, active), { tenantId: options.tenant, userId: options.user });
+        const diff = await diffFactVersions(versions, parseFactsVersion(a, active), parseFactsVersion(b, active), {
+          tenantId: options.tenant,
+          userId: options.user,
+        });
         console.log(options.json ? JSON.stringify(diff, null, 2) : formatDiff(diff));
       });
     });
@@ -68,12 +82,17 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
         const search = app.get<ProjectionVersions<SearchIndex>>(SearchIndexVersions);
         const records = await app.get<RebuildLedger>(RebuildLedger).list();
         const out = [];
-        for (const [name, versions] of [['facts', facts], ['search', search]] as const) {
+        for (const [name, versions] of [
+          ['facts', facts],
+          ['search', search],
+        ] as const) {
           out.push({
             projection: name,
             active: await versions.active(),
             versions: await versions.list(),
-            builds: records.filter((r) => r.projection === name).map((r) => ({ version: r.version, phase: r.phase, reprocess: r.reprocess, swappedAt: r.swappedAt, error: r.error })),
+            builds: records
+              .filter((r) => r.projection === name)
+              .map((r) => ({ version: r.version, phase: r.phase, reprocess: r.reprocess, swappedAt: r.swappedAt, error: r.error })),
           });
         }
         console.log(JSON.stringify(out, null, 2));
@@ -81,7 +100,9 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
     });
   projections
     .command('activate <version>')
-    .description('serve a reprocessed facts version (facts@N) and its search version: re-decides the turns that arrived since, then switches')
+    .description(
+      'serve a reprocessed facts version (facts@N) and its search version: re-decides the turns that arrived since, then switches',
+    )
     .action(async (spec: string) => {
       await withMaintenance(modules, cliConfig(), async (app) => {
         const bars = new Bars();
@@ -104,7 +125,11 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
     });
 }
 
-async function withMaintenance(modules: CliModules, config: ReturnType<typeof loadConfig>, work: (app: INestApplication) => Promise<void>): Promise<void> {
+async function withMaintenance(
+  modules: CliModules,
+  config: ReturnType<typeof loadConfig>,
+  work: (app: INestApplication) => Promise<void>,
+): Promise<void> {
   const app = await startApp(modules.rebuild(config), { http: false, stages: false });
   try {
     await work(app);

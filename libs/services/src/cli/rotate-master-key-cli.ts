@@ -16,7 +16,9 @@ import { runningServer } from './server-file';
 export function registerRotateMasterKeyCommand(program: Command, modules: CliModules): void {
   program
     .command('rotate-master-key')
-    .description('rewrap every data key under a new master key: ENGRAM_MASTER_KEY (new) from ENGRAM_PREVIOUS_MASTER_KEY (old); embedded without them, a new master.key')
+    .description(
+      'rewrap every data key under a new master key: ENGRAM_MASTER_KEY (new) from ENGRAM_PREVIOUS_MASTER_KEY (old); embedded without them, a new master.key',
+    )
     .option('--json', 'print only the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
@@ -29,7 +31,9 @@ export function registerRotateMasterKeyCommand(program: Command, modules: CliMod
       const app = await startApp(modules.rebuild(config), { http: false, stages: false });
       const bars = new PhaseBars('keys');
       try {
-        const result = await keyStoreWith(app, config, keys).rewrapAll({ onProgress: (done, total) => bars.update({ phase: 'rewrapping', done, total }) });
+        const result = await keyStoreWith(app, config, keys).rewrapAll({
+          onProgress: (done, total) => bars.update({ phase: 'rewrapping', done, total }),
+        });
         bars.stop();
         if (usesKeyFile(config)) finishKeyFileRotation(config);
         console.log(JSON.stringify({ ...result, masterKey: keys.current.fingerprint }));

@@ -90,7 +90,8 @@ interface Scanned {
   plaintext: number;
 }
 
-type Verdict = { readonly kind: 'unchanged' | 'unattributed'; readonly raw: string } | { readonly kind: 'sealed' | 'shredded'; readonly raw: string };
+type Verdict =
+  { readonly kind: 'unchanged' | 'unattributed'; readonly raw: string } | { readonly kind: 'sealed' | 'shredded'; readonly raw: string };
 
 interface EventShape {
   readonly eventId: string;
@@ -103,7 +104,14 @@ interface EventShape {
 function isEventShaped(value: unknown): value is EventShape {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.eventId === 'string' && typeof v.type === 'string' && typeof v.tenantId === 'string' && typeof v.userId === 'string' && typeof v.payload === 'object' && v.payload !== null;
+  return (
+    typeof v.eventId === 'string' &&
+    typeof v.type === 'string' &&
+    typeof v.tenantId === 'string' &&
+    typeof v.userId === 'string' &&
+    typeof v.payload === 'object' &&
+    v.payload !== null
+  );
 }
 
 const isPlaintext = (event: EventShape) => event.type !== 'UserForgotten' && !isSealed(event.payload);
@@ -126,7 +134,9 @@ function identityOf(key: string, raw: string, value: unknown): string {
   if (isEventShaped(value)) return `${key}\u0000e\u0000${value.eventId}\u0000${value.type}\u0000${value.tenantId}\u0000${value.userId}`;
   if (isDeadLetter(value)) {
     const inner = parse(value.raw);
-    const of = isEventShaped(inner) ? `e\u0000${inner.eventId}\u0000${inner.type}\u0000${inner.tenantId}\u0000${inner.userId}` : `r\u0000${value.raw}`;
+    const of = isEventShaped(inner)
+      ? `e\u0000${inner.eventId}\u0000${inner.type}\u0000${inner.tenantId}\u0000${inner.userId}`
+      : `r\u0000${value.raw}`;
     return `${key}\u0000d\u0000${value.topic}\u0000${value.partition}\u0000${value.offset}\u0000${value.stage}\u0000${value.failedAt}\u0000${of}`;
   }
   return `${key}\u0000r\u0000${raw}`;
@@ -199,7 +209,15 @@ export class LogEncryptor {
         if (!started && scanned.every((s) => s.plaintext === 0)) {
           await lease.write({ version: migration.from });
           this.log.log({ runId: migration.runId, topics: scanned.length }, 'encrypt-log: every payload is sealed already; nothing to do');
-          return { runId: migration.runId, from: migration.from, to: migration.from, switched: false, resumed: lease.resumed, topics: [], leftOver: [] };
+          return {
+            runId: migration.runId,
+            from: migration.from,
+            to: migration.from,
+            switched: false,
+            resumed: lease.resumed,
+            topics: [],
+            leftOver: [],
+          };
         }
         copying = true;
         const topics = await this.copyAll(scanned, migration, group, options);
@@ -234,25 +252,34 @@ export class LogEncryptor {
     const state = await this.versions.read();
     const migration = state.migration;
     if (!migration) throw new EncryptLogConflict('no encrypt-log run to abort');
-    if (migration.phase !== 'copying') throw new EncryptLogConflict(`run ${migration.runId} has switched to version ${migration.to} already: run engram encrypt-log to finish it`);
+    if (migration.phase !== 'copying')
+      throw new EncryptLogConflict(
+        `run ${migration.runId} has switched to version ${migration.to} already: run engram encrypt-log to finish it`,
+      );
     if (this.alive(migration)) throw new EncryptLogConflict(this.runningMessage(migration));
     const copies = (await this.stored.listTopics()).filter((t) => this.isOurs(t) && topicVersionOf(t).logVersion === migration.to);
     await this.stored.deleteTopics(copies);
-    if (!(await this.versions.replace(state.revision, { version: state.version }))) throw new EncryptLogConflict('the log changed while aborting: look again');
+    if (!(await this.versions.replace(state.revision, { version: state.version })))
+      throw new EncryptLogConflict('the log changed while aborting: look again');
     return { runId: migration.runId, deleted: copies };
   }
 
   private refuseIfServerRuns(): void {
     if (this.config.ENGRAM_MODE !== 'embedded') return;
     const server = runningServer(this.config.ENGRAM_DATA_DIR);
-    if (server) throw new EncryptLogConflict(`an engram server (pid ${server.pid}) is using ${this.config.ENGRAM_DATA_DIR}: stop it first (encrypt-log rewrites the log with nothing running)`);
+    if (server)
+      throw new EncryptLogConflict(
+        `an engram server (pid ${server.pid}) is using ${this.config.ENGRAM_DATA_DIR}: stop it first (encrypt-log rewrites the log with nothing running)`,
+      );
   }
 
   private async refuseIfConsuming(sources: readonly string[], own: string): Promise<void> {
     for (const topic of sources) {
       const running = (await this.stored.listGroups(topic)).filter((g) => g.running && g.group !== own);
       if (running.length > 0) {
-        throw new EncryptLogConflict(`consumers of ${topic} are running (groups ${running.map((g) => g.group).join(', ')}): stop every engram process first`);
+        throw new EncryptLogConflict(
+          `consumers of ${topic} are running (groups ${running.map((g) => g.group).join(', ')}): stop every engram process first`,
+        );
       }
     }
   }
@@ -306,7 +333,9 @@ export class LogEncryptor {
         for (const m of messages) {
           const expected = next.get(m.partition);
           if (expected !== undefined && m.offset !== expected) {
-            throw new EncryptLogConflict(`${stored} partition ${m.partition} jumps from offset ${expected} to ${m.offset} (compacted, or written in transactions): encrypt-log copies gapless topics only`);
+            throw new EncryptLogConflict(
+              `${stored} partition ${m.partition} jumps from offset ${expected} to ${m.offset} (compacted, or written in transactions): encrypt-log copies gapless topics only`,
+            );
           }
           if (expected === undefined) result.low.set(m.partition, m.offset);
           next.set(m.partition, m.offset + 1);
@@ -334,7 +363,9 @@ export class LogEncryptor {
         result.count.set(p, result.count.get(p) ?? 0);
         result.digest.set(p, hashes.get(p)?.digest('hex') ?? 'empty');
         if (result.low.get(p)! + result.count.get(p)! !== offset) {
-          throw new EncryptLogConflict(`${stored} partition ${p}: read ${result.count.get(p)} messages from offset ${result.low.get(p)} up to ${offset}: the topic changed while it was read`);
+          throw new EncryptLogConflict(
+            `${stored} partition ${p}: read ${result.count.get(p)} messages from offset ${result.low.get(p)} up to ${offset}: the topic changed while it was read`,
+          );
         }
       }
       scanned.push(result);
@@ -359,7 +390,12 @@ export class LogEncryptor {
 
   // ── copy ───────────────────────────────────────────────────────────────────────────────────
 
-  private async copyAll(scanned: readonly Scanned[], migration: LogMigration, group: string, options: EncryptLogOptions): Promise<EncryptedTopic[]> {
+  private async copyAll(
+    scanned: readonly Scanned[],
+    migration: LogMigration,
+    group: string,
+    options: EncryptLogOptions,
+  ): Promise<EncryptedTopic[]> {
     const total = scanned.reduce((sum, s) => sum + sumOf(s.count), 0);
     let done = 0;
     options.onProgress?.({ phase: 'sealing', done, total });
@@ -376,7 +412,10 @@ export class LogEncryptor {
       const report = { topic: source.topic, messages: sumOf(source.count), sealed: 0, shredded: 0, unchanged: 0, unattributed: 0 };
       const copied = await this.stored.endPosition(target);
       for (const [p, n] of Object.entries(copied)) {
-        if (n > (source.count.get(Number(p)) ?? 0)) throw new EncryptLogConflict(`${target} partition ${p} holds ${n} messages, more than ${source.stored} has: abort (engram encrypt-log --abort) and run again`);
+        if (n > (source.count.get(Number(p)) ?? 0))
+          throw new EncryptLogConflict(
+            `${target} partition ${p} holds ${n} messages, more than ${source.stored} has: abort (engram encrypt-log --abort) and run again`,
+          );
       }
       done += sumOf(new Map(Object.entries(copied).map(([p, n]) => [Number(p), n])));
       options.onProgress?.({ phase: 'sealing', done, total });
@@ -415,7 +454,9 @@ export class LogEncryptor {
       if (!isPlaintext(inner)) return { kind: 'unchanged', raw: m.raw };
       const source = topicVersionOf(value.topic).topic;
       const known = this.forgets.has(source);
-      const forgotten = known ? this.forgottenAfter(source, value.partition, value.offset, inner.tenantId, inner.userId) : this.forgotten.has(userOf(inner.tenantId, inner.userId));
+      const forgotten = known
+        ? this.forgottenAfter(source, value.partition, value.offset, inner.tenantId, inner.userId)
+        : this.forgotten.has(userOf(inner.tenantId, inner.userId));
       const sealed = await this.sealEvent(inner, forgotten);
       return { kind: sealed.kind, raw: serialiseLogValue({ ...value, raw: sealed.raw }) };
     }
@@ -446,7 +487,10 @@ export class LogEncryptor {
       let plaintext = 0;
       await this.read(target, group, { to: 'beginning' }, end, async (messages) => {
         for (const m of messages) {
-          if (m.offset !== (count.get(m.partition) ?? 0)) throw new EncryptLogConflict(`${target} partition ${m.partition}: offset ${m.offset} where ${count.get(m.partition) ?? 0} was expected`);
+          if (m.offset !== (count.get(m.partition) ?? 0))
+            throw new EncryptLogConflict(
+              `${target} partition ${m.partition}: offset ${m.offset} where ${count.get(m.partition) ?? 0} was expected`,
+            );
           count.set(m.partition, m.offset + 1);
           let hash = hashes.get(m.partition);
           if (!hash) hashes.set(m.partition, (hash = createHash('sha256')));
@@ -456,7 +500,9 @@ export class LogEncryptor {
         done += messages.length;
         options.onProgress?.({ phase: 'verifying', done, total });
       });
-      const differs = [...source.count.keys()].filter((p) => (count.get(p) ?? 0) !== source.count.get(p) || (hashes.get(p)?.digest('hex') ?? 'empty') !== source.digest.get(p));
+      const differs = [...source.count.keys()].filter(
+        (p) => (count.get(p) ?? 0) !== source.count.get(p) || (hashes.get(p)?.digest('hex') ?? 'empty') !== source.digest.get(p),
+      );
       if (differs.length > 0 || plaintext > 0) {
         throw new EncryptLogConflict(
           `the copy ${target} does not match ${source.stored}${differs.length > 0 ? ` (partitions ${differs.join(', ')})` : ''}${plaintext > 0 ? ` (${plaintext} plaintext payloads)` : ''}: nothing was switched; abort (engram encrypt-log --abort) and run again`,
@@ -468,7 +514,12 @@ export class LogEncryptor {
   // ── switch ─────────────────────────────────────────────────────────────────────────────────
 
   /** Every consumer group's position on each old topic, set on its copy (shifted by what retention deleted). */
-  private async carryPositions(scanned: readonly Scanned[], migration: LogMigration, own: string, options: EncryptLogOptions): Promise<void> {
+  private async carryPositions(
+    scanned: readonly Scanned[],
+    migration: LogMigration,
+    own: string,
+    options: EncryptLogOptions,
+  ): Promise<void> {
     const moves: { source: Scanned; group: string }[] = [];
     for (const source of scanned) {
       for (const { group } of await this.stored.listGroups(source.stored)) if (group !== own) moves.push({ source, group });
@@ -499,7 +550,8 @@ export class LogEncryptor {
     options.onProgress?.({ phase: 'deleting', done: 0, total: doomed.length });
     await this.stored.deleteTopics(doomed);
     options.onProgress?.({ phase: 'deleting', done: doomed.length, total: doomed.length });
-    if (leftOver.length > 0) this.log.warn({ topics: leftOver }, 'encrypt-log: topics of the old version that were not copied are left in place');
+    if (leftOver.length > 0)
+      this.log.warn({ topics: leftOver }, 'encrypt-log: topics of the old version that were not copied are left in place');
     return leftOver;
   }
 
@@ -520,7 +572,8 @@ export class LogEncryptor {
       claimed = { runId, from: state.version, to: state.version + 1, phase: 'copying', startedAt: now, owner, heartbeatAt: now };
     }
     const next = { version: state.version, migration: claimed };
-    if (!(await this.versions.replace(state.revision, next))) throw new EncryptLogConflict('another engram encrypt-log started at the same moment: it runs, this one stops');
+    if (!(await this.versions.replace(state.revision, next)))
+      throw new EncryptLogConflict('another engram encrypt-log started at the same moment: it runs, this one stops');
     if (resumed) this.log.log({ runId: claimed.runId, phase: claimed.phase }, 'encrypt-log: resuming an interrupted run');
     return new Lease(this.versions, { ...next, revision: state.revision + 1 }, resumed);
   }
@@ -547,11 +600,20 @@ export class LogEncryptor {
    * position (each read says where it starts, so a resumed run needs none, and the sealed topics
    * keep no trace of the migration); nothing to do for a topic with nothing to read.
    */
-  private async read(topic: string, group: string, from: ResetTarget, end: LogPosition, onBatch: (messages: readonly ConsumedMessage[]) => Promise<void>): Promise<void> {
+  private async read(
+    topic: string,
+    group: string,
+    from: ResetTarget,
+    end: LogPosition,
+    onBatch: (messages: readonly ConsumedMessage[]) => Promise<void>,
+  ): Promise<void> {
     if (Object.values(end).every((n) => n === 0)) return;
     if (from.to === 'position' && reached(from.position, end)) return;
     await this.stored.resetGroup(topic, group, from);
-    await consumeUpToOrFail(this.stored, topic, group, end, onBatch, { maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE, attempts: this.config.ENGRAM_STAGE_ATTEMPTS });
+    await consumeUpToOrFail(this.stored, topic, group, end, onBatch, {
+      maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE,
+      attempts: this.config.ENGRAM_STAGE_ATTEMPTS,
+    });
     await this.stored.deleteGroup(topic, group);
   }
 }
@@ -584,7 +646,9 @@ class Lease {
   /** Failed or interrupted: a rerun may resume at once. */
   release(): Promise<void> {
     this.over = true;
-    return this.enqueue(() => this.replace({ version: this.state.version, migration: { ...this.state.migration, owner: null } })).catch(() => undefined);
+    return this.enqueue(() => this.replace({ version: this.state.version, migration: { ...this.state.migration, owner: null } })).catch(
+      () => undefined,
+    );
   }
 
   /** Refused before anything was copied: the log is as it was, and writable again. */
@@ -600,7 +664,8 @@ class Lease {
 
   private renew(): Promise<void> {
     return this.enqueue(async () => {
-      if (!this.over) await this.replace({ version: this.state.version, migration: { ...this.state.migration, heartbeatAt: new Date().toISOString() } });
+      if (!this.over)
+        await this.replace({ version: this.state.version, migration: { ...this.state.migration, heartbeatAt: new Date().toISOString() } });
     });
   }
 
@@ -613,7 +678,9 @@ class Lease {
   private async replace(next: Omit<LogVersionState, 'revision'>): Promise<void> {
     if (this.lost) throw this.lost;
     if (!(await this.versions.replace(this.state.revision, next))) {
-      this.lost = new EncryptLogConflict(`run ${this.state.migration.runId} lost its hold on the log (another run took it over): it stopped`);
+      this.lost = new EncryptLogConflict(
+        `run ${this.state.migration.runId} lost its hold on the log (another run took it over): it stopped`,
+      );
       throw this.lost;
     }
     this.state = { ...this.state, ...next, revision: this.state.revision + 1, migration: next.migration ?? this.state.migration };

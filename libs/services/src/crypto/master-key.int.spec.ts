@@ -5,7 +5,11 @@ import { finishKeyFileRotation, loadMasterKey, loadMasterKeys, MASTER_KEY_FILE, 
 describe('loadMasterKey', () => {
   const dir = makeTempDir('engram-master-');
   afterAll(() => dir.remove());
-  const embedded = (extra: { ENGRAM_MASTER_KEY?: string } = {}) => ({ ENGRAM_MODE: 'embedded' as const, ENGRAM_DATA_DIR: dir.path, ...extra });
+  const embedded = (extra: { ENGRAM_MASTER_KEY?: string } = {}) => ({
+    ENGRAM_MODE: 'embedded' as const,
+    ENGRAM_DATA_DIR: dir.path,
+    ...extra,
+  });
 
   it('embedded without ENGRAM_MASTER_KEY: generates master.key (0600) on first start and reads the same key after', () => {
     const first = loadMasterKey(embedded());
@@ -18,7 +22,11 @@ describe('loadMasterKey', () => {
     const hex = 'cd'.repeat(32);
     const fromHex = loadMasterKey(embedded({ ENGRAM_MASTER_KEY: hex }));
     expect(fromHex.fingerprint).not.toBe(loadMasterKey(embedded()).fingerprint);
-    const fromBase64 = loadMasterKey({ ENGRAM_MODE: 'distributed', ENGRAM_DATA_DIR: dir.path, ENGRAM_MASTER_KEY: Buffer.from(hex, 'hex').toString('base64') });
+    const fromBase64 = loadMasterKey({
+      ENGRAM_MODE: 'distributed',
+      ENGRAM_DATA_DIR: dir.path,
+      ENGRAM_MASTER_KEY: Buffer.from(hex, 'hex').toString('base64'),
+    });
     expect(fromBase64.fingerprint).toBe(fromHex.fingerprint);
   });
 
@@ -26,7 +34,9 @@ describe('loadMasterKey', () => {
     const other = makeTempDir('engram-master-bad-');
     try {
       fs.writeFileSync(other.file(MASTER_KEY_FILE), 'not a key\n');
-      expect(() => loadMasterKey({ ENGRAM_MODE: 'embedded', ENGRAM_DATA_DIR: other.path })).toThrow(/master\.key: not a master key .* ENGRAM_MASTER_KEY/);
+      expect(() => loadMasterKey({ ENGRAM_MODE: 'embedded', ENGRAM_DATA_DIR: other.path })).toThrow(
+        /master\.key: not a master key .* ENGRAM_MASTER_KEY/,
+      );
     } finally {
       other.remove();
     }
@@ -39,9 +49,11 @@ describe('loadMasterKey', () => {
       const old = loadMasterKey(config);
       expect(loadMasterKeys(config)).toEqual({ current: old, previous: [] });
       const previousHex = 'ef'.repeat(32);
-      expect(loadMasterKeys({ ...config, ENGRAM_MASTER_KEY: 'cd'.repeat(32), ENGRAM_PREVIOUS_MASTER_KEY: previousHex }).previous.map((k) => k.fingerprint)).toEqual([
-        loadMasterKey({ ...config, ENGRAM_MASTER_KEY: previousHex }).fingerprint,
-      ]);
+      expect(
+        loadMasterKeys({ ...config, ENGRAM_MASTER_KEY: 'cd'.repeat(32), ENGRAM_PREVIOUS_MASTER_KEY: previousHex }).previous.map(
+          (k) => k.fingerprint,
+        ),
+      ).toEqual([loadMasterKey({ ...config, ENGRAM_MASTER_KEY: previousHex }).fingerprint]);
 
       const rotation = rotationKeys(config);
       expect(rotation.previous.map((k) => k.fingerprint)).toEqual([old.fingerprint]);
@@ -53,7 +65,10 @@ describe('loadMasterKey', () => {
 
       finishKeyFileRotation(config);
       expect(fs.existsSync(other.file(NEXT_MASTER_KEY_FILE))).toBe(false);
-      expect(loadMasterKeys(config)).toEqual({ current: expect.objectContaining({ fingerprint: rotation.current.fingerprint }), previous: [] });
+      expect(loadMasterKeys(config)).toEqual({
+        current: expect.objectContaining({ fingerprint: rotation.current.fingerprint }),
+        previous: [],
+      });
     } finally {
       other.remove();
     }

@@ -7,7 +7,8 @@ export const MASTER_KEY_FILE = 'master.key';
 /** The key an embedded rotation of master.key wraps with, until it replaces master.key (see `rotationKeys`). */
 export const NEXT_MASTER_KEY_FILE = 'master.key.next';
 
-type MasterKeyConfig = Pick<EngramConfig, 'ENGRAM_MASTER_KEY' | 'ENGRAM_DATA_DIR' | 'ENGRAM_MODE'> & Partial<Pick<EngramConfig, 'ENGRAM_PREVIOUS_MASTER_KEY'>>;
+type MasterKeyConfig = Pick<EngramConfig, 'ENGRAM_MASTER_KEY' | 'ENGRAM_DATA_DIR' | 'ENGRAM_MODE'> &
+  Partial<Pick<EngramConfig, 'ENGRAM_PREVIOUS_MASTER_KEY'>>;
 
 /** The key that wraps data keys, and the ones that only unwrap those still under them (a rotation). */
 export interface MasterKeys {
@@ -43,10 +44,18 @@ export function loadMasterKeys(config: MasterKeyConfig): MasterKeys {
   const previous: MasterKey[] = [];
   if (config.ENGRAM_PREVIOUS_MASTER_KEY !== undefined) previous.push(new MasterKey(parseMasterKey(config.ENGRAM_PREVIOUS_MASTER_KEY)!));
   if (usesKeyFile(config)) {
-    const next = readKeyFile(path.join(config.ENGRAM_DATA_DIR, NEXT_MASTER_KEY_FILE), 'delete it only if no data key was rewrapped with it');
+    const next = readKeyFile(
+      path.join(config.ENGRAM_DATA_DIR, NEXT_MASTER_KEY_FILE),
+      'delete it only if no data key was rewrapped with it',
+    );
     if (next) previous.push(next);
   }
-  return { current, previous: previous.filter((key, i) => key.fingerprint !== current.fingerprint && previous.findIndex((k) => k.fingerprint === key.fingerprint) === i) };
+  return {
+    current,
+    previous: previous.filter(
+      (key, i) => key.fingerprint !== current.fingerprint && previous.findIndex((k) => k.fingerprint === key.fingerprint) === i,
+    ),
+  };
 }
 
 /** Embedded without ENGRAM_MASTER_KEY: the master key lives in ENGRAM_DATA_DIR/master.key. */

@@ -19,21 +19,44 @@ const at = '2026-11-30T08:00:00.000Z';
 function turn(userId: string, turnId: string, text: string): TurnRecorded {
   const eventId = `turn-${userId}-${turnId}`;
   return {
-    eventId, type: 'TurnRecorded', schemaVersion: 2, tenantId, userId, occurredAt: at, recordedAt: at, causationId: null, correlationId: eventId,
+    eventId,
+    type: 'TurnRecorded',
+    schemaVersion: 2,
+    tenantId,
+    userId,
+    occurredAt: at,
+    recordedAt: at,
+    causationId: null,
+    correlationId: eventId,
     payload: { sessionId: 's1', turnId, role: 'user', text },
   };
 }
 
 function screened(of: TurnRecorded): TurnScreened {
   return {
-    ...of, eventId: `screened-${of.eventId}`, type: 'TurnScreened', schemaVersion: 1, causationId: of.eventId,
+    ...of,
+    eventId: `screened-${of.eventId}`,
+    type: 'TurnScreened',
+    schemaVersion: 1,
+    causationId: of.eventId,
     payload: { ...of.payload, verdict: 'accepted', reasons: [], signals: [], ephemeral: false, masked: [], screenerVersion: 'test' },
   };
 }
 
 function forgotten(userId: string): UserForgotten {
   const eventId = uniqueName('forget');
-  return { eventId, type: 'UserForgotten', schemaVersion: 1, tenantId, userId, occurredAt: at, recordedAt: at, causationId: null, correlationId: eventId, payload: { requestedAt: at } };
+  return {
+    eventId,
+    type: 'UserForgotten',
+    schemaVersion: 1,
+    tenantId,
+    userId,
+    occurredAt: at,
+    recordedAt: at,
+    causationId: null,
+    correlationId: eventId,
+    payload: { requestedAt: at },
+  };
 }
 
 const key = (e: EngramEvent) => `${e.tenantId}:${e.userId}`;
@@ -62,7 +85,10 @@ describe('SealingEventLog over the embedded log and key store', () => {
   }
 
   async function append(topic: string, events: readonly EngramEvent[], to: EventLog = log): Promise<void> {
-    await to.append(topic, events.map((e) => ({ key: key(e), value: e })));
+    await to.append(
+      topic,
+      events.map((e) => ({ key: key(e), value: e })),
+    );
   }
 
   it('stores ciphertext bound to the event and hands consumers the event as it was appended', async () => {
@@ -72,7 +98,13 @@ describe('SealingEventLog over the embedded log and key store', () => {
 
     const [stored] = await readAll(inner, topic);
     expect(stored.raw).not.toMatch(/花生|Quillbramble|text/);
-    expect(stored.value).toMatchObject({ eventId: event.eventId, type: 'TurnRecorded', tenantId, userId: 'u1', payload: { sealed: 'aes-256-gcm' } });
+    expect(stored.value).toMatchObject({
+      eventId: event.eventId,
+      type: 'TurnRecorded',
+      tenantId,
+      userId: 'u1',
+      payload: { sealed: 'aes-256-gcm' },
+    });
 
     const [opened] = await readAll(log, topic);
     expect(opened.value).toEqual(event);
@@ -139,7 +171,13 @@ describe('SealingEventLog over the embedded log and key store', () => {
   });
   it('another process opens a batch in order whose keys it must read from the store partway through, and one it holds', async () => {
     const topic = uniqueName('turns');
-    const events = [turn('held', 't1', 'first'), turn('unread', 't1', 'second'), turn('held', 't2', 'third'), turn('unread2', 't1', 'fourth'), forgotten('gone-before')];
+    const events = [
+      turn('held', 't1', 'first'),
+      turn('unread', 't1', 'second'),
+      turn('held', 't2', 'third'),
+      turn('unread2', 't1', 'fourth'),
+      forgotten('gone-before'),
+    ];
     await append(topic, events);
     const otherRing = new DataKeyRing(store); // another process: its own ring over the same store
     await otherRing.current(tenantId, 'held');

@@ -1,8 +1,18 @@
 import { Logger } from '@nestjs/common';
 import { eventAssociatedData, isSealed, openText, type Sealed, sealText, SealError } from '@engram/domain';
 import {
-  type BatchHandler, type ConsumedMessage, type ConsumerSpec, type DataKey, type EventLog, type GroupInfo, type LogMessage, type LogPosition,
-  type ResetTarget, SerialisedLogValue, type StoredMessage, type Subscription,
+  type BatchHandler,
+  type ConsumedMessage,
+  type ConsumerSpec,
+  type DataKey,
+  type EventLog,
+  type GroupInfo,
+  type LogMessage,
+  type LogPosition,
+  type ResetTarget,
+  SerialisedLogValue,
+  type StoredMessage,
+  type Subscription,
 } from '@engram/ports';
 import type { DataKeyRing } from './data-key-ring';
 import { Generations } from './generations';
@@ -27,8 +37,12 @@ function isEventShaped(value: unknown): value is EventShape {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return (
-    typeof v.eventId === 'string' && typeof v.type === 'string' && typeof v.tenantId === 'string' &&
-    typeof v.userId === 'string' && typeof v.payload === 'object' && v.payload !== null
+    typeof v.eventId === 'string' &&
+    typeof v.type === 'string' &&
+    typeof v.tenantId === 'string' &&
+    typeof v.userId === 'string' &&
+    typeof v.payload === 'object' &&
+    v.payload !== null
   );
 }
 
@@ -138,7 +152,12 @@ export class SealingEventLog implements EventLog {
     return opened;
   }
 
-  private async openRest(messages: readonly ConsumedMessage[], from: number, opened: ConsumedMessage[], reading: TopicReading): Promise<ConsumedMessage[]> {
+  private async openRest(
+    messages: readonly ConsumedMessage[],
+    from: number,
+    opened: ConsumedMessage[],
+    reading: TopicReading,
+  ): Promise<ConsumedMessage[]> {
     for (let i = from; i < messages.length; i++) {
       const message = messages[i];
       let value = this.openKnown(message, reading.recent);
@@ -192,13 +211,15 @@ export class SealingEventLog implements EventLog {
     const reading = this.reading.get(topic);
     // Kept only for readers that will open it soon: one far behind would find it gone, and
     // plaintext kept for no one costs the garbage collector about what opening the event costs.
-    if (reading && reading.readers > 0 && Date.now() - reading.keptUpAt < KEEPING_UP_MS) reading.recent.remember(value, payload.data, json, reading.readers);
+    if (reading && reading.readers > 0 && Date.now() - reading.keptUpAt < KEEPING_UP_MS)
+      reading.recent.remember(value, payload.data, json, reading.readers);
     return new SerialisedLogValue(sealedEnvelopeJson(value, payload));
   }
 
   private readingOf(topic: string): TopicReading {
     let reading = this.reading.get(topic);
-    if (!reading) this.reading.set(topic, (reading = { readers: 0, keptUpAt: -Infinity, recent: new RecentPlaintexts(RECENT_CHARS_PER_TOPIC) }));
+    if (!reading)
+      this.reading.set(topic, (reading = { readers: 0, keptUpAt: -Infinity, recent: new RecentPlaintexts(RECENT_CHARS_PER_TOPIC) }));
     return reading;
   }
 
@@ -263,7 +284,10 @@ export class SealingEventLog implements EventLog {
     if (this.reported.has(user)) return;
     if (this.reported.size >= 10_000) this.reported.clear();
     this.reported.add(user);
-    this.log.log({ tenantId: event.tenantId, userId: event.userId, topic }, "skipping events whose data key was destroyed (a forgotten user's)");
+    this.log.log(
+      { tenantId: event.tenantId, userId: event.userId, topic },
+      "skipping events whose data key was destroyed (a forgotten user's)",
+    );
   }
 }
 

@@ -22,7 +22,9 @@ describe('sealedEnvelopeJson', () => {
 
     expect(JSON.parse(json)).toEqual({ ...event, payload: sealed });
     expect(json).not.toContain('花生');
-    expect(openText(key.key, JSON.parse(json).payload, eventAssociatedData(event.tenantId, event.userId, event.eventId))).toBe(JSON.stringify(event.payload));
+    expect(openText(key.key, JSON.parse(json).payload, eventAssociatedData(event.tenantId, event.userId, event.eventId))).toBe(
+      JSON.stringify(event.payload),
+    );
   });
 
   it('is stored as it is by the log adapters', () => {

@@ -26,7 +26,10 @@ const RAW_SHOWN = 500;
 export class ProjectionVersionView {
   @ApiProperty({ enum: VERSIONED_PROJECTIONS }) projection!: VersionedProjection;
   @ApiProperty({ description: 'The version readers and live writers use.' }) active!: number;
-  @ApiProperty({ type: [Number], description: 'Versions whose data exists, ascending (an old one is kept for the grace period after a swap).' })
+  @ApiProperty({
+    type: [Number],
+    description: 'Versions whose data exists, ascending (an old one is kept for the grace period after a swap).',
+  })
   versions!: number[];
 }
 

@@ -13,7 +13,15 @@ import {
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
@@ -65,13 +73,19 @@ export class StartRebuildDto {
 export class RebuildStatusResponse implements RebuildStatus {
   @ApiProperty({ enum: VERSIONED_PROJECTIONS }) projection!: VersionedProjection;
   @ApiProperty({ type: 'integer', description: 'The version being built.' }) version!: number;
-  @ApiProperty({ type: 'integer', description: 'The version that served when it started; dropped after the grace period.' }) previousVersion!: number;
-  @ApiProperty({ enum: ['replaying', 'swapped', 'done', 'failed'], description: 'replaying (old version serves) → swapped (new version serves, overlap applied, old kept for ENGRAM_REBUILD_GRACE_MS) → done' })
+  @ApiProperty({ type: 'integer', description: 'The version that served when it started; dropped after the grace period.' })
+  previousVersion!: number;
+  @ApiProperty({
+    enum: ['replaying', 'swapped', 'done', 'failed'],
+    description:
+      'replaying (old version serves) → swapped (new version serves, overlap applied, old kept for ENGRAM_REBUILD_GRACE_MS) → done',
+  })
   phase!: RebuildStatus['phase'];
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Messages of the input topic applied to the new version.' }) done!: number;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Messages in the input topic (grows with live traffic).' }) total!: number;
   @ApiProperty({ description: 'Over the last few seconds.' }) eventsPerSecond!: number;
-  @ApiProperty({ type: Number, nullable: true, description: 'Seconds until the replay reaches the live end; null when unknown.' }) etaSeconds!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Seconds until the replay reaches the live end; null when unknown.' })
+  etaSeconds!: number | null;
   @ApiProperty({ description: 'Runs in the process that answered (else: last persisted numbers).' }) running!: boolean;
   @ApiProperty({ format: 'date-time' }) startedAt!: string;
   @ApiPropertyOptional({ format: 'date-time' }) swappedAt?: string;
@@ -99,7 +113,8 @@ export class AdminRebuildsController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Start an online rebuild: a new projection version is built from the log while the current one serves, then swapped in.',
-    description: 'Progress: GET /v1/admin/rebuilds. A rebuild survives a restart of the process running it (it resumes from its checkpoint).',
+    description:
+      'Progress: GET /v1/admin/rebuilds. A rebuild survives a restart of the process running it (it resumes from its checkpoint).',
   })
   @ApiAcceptedResponse({ type: RebuildListResponse })
   @JsonBody('`projection` is not one of the projections or `all`.')

@@ -6,9 +6,16 @@ import { ID_MAX_LENGTH, ID_PATTERN_SOURCE } from './turns.dto';
 export class ErrorResponse {
   @ApiProperty({ type: 'integer', example: 400 }) statusCode!: number;
   @ApiProperty({ example: 'Bad Request' }) error!: string;
-  @ApiProperty({ type: [String], example: ['userId must be 1-128 characters without whitespace, control, invisible characters or lone surrogates'] })
+  @ApiProperty({
+    type: [String],
+    example: ['userId must be 1-128 characters without whitespace, control, invisible characters or lone surrogates'],
+  })
   message!: string[];
-  @ApiProperty({ type: [String], description: 'The fields at fault, by path (`turns.0.text`, `body`); empty when no field is.', example: ['userId'] })
+  @ApiProperty({
+    type: [String],
+    description: 'The fields at fault, by path (`turns.0.text`, `body`); empty when no field is.',
+    example: ['userId'],
+  })
   fields!: string[];
 }
 
@@ -29,7 +36,11 @@ type ErrorStatus = keyof typeof GENERIC;
 export function ApiErrors(errors: Partial<Record<ErrorStatus, string | true>>): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...Object.entries(errors).map(([status, description]) =>
-      ApiResponse({ status: Number(status), type: ErrorResponse, description: description === true ? GENERIC[Number(status)] : description }),
+      ApiResponse({
+        status: Number(status),
+        type: ErrorResponse,
+        description: description === true ? GENERIC[Number(status)] : description,
+      }),
     ),
   );
 }

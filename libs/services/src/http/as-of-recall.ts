@@ -32,7 +32,12 @@ export interface AsOfRecall {
 }
 
 /** The user's memories as they stood: as known at `asOf`, then as true at `validAt`, then filtered. All active. */
-export function pastViews(memories: readonly MemoryRecord[], asOf: Date | null, validAt: Date | null, filter: RecallFilter | null): MemoryRecord[] {
+export function pastViews(
+  memories: readonly MemoryRecord[],
+  asOf: Date | null,
+  validAt: Date | null,
+  filter: RecallFilter | null,
+): MemoryRecord[] {
   let views: MemoryRecord[] = asOf ? memoriesAsOf(memories, asOf) : [...memories];
   if (validAt) views = memoriesValidAt(views, validAt);
   else if (!asOf) views = views.filter((m) => m.status === 'active');
@@ -51,11 +56,23 @@ export async function recallOver(
   if (searchable.length === 0) return { pinned, ranked: [] };
   const texts = searchable.map((m) => searchableText(m, options.aliases));
   // Two calls: the query and the memories are embedded as what they are (asymmetric models).
-  const [[queryVector], vectors] = await Promise.all([options.embedder.embed([query], 'query'), options.embedder.embed(searchable.map((m) => embeddedText(m, options.aliases)), 'passage')]);
+  const [[queryVector], vectors] = await Promise.all([
+    options.embedder.embed([query], 'query'),
+    options.embedder.embed(
+      searchable.map((m) => embeddedText(m, options.aliases)),
+      'passage',
+    ),
+  ]);
   const terms = tokenize(query);
   const bm25 = bm25Scores(terms, texts.map(tokenize));
-  const textHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0), options.limit);
-  const vectorHits: SearchHit[] = top(searchable.map((m, i) => ({ memoryId: m.memoryId, score: dot(queryVector, vectors[i]) })), options.limit);
+  const textHits: SearchHit[] = top(
+    searchable.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
+    options.limit,
+  );
+  const vectorHits: SearchHit[] = top(
+    searchable.map((m, i) => ({ memoryId: m.memoryId, score: dot(queryVector, vectors[i]) })),
+    options.limit,
+  );
   const fused = fuse(textHits, vectorHits, options.ranking.rrfK);
   const candidates = searchable.filter((m) => fused.has(m.memoryId)).map((memory) => ({ memory, fusion: fused.get(memory.memoryId)! }));
   const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));

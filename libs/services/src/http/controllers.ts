@@ -51,7 +51,9 @@ export class TurnsController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
   @ApiResponse({ status: 202, type: PostTurnsResponse })
-  @JsonBody('A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.')
+  @JsonBody(
+    'A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.',
+  )
   @ApiErrors({ 429: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
   async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
     await this.backpressure.admit(tenantId, body.turns.length);
@@ -72,7 +74,9 @@ export class RecallController {
   @HttpCode(200)
   @ApiOperation({ summary: 'The memories that matter for a prompt, and a context block ready to inject.' })
   @ApiOkResponse({ type: RecallResponse })
-  @JsonBody('A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.')
+  @JsonBody(
+    'A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.',
+  )
   async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
     const done = this.metrics.recallDuration.startTimer();
     try {
@@ -92,10 +96,16 @@ class StageLagView {
 class PipelineStatusResponse {
   @ApiProperty({
     enum: ['tenant', 'deployment'],
-    description: '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.',
+    description:
+      '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.',
   })
   scope!: 'tenant' | 'deployment';
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested.' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested.',
+  })
   pending!: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Deployment scope only: events ever accepted onto the turns topic.' })
   ingested?: number;
@@ -190,7 +200,15 @@ export class UsersController {
   @Get(':userId/turns')
   @ApiOperation({ summary: "A user's turns by id, in any session: what a memory was said in (its sourceTurnIds)." })
   @ApiIdParam('userId')
-  @ApiQuery({ name: 'ids', required: true, schema: TURN_IDS_QUERY_SCHEMA, style: 'form', explode: true, description: `Turn ids, the parameter repeated (at most ${TURNS_BY_ID_MAX}).`, example: ['t1', 't4'] })
+  @ApiQuery({
+    name: 'ids',
+    required: true,
+    schema: TURN_IDS_QUERY_SCHEMA,
+    style: 'form',
+    explode: true,
+    description: `Turn ids, the parameter repeated (at most ${TURNS_BY_ID_MAX}).`,
+    example: ['t1', 't4'],
+  })
   @ApiOkResponse({ type: TurnListResponse })
   @ApiErrors({ 400: 'A malformed `userId`, or `ids` missing, more than 100, or malformed.' })
   async turns(@TenantId() tenantId: string, @Param('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {

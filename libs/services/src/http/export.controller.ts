@@ -36,7 +36,8 @@ export class ExportController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Import an export bundle for this user (idempotent: importing it again adds nothing).',
-    description: 'Memories travel through the resolver as decisions, so rebuilds keep them. A merge key the user already holds is kept, not overwritten.',
+    description:
+      'Memories travel through the resolver as decisions, so rebuilds keep them. A merge key the user already holds is kept, not overwritten.',
   })
   @ApiIdParam('userId')
   @ApiBody({ type: ExportBundleDto })
@@ -48,8 +49,16 @@ export class ExportController {
 }
 
 export class RunForgettingDto {
-  @ApiPropertyOptional({ type: [String], maxItems: 10_000, items: { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE }, description: 'Only these users (default: every user of the tenant).' })
-  @Absent() @IsArray() @ArrayMaxSize(10_000) @Matches(ID_PATTERN, { each: true, message: `userIds ${ID_MESSAGE}` })
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: 10_000,
+    items: { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE },
+    description: 'Only these users (default: every user of the tenant).',
+  })
+  @Absent()
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @Matches(ID_PATTERN, { each: true, message: `userIds ${ID_MESSAGE}` })
   userIds?: string[];
 }
 
@@ -71,7 +80,8 @@ export class ForgettingController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Apply the forgetting policy now to the tenant's users; answers once recall reflects it.",
-    description: 'Expiry (ENGRAM_EPHEMERAL_TTL_DAYS) and archival (ENGRAM_ARCHIVE_CONFIDENCE, ENGRAM_ARCHIVE_AFTER_DAYS) are decided by the resolver and recorded as MemoryExpired / MemoryArchived events.',
+    description:
+      'Expiry (ENGRAM_EPHEMERAL_TTL_DAYS) and archival (ENGRAM_ARCHIVE_CONFIDENCE, ENGRAM_ARCHIVE_AFTER_DAYS) are decided by the resolver and recorded as MemoryExpired / MemoryArchived events.',
   })
   @ApiBody({ type: RunForgettingDto, required: false })
   @ApiOkResponse({ type: ForgettingRunResponse })

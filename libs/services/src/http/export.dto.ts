@@ -32,9 +32,19 @@ const TEXT_MAX = 32_000;
  */
 const Str = (max: number) => applyDecorators(IsString(), IsWellFormed(), MaxCodePoints(max));
 const Strs = (maxItems: number, max: number) =>
-  applyDecorators(IsArray(), ArrayMaxSize(maxItems), IsString({ each: true }), IsWellFormed({ each: true }), MaxCodePoints(max, { each: true }));
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(maxItems),
+    IsString({ each: true }),
+    IsWellFormed({ each: true }),
+    MaxCodePoints(max, { each: true }),
+  );
 const Text = (max: number) => applyDecorators(IsString(), MaxCodePoints(max), IsText());
-const strings = (maxItems: number, maxLength: number): ApiPropertyOptions => ({ type: 'array', maxItems, items: { type: 'string', maxLength } });
+const strings = (maxItems: number, maxLength: number): ApiPropertyOptions => ({
+  type: 'array',
+  maxItems,
+  items: { type: 'string', maxLength },
+});
 const instant = { format: 'date-time' } as const;
 /** Required, and may be null (`validTo` of a memory still valid): absent is refused. */
 const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
@@ -49,7 +59,9 @@ export class ExportedVersionDto {
   @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() supersededAt!: string | null;
   @ApiProperty(strings(1000, ID_MAX)) @Strs(1000, ID_MAX) sourceTurnIds!: string[];
   @ApiPropertyOptional({ ...strings(1000, ID_MAX), description: 'Insights: the memories this version was derived from.' })
-  @Absent() @Strs(1000, ID_MAX) sources?: string[];
+  @Absent()
+  @Strs(1000, ID_MAX)
+  sources?: string[];
 }
 
 /** One memory, without tenant, user or resolver bookkeeping: the bundle is tenant-agnostic. */
@@ -71,18 +83,34 @@ export class ExportedMemoryDto {
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) revision!: number;
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) mentionCount!: number;
   @ApiProperty(strings(1000, ID_MAX)) @Strs(1000, ID_MAX) sourceTurnIds!: string[];
-  @ApiPropertyOptional({ ...textSchema(ID_MAX), description: 'Who said the source turn, when named.' }) @Absent() @Text(ID_MAX) speaker?: string;
-  @ApiPropertyOptional({ ...strings(100, TEXT_MAX), description: 'What else the memory is found by, never shown (the facts read from its turn, the turn before it).' })
-  @Absent() @Strs(100, TEXT_MAX) keys?: string[];
-  @ApiPropertyOptional({ ...strings(1000, ID_MAX), description: 'Insights: ids (in this bundle) of the memories the insight is derived from.' })
-  @Absent() @Strs(1000, ID_MAX) sources?: string[];
+  @ApiPropertyOptional({ ...textSchema(ID_MAX), description: 'Who said the source turn, when named.' })
+  @Absent()
+  @Text(ID_MAX)
+  speaker?: string;
+  @ApiPropertyOptional({
+    ...strings(100, TEXT_MAX),
+    description: 'What else the memory is found by, never shown (the facts read from its turn, the turn before it).',
+  })
+  @Absent()
+  @Strs(100, TEXT_MAX)
+  keys?: string[];
+  @ApiPropertyOptional({
+    ...strings(1000, ID_MAX),
+    description: 'Insights: ids (in this bundle) of the memories the insight is derived from.',
+  })
+  @Absent()
+  @Strs(1000, ID_MAX)
+  sources?: string[];
   @ApiProperty(instant) @IsInstant() validFrom!: string;
   @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() validTo!: string | null;
   @ApiProperty(instant) @IsInstant() createdAt!: string;
   @ApiProperty(instant) @IsInstant() updatedAt!: string;
   @ApiProperty(instant) @IsInstant() lastSeenAt!: string;
   @ApiProperty({ type: [ExportedVersionDto], maxItems: 1000 })
-  @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => ExportedVersionDto)
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => ExportedVersionDto)
   history!: ExportedVersionDto[];
 }
 
@@ -98,16 +126,36 @@ export class ExportBundleDto {
   @ApiProperty({ enum: [EXPORT_FORMAT] }) @IsIn([EXPORT_FORMAT]) format!: typeof EXPORT_FORMAT;
   @ApiProperty({ enum: [EXPORT_VERSION] }) @IsIn([EXPORT_VERSION]) version!: typeof EXPORT_VERSION;
   @ApiProperty(instant) @IsInstant() exportedAt!: string;
-  @ApiPropertyOptional({ type: [ExportedFactDto], maxItems: EXPORT_MAX_MEMORIES, description: 'Informative: the pinned, active memories (checked, not imported).' })
-  @Absent() @IsArray() @ArrayMaxSize(EXPORT_MAX_MEMORIES) @ValidateNested({ each: true }) @Type(() => ExportedFactDto)
+  @ApiPropertyOptional({
+    type: [ExportedFactDto],
+    maxItems: EXPORT_MAX_MEMORIES,
+    description: 'Informative: the pinned, active memories (checked, not imported).',
+  })
+  @Absent()
+  @IsArray()
+  @ArrayMaxSize(EXPORT_MAX_MEMORIES)
+  @ValidateNested({ each: true })
+  @Type(() => ExportedFactDto)
   facts?: ExportedFactDto[];
-  @ApiProperty({ type: [ExportedMemoryDto], maxItems: EXPORT_MAX_MEMORIES, description: 'Every memory, of every status, with its version history.' })
-  @IsArray() @ArrayMaxSize(EXPORT_MAX_MEMORIES) @ValidateNested({ each: true }) @Type(() => ExportedMemoryDto)
+  @ApiProperty({
+    type: [ExportedMemoryDto],
+    maxItems: EXPORT_MAX_MEMORIES,
+    description: 'Every memory, of every status, with its version history.',
+  })
+  @IsArray()
+  @ArrayMaxSize(EXPORT_MAX_MEMORIES)
+  @ValidateNested({ each: true })
+  @Type(() => ExportedMemoryDto)
   memories!: ExportedMemoryDto[];
 }
 
 export class ImportResponse {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Memories in the bundle.' }) memories!: number;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Memories this import added (0 on a re-import; a merge key the user already holds is kept).' }) added!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Memories this import added (0 on a re-import; a merge key the user already holds is kept).',
+  })
+  added!: number;
   @ApiProperty({ description: 'False when the read side did not catch up in time (then `added` may be low).' }) consistent!: boolean;
 }

@@ -40,7 +40,10 @@ export class ExportService {
   }
 
   async import(tenantId: string, userId: string, bundle: ExportBundleDto): Promise<ImportResponse> {
-    const records = withImportedSources(bundle.memories.map((m) => rekey(masked(m), tenantId, userId)), bundle.memories);
+    const records = withImportedSources(
+      bundle.memories.map((m) => rekey(masked(m), tenantId, userId)),
+      bundle.memories,
+    );
     const ids = records.map((r) => r.memoryId);
     const before = (await this.facts.get(tenantId, userId, ids)).length;
     const importId = deterministicId('import', tenantId, userId, JSON.stringify(bundle.memories));
@@ -81,7 +84,11 @@ function toExported(memory: MemoryRecord): ExportedMemoryDto {
     ...(keys ? { keys: [...keys] } : {}),
     sourceTurnIds: [...data.sourceTurnIds],
     ...(sources ? { sources: [...sources] } : {}), // insights: the memories they are derived from
-    history: data.history.map(({ sources: from, ...v }) => ({ ...v, sourceTurnIds: [...v.sourceTurnIds], ...(from ? { sources: [...from] } : {}) })),
+    history: data.history.map(({ sources: from, ...v }) => ({
+      ...v,
+      sourceTurnIds: [...v.sourceTurnIds],
+      ...(from ? { sources: [...from] } : {}),
+    })),
   };
 }
 

@@ -28,7 +28,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (bodyParser?.type === 'body.invalid.utf8' || bodyParser?.type === 'body.too.deep') {
       return error(400, 'Bad Request', [(exception as Error).message], ['body']);
     }
-    if (bodyParser?.type === 'entity.parse.failed' || bodyParser?.type === 'encoding.unsupported' || bodyParser?.type === 'charset.unsupported') {
+    if (
+      bodyParser?.type === 'entity.parse.failed' ||
+      bodyParser?.type === 'encoding.unsupported' ||
+      bodyParser?.type === 'charset.unsupported'
+    ) {
       return error(400, 'Bad Request', ['request body must be valid JSON'], ['body']);
     }
     if (exception instanceof HttpException) {
@@ -58,7 +62,9 @@ export function validationExceptionFactory(errors: ValidationError[]): BadReques
       if (constraints.length > 0) {
         fields.push(path);
         // class-validator names only the leaf property; say the whole path.
-        messages.push(...constraints.map((c) => (c.startsWith(`${e.property} `) ? `${path}${c.slice(e.property.length)}` : `${path}: ${c}`)));
+        messages.push(
+          ...constraints.map((c) => (c.startsWith(`${e.property} `) ? `${path}${c.slice(e.property.length)}` : `${path}: ${c}`)),
+        );
       }
       walk(e.children ?? [], path);
     }

@@ -27,10 +27,25 @@ export class GatewayHttpModule {}
 @Module({
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
-    HealthController, MetricsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController, MemoryControlController,
-    AdminPipelineController, InspectorController,
+    HealthController,
+    MetricsController,
+    RecallController,
+    UsersController,
+    PipelineController,
+    ExportController,
+    ForgettingController,
+    MemoryControlController,
+    AdminPipelineController,
+    InspectorController,
   ],
-  providers: [RecallService, RecallAudit, IngestService, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [
+    RecallService,
+    RecallAudit,
+    IngestService,
+    ExportService,
+    MemoryControlService,
+    { provide: APP_GUARD, useClass: TenantGuard },
+  ],
   exports: [RecallService],
 })
 export class RecallHttpModule {}
@@ -39,10 +54,28 @@ export class RecallHttpModule {}
 @Module({
   imports: [ForgettingModule, AdminRebuildsModule],
   controllers: [
-    HealthController, MetricsController, TurnsController, RecallController, UsersController, PipelineController, ExportController, ForgettingController,
-    MemoryControlController, McpController, AdminPipelineController, InspectorController,
+    HealthController,
+    MetricsController,
+    TurnsController,
+    RecallController,
+    UsersController,
+    PipelineController,
+    ExportController,
+    ForgettingController,
+    MemoryControlController,
+    McpController,
+    AdminPipelineController,
+    InspectorController,
   ],
-  providers: [IngestService, Backpressure, RecallService, RecallAudit, ExportService, MemoryControlService, { provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [
+    IngestService,
+    Backpressure,
+    RecallService,
+    RecallAudit,
+    ExportService,
+    MemoryControlService,
+    { provide: APP_GUARD, useClass: TenantGuard },
+  ],
   exports: [IngestService, RecallService],
 })
 export class AllHttpModule {}

@@ -62,7 +62,10 @@ export class IngestService {
     }
     const position = await this.publisher.publish(Topics.turns, events);
     // Ids only (see EventLogTransport.traceBatch): follows each turn into the stages.
-    this.log.debug({ stage: 'ingest', topic: Topics.turns, events: events.length, correlationIds: events.map((e) => e.correlationId) }, 'turns recorded');
+    this.log.debug(
+      { stage: 'ingest', topic: Topics.turns, events: events.length, correlationIds: events.map((e) => e.correlationId) },
+      'turns recorded',
+    );
     return { accepted: events.length, position: encodePosition(position) };
   }
 
@@ -106,7 +109,9 @@ export class IngestService {
     request.turns.forEach((turn, i) => {
       if (Date.parse(turn.occurredAt) > latest) {
         throw new BadRequestException({
-          message: [`turns.${i}.occurredAt must be at most ${this.config.ENGRAM_MAX_FUTURE_MS} ms after the server's clock (ENGRAM_MAX_FUTURE_MS)`],
+          message: [
+            `turns.${i}.occurredAt must be at most ${this.config.ENGRAM_MAX_FUTURE_MS} ms after the server's clock (ENGRAM_MAX_FUTURE_MS)`,
+          ],
           fields: [`turns.${i}.occurredAt`],
         });
       }

@@ -38,7 +38,8 @@ export function jsonDepth(body: Buffer): number {
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      // A backslash escapes the byte after it.
+      if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -78,7 +79,10 @@ export class TurnsLimits implements CanActivate {
 }
 
 /** Throws a 400 naming the field when the batch is too long or a turn's text too long; anything else passes through. */
-export function checkTurnLimits(turns: unknown, config: Pick<EngramConfig, 'ENGRAM_MAX_TURNS_PER_REQUEST' | 'ENGRAM_MAX_TEXT_LENGTH'>): void {
+export function checkTurnLimits(
+  turns: unknown,
+  config: Pick<EngramConfig, 'ENGRAM_MAX_TURNS_PER_REQUEST' | 'ENGRAM_MAX_TEXT_LENGTH'>,
+): void {
   if (!Array.isArray(turns)) return;
   const maxTurns = config.ENGRAM_MAX_TURNS_PER_REQUEST;
   if (turns.length > maxTurns) {
@@ -89,7 +93,10 @@ export function checkTurnLimits(turns: unknown, config: Pick<EngramConfig, 'ENGR
     const text = (turn as { text?: unknown } | null)?.text;
     // UTF-16 length is an upper bound of the code points: most texts need no count.
     if (typeof text === 'string' && text.length > maxText && codePointLength(text) > maxText) {
-      throw new BadRequestException({ message: [`turns.${i}.text must be at most ${maxText} characters (code points)`], fields: [`turns.${i}.text`] });
+      throw new BadRequestException({
+        message: [`turns.${i}.text must be at most ${maxText} characters (code points)`],
+        fields: [`turns.${i}.text`],
+      });
     }
   });
 }
@@ -130,7 +137,9 @@ interface RouteLayer {
  * every route Nest registered; OPTIONS is left to express, which answers it with Allow. Wildcard
  * routes are Nest's middleware (`forRoutes('*')`, mounted for every method), not endpoints.
  */
-export function methodNotAllowed(router: { readonly stack: readonly RouteLayer[] }): (req: Request, res: Response, next: () => void) => void {
+export function methodNotAllowed(router: {
+  readonly stack: readonly RouteLayer[];
+}): (req: Request, res: Response, next: () => void) => void {
   return (req, res, next) => {
     if (req.method === 'OPTIONS') return next();
     const allowed = new Set<string>();
@@ -142,6 +151,11 @@ export function methodNotAllowed(router: { readonly stack: readonly RouteLayer[]
     if (allowed.size === 0) return next();
     const allow = [...allowed].join(', ');
     res.setHeader('Allow', allow);
-    res.status(405).json({ statusCode: 405, error: 'Method Not Allowed', message: [`${req.method} is not allowed on ${req.path}; allowed: ${allow}`], fields: [] });
+    res.status(405).json({
+      statusCode: 405,
+      error: 'Method Not Allowed',
+      message: [`${req.method} is not allowed on ${req.path}; allowed: ${allow}`],
+      fields: [],
+    });
   };
 }

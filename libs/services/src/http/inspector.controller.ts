@@ -21,7 +21,8 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Scripts and styles from this origin only; data only through the API, with the key the page holds. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * The web inspector: static files, public (they hold no data); every call they make goes to the

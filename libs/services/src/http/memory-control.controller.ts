@@ -23,7 +23,8 @@ export class MemoryControlController {
   @LogWrite()
   @ApiOperation({
     summary: 'Retract one memory, with a reason; answers once recall no longer returns it.',
-    description: 'A MemoryRetracted decision (status `retracted`, `statusReason`), kept and listed with ?status=all; the episodes of the turns that only said it are retracted with it. Revert to its current version to restore it.',
+    description:
+      'A MemoryRetracted decision (status `retracted`, `statusReason`), kept and listed with ?status=all; the episodes of the turns that only said it are retracted with it. Revert to its current version to restore it.',
   })
   @ApiIdParam('userId')
   @ApiIdParam('memoryId')
@@ -35,7 +36,9 @@ export class MemoryControlController {
   })
   @ApiBody({ type: RetractMemoryDto, required: false })
   @ApiOkResponse({ type: MemoryCommandResponse })
-  @JsonBody('No reason (neither in the body nor the query), a reason that is not text (lone surrogates, only invisible characters, too long), or a malformed id.')
+  @JsonBody(
+    'No reason (neither in the body nor the query), a reason that is not text (lone surrogates, only invisible characters, too long), or a malformed id.',
+  )
   @ApiErrors({ 404: 'The user holds no such memory.', 409: 'The memory is an insight (derived from others).' })
   retract(
     @TenantId() tenantId: string,
@@ -52,7 +55,8 @@ export class MemoryControlController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Restore an earlier value of one memory as a new version; answers once recall sees it.',
-    description: 'The current value moves to the history (so a revert can be reverted); `version` is one listed in the memory\'s history, or its current version when it is retracted (restores it).',
+    description:
+      "The current value moves to the history (so a revert can be reverted); `version` is one listed in the memory's history, or its current version when it is retracted (restores it).",
   })
   @ApiIdParam('userId')
   @ApiIdParam('memoryId')
@@ -74,13 +78,18 @@ export class MemoryControlController {
   @Put(':userId/profile')
   @LogWrite()
   @ApiOperation({
-    summary: 'Profile facts the application knows for certain (the seeds\' save_profile); answers once recall sees them.',
-    description: 'Each attribute is a profile memory under `user/<attribute>`, the merge key conversation uses: a new value supersedes the old one (kept in history), the same value reinforces it, and what the user says later supersedes it in turn.',
+    summary: "Profile facts the application knows for certain (the seeds' save_profile); answers once recall sees them.",
+    description:
+      'Each attribute is a profile memory under `user/<attribute>`, the merge key conversation uses: a new value supersedes the old one (kept in history), the same value reinforces it, and what the user says later supersedes it in turn.',
   })
   @ApiIdParam('userId')
   @ApiOkResponse({ type: ProfileUpdateResponse })
   @JsonBody('No attributes, an attribute or value that is not allowed (`attributes.<key>`), or a malformed id.')
-  saveProfile(@TenantId() tenantId: string, @Param('userId') userId: string, @Body() body: ProfileUpdateDto): Promise<ProfileUpdateResponse> {
+  saveProfile(
+    @TenantId() tenantId: string,
+    @Param('userId') userId: string,
+    @Body() body: ProfileUpdateDto,
+  ): Promise<ProfileUpdateResponse> {
     return this.control.saveProfile(tenantId, checkId('userId', userId), body.attributes);
   }
 }

@@ -4,14 +4,25 @@ import { MEMORY_KINDS, MEMORY_STATUSES, PROFILE_KEY_MAX, PROFILE_MAX_ATTRIBUTES,
 import { Absent, IsText, MaxCodePoints, textSchema } from './turns.dto';
 
 export class RetractMemoryDto {
-  @ApiPropertyOptional({ description: 'Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`.', ...textSchema(PROFILE_TEXT_MAX) })
-  @Absent() @IsString() @MaxCodePoints(PROFILE_TEXT_MAX) @IsText()
+  @ApiPropertyOptional({
+    description: 'Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`.',
+    ...textSchema(PROFILE_TEXT_MAX),
+  })
+  @Absent()
+  @IsString()
+  @MaxCodePoints(PROFILE_TEXT_MAX)
+  @IsText()
   reason?: string;
 }
 
 export class RevertMemoryDto {
-  @ApiProperty({ type: 'integer', description: 'The version whose value comes back as a new version: an earlier one, or the current one of a retracted memory.', minimum: 1 })
-  @IsInt() @Min(1)
+  @ApiProperty({
+    type: 'integer',
+    description: 'The version whose value comes back as a new version: an earlier one, or the current one of a retracted memory.',
+    minimum: 1,
+  })
+  @IsInt()
+  @Min(1)
   version!: number;
 }
 
@@ -61,11 +72,13 @@ export class MemoryRecordView {
 
 export class MemoryCommandResponse {
   @ApiProperty({ type: MemoryRecordView, description: 'The memory after the command.' }) memory!: MemoryRecordView;
-  @ApiProperty({ description: 'False when nothing changed (already retracted) or the read side did not catch up in time.' }) changed!: boolean;
+  @ApiProperty({ description: 'False when nothing changed (already retracted) or the read side did not catch up in time.' })
+  changed!: boolean;
   @ApiProperty({ description: 'False when the read side did not catch up in time.' }) consistent!: boolean;
 }
 
 export class ProfileUpdateResponse {
-  @ApiProperty({ type: [MemoryRecordView], description: 'The profile memories the attributes are now held in.' }) memories!: MemoryRecordView[];
+  @ApiProperty({ type: [MemoryRecordView], description: 'The profile memories the attributes are now held in.' })
+  memories!: MemoryRecordView[];
   @ApiProperty({ description: 'False when the read side did not catch up in time.' }) consistent!: boolean;
 }

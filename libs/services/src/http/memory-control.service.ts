@@ -38,7 +38,13 @@ export class MemoryControlService {
   ) {}
 
   /** `reason` from the body or (HTTP) the query: either may be given, and each given must be text (the body's wins). */
-  async retract(tenantId: string, userId: string, memoryId: string, reason: unknown, queryReason?: unknown): Promise<MemoryCommandResponse> {
+  async retract(
+    tenantId: string,
+    userId: string,
+    memoryId: string,
+    reason: unknown,
+    queryReason?: unknown,
+  ): Promise<MemoryCommandResponse> {
     const given = [reason, queryReason].filter((r) => r !== undefined);
     if (given.length === 0) throw new BadRequestException({ message: ['reason must say why the memory is retracted'], fields: ['reason'] });
     // The query parameter is not validated by a DTO: the same checks as a turn's text, here.
@@ -62,9 +68,15 @@ export class MemoryControlService {
     const chosen = revertTarget(memory, version);
     if ('error' in chosen) {
       if (chosen.error === 'unknown-version') {
-        throw new NotFoundException({ message: [`version ${version} is not a version of memory ${memoryId} (1–${memory.version})`], fields: ['version'] });
+        throw new NotFoundException({
+          message: [`version ${version} is not a version of memory ${memoryId} (1–${memory.version})`],
+          fields: ['version'],
+        });
       }
-      throw new BadRequestException({ message: [`version ${version} is already the current value of memory ${memoryId}`], fields: ['version'] });
+      throw new BadRequestException({
+        message: [`version ${version} is already the current value of memory ${memoryId}`],
+        fields: ['version'],
+      });
     }
     const now = this.clock.now().toISOString();
     const command: MemoryRevertRequested = {
@@ -95,7 +107,10 @@ export class MemoryControlService {
       throw new NotFoundException({ message: [`user ${userId} has no memory ${memoryId}`], fields: ['memoryId'] });
     }
     if (memory.kind === 'insight') {
-      throw new ConflictException({ message: [`memory ${memoryId} is an insight, derived from other memories: retract or correct those`], fields: ['memoryId'] });
+      throw new ConflictException({
+        message: [`memory ${memoryId} is an insight, derived from other memories: retract or correct those`],
+        fields: ['memoryId'],
+      });
     }
     return memory;
   }
@@ -115,16 +130,30 @@ export class MemoryControlService {
   /** A fresh id per request: two requests are two commands (a redelivered command keeps its id, so it decides the same). */
   private envelope<T extends MemoryCommand['type']>(type: T, tenantId: string, userId: string, now: string) {
     const eventId = randomUUID();
-    return { eventId, type, schemaVersion: 1, tenantId, userId, occurredAt: now, recordedAt: now, causationId: null, correlationId: eventId };
+    return {
+      eventId,
+      type,
+      schemaVersion: 1,
+      tenantId,
+      userId,
+      occurredAt: now,
+      recordedAt: now,
+      causationId: null,
+      correlationId: eventId,
+    };
   }
 }
 
 /** `{ attributes: { city: '杭州' } }` → masked, lower-cased attributes; 400 naming `attributes.<key>` otherwise. */
 export function checkedAttributes(attributes: Record<string, unknown>): { attribute: string; value: string }[] {
   const entries = Object.entries(attributes);
-  if (entries.length === 0) throw new BadRequestException({ message: ['attributes must name at least one attribute'], fields: ['attributes'] });
+  if (entries.length === 0)
+    throw new BadRequestException({ message: ['attributes must name at least one attribute'], fields: ['attributes'] });
   if (entries.length > PROFILE_MAX_ATTRIBUTES) {
-    throw new BadRequestException({ message: [`attributes must name at most ${PROFILE_MAX_ATTRIBUTES} attributes`], fields: ['attributes'] });
+    throw new BadRequestException({
+      message: [`attributes must name at most ${PROFILE_MAX_ATTRIBUTES} attributes`],
+      fields: ['attributes'],
+    });
   }
   const messages: string[] = [];
   const fields: string[] = [];
@@ -134,7 +163,9 @@ export function checkedAttributes(attributes: Record<string, unknown>): { attrib
     const field = `attributes.${key}`;
     const attribute = key.normalize('NFKC').toLowerCase();
     if (!PROFILE_KEY.test(attribute) || RESERVED_KEY_PREFIXES.some((prefix) => attribute.startsWith(prefix))) {
-      messages.push(`${field}: an attribute is letters and digits joined by _ . : - (at most ${PROFILE_KEY_MAX}), not starting with ${RESERVED_KEY_PREFIXES.join(', ')}`);
+      messages.push(
+        `${field}: an attribute is letters and digits joined by _ . : - (at most ${PROFILE_KEY_MAX}), not starting with ${RESERVED_KEY_PREFIXES.join(', ')}`,
+      );
       fields.push(field);
     } else if (seen.has(attribute)) {
       messages.push(`${field}: names the same attribute as another key`);

@@ -1,4 +1,12 @@
-import { applyDecorators, CanActivate, createParamDecorator, ExecutionContext, Injectable, UnauthorizedException, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  UnauthorizedException,
+  UseGuards,
+} from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { EngramConfig } from '@engram/config';
@@ -34,7 +42,8 @@ export class PipelineAccessGuard implements CanActivate {
       return true;
     }
     const tenant = given && [...this.tenantKeys].find(([key]) => same(given, Buffer.from(key)))?.[1];
-    if (!tenant) throw new UnauthorizedException('a valid API key (a tenant\'s or ENGRAM_ADMIN_KEY) is required: Authorization: Bearer <key>');
+    if (!tenant)
+      throw new UnauthorizedException("a valid API key (a tenant's or ENGRAM_ADMIN_KEY) is required: Authorization: Bearer <key>");
     request.tenantId = tenant;
     request.pipelineScope = 'tenant';
     return true;

@@ -32,7 +32,11 @@ export class RecallAudit {
     return this.all || this.tenants.has(tenantId);
   }
 
-  record(tenantId: string, request: { readonly userId: string; readonly query: string; readonly sessionId?: string; readonly asOf?: string }, returned: AuditedRecall): void {
+  record(
+    tenantId: string,
+    request: { readonly userId: string; readonly query: string; readonly sessionId?: string; readonly asOf?: string },
+    returned: AuditedRecall,
+  ): void {
     if (!this.enabledFor(tenantId)) return;
     this.log.log(
       {
@@ -52,6 +56,9 @@ export class RecallAudit {
 
 /** `*`, or the listed tenant ids (empty: auditing off). */
 export function parseAuditTenants(value: string): '*' | string[] {
-  const tenants = value.split(',').map((t) => t.trim()).filter(Boolean);
+  const tenants = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   return tenants.includes('*') ? '*' : tenants;
 }

@@ -20,95 +20,180 @@ import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoi
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
-  @ApiPropertyOptional({ type: 'integer', description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).', minimum: 50, maximum: 100000 })
-  @Absent() @IsInt() @Min(50) @Max(100_000)
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'The whole context, preamble and section tags included (default ENGRAM_TOKEN_BUDGET).',
+    minimum: 50,
+    maximum: 100000,
+  })
+  @Absent()
+  @IsInt()
+  @Min(50)
+  @Max(100_000)
   total?: number;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Pinned facts (default ENGRAM_BUDGET_FACTS).', minimum: 0, maximum: 100000 })
-  @Absent() @IsInt() @Min(0) @Max(100_000)
+  @Absent()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   facts?: number;
 
-  @ApiPropertyOptional({ type: 'integer', description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).", minimum: 0, maximum: 100000 })
-  @Absent() @IsInt() @Min(0) @Max(100_000)
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: "The assistant's procedures (default ENGRAM_BUDGET_PROCEDURES).",
+    minimum: 0,
+    maximum: 100000,
+  })
+  @Absent()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   procedures?: number;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Ranked memories (default ENGRAM_BUDGET_MEMORIES).', minimum: 0, maximum: 100000 })
-  @Absent() @IsInt() @Min(0) @Max(100_000)
+  @Absent()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   memories?: number;
 
-  @ApiPropertyOptional({ type: 'integer', description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).', minimum: 0, maximum: 100000 })
-  @Absent() @IsInt() @Min(0) @Max(100_000)
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'The session summary, or the previous session carried over (default ENGRAM_BUDGET_SUMMARY).',
+    minimum: 0,
+    maximum: 100000,
+  })
+  @Absent()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   summary?: number;
 
   @ApiPropertyOptional({ type: 'integer', description: 'Recent turns (default ENGRAM_BUDGET_RECENT).', minimum: 0, maximum: 100000 })
-  @Absent() @IsInt() @Min(0) @Max(100_000)
+  @Absent()
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
   recent?: number;
 }
 
 export class RecallDto {
   @ApiProperty({ example: 'u-42', ...idSchema })
-  @IsString() @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
+  @IsString()
+  @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
   userId!: string;
 
   @ApiProperty({ example: '数据库用什么', ...textSchema(4000) })
-  @IsString() @MaxCodePoints(4000) @IsText()
+  @IsString()
+  @MaxCodePoints(4000)
+  @IsText()
   query!: string;
 
   @ApiPropertyOptional({ description: "Adds the session's recent turns.", ...idSchema })
-  @Absent() @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
+  @Absent()
+  @IsString()
+  @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
   sessionId?: string;
 
   @ApiPropertyOptional({ type: 'integer', default: 5, minimum: 1, maximum: 50 })
-  @Absent() @IsInt() @Min(1) @Max(50)
+  @Absent()
+  @IsInt()
+  @Min(1)
+  @Max(50)
   k?: number;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant used for time decay (default: now).' })
-  @Absent() @IsInstant()
+  @Absent()
+  @IsInstant()
   now?: string;
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.',
+    description:
+      'ISO instant: answer as engram knew it then (values superseded later, memories retracted, archived or expired later are as they were; memories learned later do not exist). Time decay uses it unless `now` is given.',
   })
-  @Absent() @IsInstant()
+  @Absent()
+  @IsInstant()
   asOf?: string;
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
+    description:
+      'ISO instant: what was true then according to the conversation (world time, `occurredAt`): each memory with the value it had at that instant; memories first said later, and values corrected or retracted before it, are left out. Combines with `asOf` (as engram knew it at `asOf`). Time decay uses it unless `now` is given.',
   })
-  @Absent() @IsInstant()
+  @Absent()
+  @IsInstant()
   validAt?: string;
 
-  @ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, minItems: 1, maxItems: MEMORY_KINDS.length, description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].' })
-  @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(MEMORY_KINDS.length) @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
+  @ApiPropertyOptional({
+    enum: MEMORY_KINDS,
+    isArray: true,
+    minItems: 1,
+    maxItems: MEMORY_KINDS.length,
+    description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].',
+  })
+  @Absent()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(MEMORY_KINDS.length)
+  @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
   kinds?: MemoryKind[];
 
-  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 100, items: { type: 'string', ...idSchema }, description: 'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.' })
-  @Absent() @IsArray() @ArrayNotEmpty() @ArrayMaxSize(100) @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
+  @ApiPropertyOptional({
+    type: [String],
+    minItems: 1,
+    maxItems: 100,
+    items: { type: 'string', ...idSchema },
+    description:
+      'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.',
+  })
+  @Absent()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(100)
+  @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
   sessions?: string[];
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).' })
-  @Absent() @IsInstant()
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).',
+  })
+  @Absent()
+  @IsInstant()
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'ISO instant: only memories said before it (world time). Must be after `from`.' })
-  @Absent() @IsInstant()
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'ISO instant: only memories said before it (world time). Must be after `from`.',
+  })
+  @Absent()
+  @IsInstant()
   to?: string;
 
-  @ApiPropertyOptional({ maxLength: 2000, description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else).' })
-  @Absent() @IsString() @MaxLength(2000)
+  @ApiPropertyOptional({
+    maxLength: 2000,
+    description: 'A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else).',
+  })
+  @Absent()
+  @IsString()
+  @MaxLength(2000)
   after?: string;
 
   @ApiPropertyOptional({ description: 'Adds per-memory score components, tokens per zone and what the budget cut (`debug`).' })
-  @Absent() @IsBoolean()
+  @Absent()
+  @IsBoolean()
   debug?: boolean;
 
   @ApiPropertyOptional({
     type: RecallBudgetDto,
-    description: 'Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say.',
+    description:
+      'Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say.',
   })
-  @Absent() @IsObject() @ValidateNested() @Type(() => RecallBudgetDto)
+  @Absent()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RecallBudgetDto)
   budget?: RecallBudgetDto;
 }
 
@@ -121,9 +206,13 @@ export class ScoreComponentsView {
   @ApiProperty({ description: 'Recent use by recall, 0..1: saturating in hits, fading since the last access.' }) usage!: number;
   @ApiPropertyOptional({ description: "Share of the query's terms the memory holds, 0..1." }) coverage?: number;
   @ApiProperty({ description: 'Decay, importance, confidence and use mixed into one tie-breaker, 0..1.' }) prior!: number;
-  @ApiProperty({ description: '1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named).' })
+  @ApiProperty({
+    description:
+      '1, or less when the memory is not what the question asks for (another speaker, not the assistant, outside the time named).',
+  })
   steering!: number;
-  @ApiPropertyOptional({ description: "What the best match of the memory's session added to its score (session evidence), when anything." }) session?: number;
+  @ApiPropertyOptional({ description: "What the best match of the memory's session added to its score (session evidence), when anything." })
+  session?: number;
   @ApiPropertyOptional({ type: 'integer' }) bm25Rank?: number;
   @ApiPropertyOptional({ type: 'integer' }) knnRank?: number;
 }
@@ -134,7 +223,8 @@ export class MemoryView {
   @ApiProperty() content!: string;
   @ApiProperty() score!: number;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
-  @ApiPropertyOptional({ type: [String], description: 'Insights only: ids of the memories the insight is derived from.' }) sources?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Insights only: ids of the memories the insight is derived from.' })
+  sources?: string[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
@@ -154,7 +244,8 @@ export class FactView {
 
 export class RecentTurnView {
   @ApiProperty() turnId!: string;
-  @ApiProperty({ description: 'The session it was said in: the previous one for turns carried over into a new session.' }) sessionId!: string;
+  @ApiProperty({ description: 'The session it was said in: the previous one for turns carried over into a new session.' })
+  sessionId!: string;
   @ApiProperty() role!: string;
   @ApiPropertyOptional() speaker?: string;
   @ApiProperty() text!: string;
@@ -164,7 +255,11 @@ export class RecentTurnView {
 export class SummaryView {
   @ApiProperty({ description: 'The session it summarises.' }) sessionId!: string;
   @ApiProperty({ description: "True when carried over from the user's previous session into a new one." }) previous!: boolean;
-  @ApiProperty({ type: [String], description: 'What the session said before its recent window, oldest first: the memories of each turn, or its words; the lines that fit the summary zone.' })
+  @ApiProperty({
+    type: [String],
+    description:
+      'What the session said before its recent window, oldest first: the memories of each turn, or its words; the lines that fit the summary zone.',
+  })
   lines!: string[];
 }
 
@@ -179,24 +274,41 @@ export class ZoneTokensView {
 export class BudgetCutView {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
   @ApiProperty({ type: [FactView] }) procedures!: FactView[];
-  @ApiProperty({ type: [MemoryView], description: 'Ranked within k but left out of the context, with their score components.' }) memories!: MemoryView[];
+  @ApiProperty({ type: [MemoryView], description: 'Ranked within k but left out of the context, with their score components.' })
+  memories!: MemoryView[];
   @ApiProperty({ description: 'Summary lines left out (the oldest first).' }) summaryLines!: number;
   @ApiProperty({ type: [RecentTurnView] }) recent!: RecentTurnView[];
 }
 
 export class RecallDebugView {
-  @ApiProperty({ type: ZoneTokensView, description: 'Tokens each zone used (per-line estimate; `tokens` is the exact total).' }) zones!: ZoneTokensView;
+  @ApiProperty({ type: ZoneTokensView, description: 'Tokens each zone used (per-line estimate; `tokens` is the exact total).' })
+  zones!: ZoneTokensView;
   @ApiProperty({ type: BudgetCutView, description: 'What was offered to each zone and did not fit the budget.' }) cut!: BudgetCutView;
 }
 
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
-  @ApiProperty({ type: [FactView], description: 'Rules for how the assistant should act (kind `procedure`): always injected, never ranked.' }) procedures!: FactView[];
+  @ApiProperty({
+    type: [FactView],
+    description: 'Rules for how the assistant should act (kind `procedure`): always injected, never ranked.',
+  })
+  procedures!: FactView[];
   @ApiProperty({ type: [MemoryView] }) memories!: MemoryView[];
-  @ApiProperty({ type: SummaryView, nullable: true, description: "The session's rolling summary (or the previous session's, in a new session)." }) summary!: SummaryView | null;
-  @ApiProperty({ type: [RecentTurnView], description: "The session's turns after its summary (a new session: the previous session's last turns first)." }) recent!: RecentTurnView[];
-  @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' }) context!: string;
+  @ApiProperty({
+    type: SummaryView,
+    nullable: true,
+    description: "The session's rolling summary (or the previous session's, in a new session).",
+  })
+  summary!: SummaryView | null;
+  @ApiProperty({
+    type: [RecentTurnView],
+    description: "The session's turns after its summary (a new session: the previous session's last turns first).",
+  })
+  recent!: RecentTurnView[];
+  @ApiProperty({ description: 'A context block ready for the prompt: facts, procedures, memories, summary, recent turns.' })
+  context!: string;
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Tokens the context uses (of the configured budget).' }) tokens!: number;
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
-  @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' }) debug?: RecallDebugView;
+  @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' })
+  debug?: RecallDebugView;
 }

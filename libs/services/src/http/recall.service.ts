@@ -77,7 +77,9 @@ export class RecallService {
     // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
     const lookBack = asOf !== null || validAt !== null;
     const known = lookBack ? await this.facts.list({ tenantId, userId }) : null;
-    const learned = known ? { table: userAliasTable(this.config, known), memories: known } : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
+    const learned = known
+      ? { table: userAliasTable(this.config, known), memories: known }
+      : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
     const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
     const filter = await this.filterOf(tenantId, userId, request);
@@ -89,11 +91,13 @@ export class RecallService {
         ? past.pinned
         : // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
           (learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
-            this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
+          this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
       request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
         ? lookBack
-          ? this.sessions.recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS).then((turns) => ({ summary: null, recent: turns }))
+          ? this.sessions
+              .recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
+              .then((turns) => ({ summary: null, recent: turns }))
           : this.sessionContext(tenantId, userId, request.sessionId, now)
         : Promise.resolve({ summary: null, recent: [] }),
     ]);
@@ -133,7 +137,10 @@ export class RecallService {
       facts: assembled.facts.map(toFactView),
       procedures: assembled.procedures.map(toFactView),
       memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
-      summary: summary && assembled.summary.length > 0 ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary } : null,
+      summary:
+        summary && assembled.summary.length > 0
+          ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary }
+          : null,
       recent: assembled.recent.map(toRecentView),
       context: assembled.context,
       tokens: assembled.tokensUsed,
@@ -162,7 +169,10 @@ export class RecallService {
   private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
     const every = this.config.ENGRAM_SUMMARY_EVERY;
     const window = this.config.ENGRAM_RECENT_TURNS + Math.max(0, every - 1);
-    const [turns, own] = await Promise.all([this.sessions.recent(tenantId, userId, sessionId, window), this.summaryOf(tenantId, userId, sessionId)]);
+    const [turns, own] = await Promise.all([
+      this.sessions.recent(tenantId, userId, sessionId, window),
+      this.summaryOf(tenantId, userId, sessionId),
+    ]);
     if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
     const carry = this.config.ENGRAM_CARRY_OVER_TURNS;
     if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
@@ -218,7 +228,11 @@ export class RecallService {
     };
     const [textHits, vectorHits] = await Promise.all([
       legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
-      legs === 'bm25' ? [] : this.embedder.embed([query], 'query').then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
+      legs === 'bm25'
+        ? []
+        : this.embedder
+            .embed([query], 'query')
+            .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
     ]);
     const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
     if (fused.size === 0) return [];
@@ -299,8 +313,6 @@ export function rankingConfigFrom(config: EngramConfig): RankingConfig {
   };
 }
 
-
-
 /** Tokens per zone, and what each zone was offered but the budget left out (recall's `debug`). */
 function budgetCut(
   offered: { facts: MemoryRecord[]; procedures: MemoryRecord[]; memories: RankedMemory[]; summary: string[]; recent: SessionTurn[] },
@@ -310,7 +322,9 @@ function budgetCut(
   const facts = kept(assembled.facts.map((m) => m.memoryId));
   const procedures = kept(assembled.procedures.map((m) => m.memoryId));
   // As assembleContext does: a ranked memory that is also a pinned fact is offered in the facts zone only.
-  const memories = kept([...offered.facts, ...offered.procedures].map((m) => m.memoryId).concat(assembled.memories.map((m) => m.memory.memoryId)));
+  const memories = kept(
+    [...offered.facts, ...offered.procedures].map((m) => m.memoryId).concat(assembled.memories.map((m) => m.memory.memoryId)),
+  );
   const recent = kept(assembled.recent.map((t) => t.turnId));
   return {
     zones: { ...assembled.zones },
@@ -352,7 +366,14 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
   };
 }
 
-function toRecentView(turn: { turnId: string; sessionId: string; role: string; speaker?: string; text: string; occurredAt: string }): RecentTurnView {
+function toRecentView(turn: {
+  turnId: string;
+  sessionId: string;
+  role: string;
+  speaker?: string;
+  text: string;
+  occurredAt: string;
+}): RecentTurnView {
   return {
     turnId: turn.turnId,
     sessionId: turn.sessionId,

@@ -83,7 +83,8 @@ function isRealDate(value: string): boolean {
   // Date.parse rolls 02-30 over into March: the calendar date must read back the same (in its own zone).
   const [, y, m, d] = /^(\d{4})-(\d{2})-(\d{2})/.exec(value)!;
   const zone = /(Z|[+-]\d{2}:\d{2})$/i.exec(value)![1];
-  const offsetMinutes = zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes =
+    zone.toUpperCase() === 'Z' ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const local = new Date(time + offsetMinutes * 60_000);
   return local.getUTCFullYear() === Number(y) && local.getUTCMonth() + 1 === Number(m) && local.getUTCDate() === Number(d);
 }
@@ -141,8 +142,8 @@ export function IsText(options?: ValidationOptions): PropertyDecorator {
           typeof args?.value !== 'string'
             ? `${args?.property} must be a string`
             : LONE_SURROGATE.test(args.value)
-            ? `${args.property} must be well-formed Unicode (no lone surrogates)`
-            : `${args?.property} must contain visible characters, not only whitespace or invisible ones`,
+              ? `${args.property} must be well-formed Unicode (no lone surrogates)`
+              : `${args?.property} must contain visible characters, not only whitespace or invisible ones`,
       },
     },
     options,
@@ -153,8 +154,13 @@ export function IsText(options?: ValidationOptions): PropertyDecorator {
 export const TEXT_CEILING = 1_000_000;
 
 export class TurnDto {
-  @ApiProperty({ description: "The client's idempotency key within a user: a turn sent twice is stored once.", example: 't-1', ...idSchema })
-  @IsString() @Matches(ID_PATTERN, { message: `turnId ${ID_MESSAGE}` })
+  @ApiProperty({
+    description: "The client's idempotency key within a user: a turn sent twice is stored once.",
+    example: 't-1',
+    ...idSchema,
+  })
+  @IsString()
+  @Matches(ID_PATTERN, { message: `turnId ${ID_MESSAGE}` })
   turnId!: string;
 
   @ApiProperty({ enum: TURN_ROLES, example: 'user' })
@@ -162,7 +168,10 @@ export class TurnDto {
   role!: TurnRole;
 
   @ApiPropertyOptional({ description: 'Display name of who spoke.', example: '老周', ...textSchema(128) })
-  @Absent() @IsString() @MaxCodePoints(128) @IsText()
+  @Absent()
+  @IsString()
+  @MaxCodePoints(128)
+  @IsText()
   speaker?: string;
 
   @ApiProperty({
@@ -170,34 +179,53 @@ export class TurnDto {
     example: '我叫老周，我们的技术栈是 Spring Boot，数据库用 PostgreSQL',
     ...textSchema(DEFAULTS.ENGRAM_MAX_TEXT_LENGTH),
   })
-  @IsString() @MaxLength(TEXT_CEILING) @IsText()
+  @IsString()
+  @MaxLength(TEXT_CEILING)
+  @IsText()
   text!: string;
 
-  @ApiPropertyOptional({ description: 'Where the turn came from (lower-case slug: web, app, wechat…).', example: 'web', pattern: '^[a-z0-9_-]{1,32}$' })
-  @Absent() @IsString() @Matches(/^[a-z0-9_-]{1,32}$/, { message: 'channel must be a lower-case slug of 1-32 letters, digits, _ or -' })
+  @ApiPropertyOptional({
+    description: 'Where the turn came from (lower-case slug: web, app, wechat…).',
+    example: 'web',
+    pattern: '^[a-z0-9_-]{1,32}$',
+  })
+  @Absent()
+  @IsString()
+  @Matches(/^[a-z0-9_-]{1,32}$/, { message: 'channel must be a lower-case slug of 1-32 letters, digits, _ or -' })
   channel?: string;
 
   @ApiProperty({
-    description: 'ISO-8601 instant the turn happened, with a time zone; at most ENGRAM_MAX_FUTURE_MS after the server\'s clock.',
+    description: "ISO-8601 instant the turn happened, with a time zone; at most ENGRAM_MAX_FUTURE_MS after the server's clock.",
     example: '2026-11-30T09:00:00Z',
     format: 'date-time',
   })
-  @IsString() @IsInstant()
+  @IsString()
+  @IsInstant()
   occurredAt!: string;
 }
 
 export class PostTurnsDto {
   @ApiProperty({ example: 'u-42', ...idSchema })
-  @IsString() @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
+  @IsString()
+  @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
   userId!: string;
 
   @ApiProperty({ example: 's-1', ...idSchema })
-  @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
+  @IsString()
+  @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` })
   sessionId!: string;
 
-  @ApiProperty({ type: [TurnDto], minItems: 1, maxItems: DEFAULTS.ENGRAM_MAX_TURNS_PER_REQUEST, description: `At most ENGRAM_MAX_TURNS_PER_REQUEST (default ${DEFAULTS.ENGRAM_MAX_TURNS_PER_REQUEST}).` })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10_000)
-  @ValidateNested({ each: true }) @Type(() => TurnDto)
+  @ApiProperty({
+    type: [TurnDto],
+    minItems: 1,
+    maxItems: DEFAULTS.ENGRAM_MAX_TURNS_PER_REQUEST,
+    description: `At most ENGRAM_MAX_TURNS_PER_REQUEST (default ${DEFAULTS.ENGRAM_MAX_TURNS_PER_REQUEST}).`,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10_000)
+  @ValidateNested({ each: true })
+  @Type(() => TurnDto)
   turns!: TurnDto[];
 }
 

@@ -5,7 +5,10 @@ import type { EngramClient } from '@engram/client';
 const KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight', 'procedure', 'summary'] as const;
 
 /** A tool's answer: the JSON as text (what every MCP client shows) and as structured content. */
-const answer = (value: object) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> });
+const answer = (value: object) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
 
 /**
  * engram's MCP tools, each one call of the SDK: whose data they reach is the client's API key

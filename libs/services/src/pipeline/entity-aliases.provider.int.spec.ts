@@ -25,20 +25,37 @@ function glossing(n: number, userId = USER): MemoryRecord {
 
 function decision(memory: MemoryRecord): MemoryDecision {
   return {
-    eventId: `d-${memory.memoryId}`, type: 'MemoryAdded', schemaVersion: 1, tenantId: memory.tenantId, userId: memory.userId,
-    occurredAt: memory.createdAt, recordedAt: memory.createdAt, causationId: null, correlationId: 'c', payload: { memory, itemId: null },
+    eventId: `d-${memory.memoryId}`,
+    type: 'MemoryAdded',
+    schemaVersion: 1,
+    tenantId: memory.tenantId,
+    userId: memory.userId,
+    occurredAt: memory.createdAt,
+    recordedAt: memory.createdAt,
+    causationId: null,
+    correlationId: 'c',
+    payload: { memory, itemId: null },
   };
 }
 
 function forgotten(userId: string): UserForgotten {
   const at = '2026-02-01T00:00:00.000Z';
   return {
-    eventId: `f-${userId}`, type: 'UserForgotten', schemaVersion: 1, tenantId: TENANT, userId,
-    occurredAt: at, recordedAt: at, causationId: null, correlationId: 'c', payload: { requestedAt: at },
+    eventId: `f-${userId}`,
+    type: 'UserForgotten',
+    schemaVersion: 1,
+    tenantId: TENANT,
+    userId,
+    occurredAt: at,
+    recordedAt: at,
+    causationId: null,
+    correlationId: 'c',
+    payload: { requestedAt: at },
   };
 }
 
-const learned = async (...args: Parameters<typeof cachedUserAliasTable>) => (await cachedUserAliasTable(...args)).table.canonicalOf.get('blackwhale');
+const learned = async (...args: Parameters<typeof cachedUserAliasTable>) =>
+  (await cachedUserAliasTable(...args)).table.canonicalOf.get('blackwhale');
 
 describe('cachedUserAliasTable', () => {
   const config = loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' });
@@ -72,7 +89,12 @@ describe('cachedUserAliasTable', () => {
   });
 
   it('forgets the learned aliases with the user, and on truncate', async () => {
-    await projection.apply([decision(glossing(1)), decision(glossing(2)), decision(glossing(1, 'user-2')), decision(glossing(2, 'user-2'))]);
+    await projection.apply([
+      decision(glossing(1)),
+      decision(glossing(2)),
+      decision(glossing(1, 'user-2')),
+      decision(glossing(2, 'user-2')),
+    ]);
     expect(await learned(config, store, TENANT, USER)).toBe('Blackwhale');
     expect(await learned(config, store, TENANT, 'user-2')).toBe('Blackwhale');
 
@@ -86,7 +108,10 @@ describe('cachedUserAliasTable', () => {
 
   it('keeps nothing in distributed mode, where the recall app does not see the resolver write', async () => {
     const distributed = loadConfig({
-      ENGRAM_MODE: 'distributed', KAFKA_BROKERS: '127.0.0.1:9092', MONGODB_URI: 'mongodb://127.0.0.1:27017/', ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+      ENGRAM_MODE: 'distributed',
+      KAFKA_BROKERS: '127.0.0.1:9092',
+      MONGODB_URI: 'mongodb://127.0.0.1:27017/',
+      ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
       ENGRAM_MASTER_KEY: 'ab'.repeat(32),
     });
     await store.save([glossing(1)]);
@@ -106,7 +131,13 @@ describe('cachedUserAliasTable', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const slow: SqliteFactStore = Object.create(store, {
-      list: { value: async (query: Parameters<SqliteFactStore['list']>[0]) => { const rows = await store.list(query); await held; return rows; } },
+      list: {
+        value: async (query: Parameters<SqliteFactStore['list']>[0]) => {
+          const rows = await store.list(query);
+          await held;
+          return rows;
+        },
+      },
     });
     const writer = new FactsProjection(slow);
     await writer.apply([decision(glossing(1))]);

@@ -1,7 +1,16 @@
 import { EngramConfig, entityAliasesSource } from '@engram/config';
 import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
 import type { FactStore } from '@engram/ports';
-import { buildAliasTable, DEFAULT_ENTITY_ALIASES, defaultAliasTable, EntityAliasTable, findEntities, learnAliases, parseAliasEntries, SUMMARY_KIND } from '@engram/domain';
+import {
+  buildAliasTable,
+  DEFAULT_ENTITY_ALIASES,
+  defaultAliasTable,
+  EntityAliasTable,
+  findEntities,
+  learnAliases,
+  parseAliasEntries,
+  SUMMARY_KIND,
+} from '@engram/domain';
 
 const tables = new WeakMap<EngramConfig, EntityAliasTable>();
 

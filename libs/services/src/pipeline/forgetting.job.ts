@@ -140,8 +140,14 @@ export class ForgettingService {
   private async commandFor(user: UserRef, now: string, policy: ForgettingPolicy) {
     const memories = await this.facts.list({ ...user, statuses: ['active'] });
     const candidates = memories.filter((m) => ForgettingDecider.archivalAge(m, policy) !== null);
-    const stats = await this.access.get(user.tenantId, user.userId, candidates.map((m) => m.memoryId));
-    const lastAccess = [...stats.values()].map((s) => ({ memoryId: s.memoryId, at: s.lastAccessAt })).sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
+    const stats = await this.access.get(
+      user.tenantId,
+      user.userId,
+      candidates.map((m) => m.memoryId),
+    );
+    const lastAccess = [...stats.values()]
+      .map((s) => ({ memoryId: s.memoryId, at: s.lastAccessAt }))
+      .sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
     const preview = ForgettingDecider.decide(memories, now, policy, { lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])) });
     if (preview.length === 0) return null;
     const eventId = deterministicId('forgetting-requested', user.tenantId, user.userId, now);

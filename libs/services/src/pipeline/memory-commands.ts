@@ -33,11 +33,7 @@ import { EventPublisher } from './event-publisher';
  * event on memory.facts.v1 that projections and rebuilds replay.
  */
 export type MemoryCommand =
-  | ForgettingRequested
-  | MemoriesImportRequested
-  | MemoryRetractionRequested
-  | MemoryRevertRequested
-  | ProfileUpdateRequested;
+  ForgettingRequested | MemoriesImportRequested | MemoryRetractionRequested | MemoryRevertRequested | ProfileUpdateRequested;
 
 const MEMORY_COMMAND_TYPES: ReadonlySet<string> = new Set<MemoryCommand['type']>([
   'ForgettingRequested',
@@ -114,7 +110,11 @@ export function importedMemoryId(tenantId: string, userId: string, mergeKey: str
 }
 
 /** Re-keys a bundle's memory to this tenant and user. */
-export function rekey(memory: Omit<MemoryRecord, 'tenantId' | 'userId' | 'appliedItemIds'>, tenantId: string, userId: string): MemoryRecord {
+export function rekey(
+  memory: Omit<MemoryRecord, 'tenantId' | 'userId' | 'appliedItemIds'>,
+  tenantId: string,
+  userId: string,
+): MemoryRecord {
   return {
     ...memory,
     tenantId,

@@ -23,7 +23,14 @@ import {
   VersionedProjection,
 } from '@engram/ports';
 import { FactsProjection } from './facts.projection';
-import { fromPosition, isReprocessRun, type ReplaySource, reprocessedSources, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
+import {
+  fromPosition,
+  isReprocessRun,
+  type ReplaySource,
+  reprocessedSources,
+  reprocessLineageOf,
+  withoutStaleDecisions,
+} from './reprocess';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection } from './sessions.projection';
 
@@ -170,9 +177,14 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     this.starting.add(projection);
     try {
       // One at a time per projection across processes too: an unfinished record is resumed, not replaced.
-      const unfinished = (await this.ledger.list()).find((r) => r.projection === projection && (r.phase === 'replaying' || r.phase === 'swapped'));
+      const unfinished = (await this.ledger.list()).find(
+        (r) => r.projection === projection && (r.phase === 'replaying' || r.phase === 'swapped'),
+      );
       if (unfinished && isReprocessRun(unfinished)) {
-        throw new RebuildConflict(projection, `reprocess run ${unfinished.reprocess.runId} is building ${projection}@${unfinished.version} (or was interrupted: engram projections drop ${projection}@${unfinished.version})`);
+        throw new RebuildConflict(
+          projection,
+          `reprocess run ${unfinished.reprocess.runId} is building ${projection}@${unfinished.version} (or was interrupted: engram projections drop ${projection}@${unfinished.version})`,
+        );
       }
       if (unfinished) throw new RebuildConflict(projection);
       const versions = this.versions(projection);
@@ -213,13 +225,19 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     for (const r of await this.ledger.list()) {
       if (r.projection !== projection || !r.reprocess || r.phase === 'failed') continue;
       if (r.version > active) {
-        throw new RebuildConflict(projection, `${projection}@${r.version} holds reprocess run ${r.reprocess.runId} (${r.phase}): activate or drop it first (engram projections activate|drop ${projection}@${r.version})`);
+        throw new RebuildConflict(
+          projection,
+          `${projection}@${r.version} holds reprocess run ${r.reprocess.runId} (${r.phase}): activate or drop it first (engram projections activate|drop ${projection}@${r.version})`,
+        );
       }
     }
     const lineage = await reprocessLineageOf(this.ledger, projection, active);
     if (lineage && !lineage.switchPosition) {
       // Activation moves the pointers, then records the switch: it stopped in between.
-      throw new RebuildConflict(projection, `${projection}@${active} of reprocess run ${lineage.runId} serves without a recorded switch position: activate it again (engram projections activate facts@${lineage.factsVersion})`);
+      throw new RebuildConflict(
+        projection,
+        `${projection}@${active} of reprocess run ${lineage.runId} serves without a recorded switch position: activate it again (engram projections activate facts@${lineage.factsVersion})`,
+      );
     }
     return lineage;
   }
@@ -246,7 +264,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
           previousVersion: record.previousVersion,
           phase: record.phase,
           done: record.done ?? 0,
-          total: Math.max(record.done ?? 0, record.phase === 'done' ? record.done ?? 0 : 0),
+          total: Math.max(record.done ?? 0, record.phase === 'done' ? (record.done ?? 0) : 0),
           eventsPerSecond: 0,
           etaSeconds: null,
           running: false,
@@ -411,7 +429,10 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     const retry = this.retries.get(projection) ?? { attempts: 0 };
     retry.attempts++;
     const delayMs = Math.min(30_000, this.config.ENGRAM_STAGE_RETRY_DELAY_MS * 2 ** retry.attempts);
-    this.log.error({ projection, version, reason, attempt: retry.attempts, retryInMs: delayMs }, 'online rebuild: the new version serves, applying the overlap failed; retrying');
+    this.log.error(
+      { projection, version, reason, attempt: retry.attempts, retryInMs: delayMs },
+      'online rebuild: the new version serves, applying the overlap failed; retrying',
+    );
     await this.save(running, { error: reason }).catch(() => undefined);
     retry.timer = setTimeout(() => {
       retry.timer = undefined;
@@ -424,7 +445,8 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   private async subscribe(running: Running, { topic, skipBelow }: ReplaySource, apply: Apply): Promise<Subscription> {
     const rate = this.config.ENGRAM_REBUILD_RATE_LIMIT;
     // With a rate limit, small batches keep each pause short (shutdown waits for the batch in flight).
-    const maxBatchSize = rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;
+    const maxBatchSize =
+      rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;
     let lastSaved = Date.now();
     let failures = 0;
     return this.eventLog.subscribe({ topic, group: running.record.group, maxBatchSize }, async (messages) => {
@@ -459,7 +481,10 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
 
   /** Messages to apply in all: the fixed topics' and the live input topic's as it stands now. */
   private async refreshTotal(running: Running): Promise<void> {
-    running.total = Math.max(running.total, running.fixed + lag(await this.eventLog.endPosition(this.topic(running.record.projection)), {}));
+    running.total = Math.max(
+      running.total,
+      running.fixed + lag(await this.eventLog.endPosition(this.topic(running.record.projection)), {}),
+    );
   }
 
   /** Waits until the rebuild's group reached the end position of `topic` read now; returns that position. */
@@ -533,4 +558,3 @@ export class RebuildConflict extends Error {
     super(message);
   }
 }
-

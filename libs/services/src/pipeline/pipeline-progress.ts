@@ -29,12 +29,18 @@ export class PipelineProgress {
   ) {}
 
   async stages(): Promise<StageLag[]> {
-    return (await this.readPath()).map(({ topic, group, partitions }) => ({ topic, group, lag: partitions.reduce((sum, p) => sum + p.lag, 0) }));
+    return (await this.readPath()).map(({ topic, group, partitions }) => ({
+      topic,
+      group,
+      lag: partitions.reduce((sum, p) => sum + p.lag, 0),
+    }));
   }
 
   /** Each read-path stage's lag per partition (partitions the topic has; 0 where caught up). */
   async partitionLags(): Promise<(StageLag & { readonly partition: number })[]> {
-    return (await this.readPath()).flatMap(({ topic, group, partitions }) => partitions.map(({ partition, lag }) => ({ topic, group, partition, lag })));
+    return (await this.readPath()).flatMap(({ topic, group, partitions }) =>
+      partitions.map(({ partition, lag }) => ({ topic, group, partition, lag })),
+    );
   }
 
   private async readPath(): Promise<{ topic: string; group: string; partitions: { partition: number; lag: number }[] }[]> {

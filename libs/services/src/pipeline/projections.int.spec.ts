@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { EngramEvent, MemoryDecision, TurnRecorded, TurnScreened, UserForgotten, deterministicId } from '@engram/contracts';
+import { openSqliteDatabase, SqliteAccessStore, SqliteFactStore, SqliteSearchIndex, SqliteSessionStore } from '@engram/adapters-sqlite';
 import {
-  openSqliteDatabase,
-  SqliteAccessStore,
-  SqliteFactStore,
-  SqliteSearchIndex,
-  SqliteSessionStore,
-} from '@engram/adapters-sqlite';
-import { defaultScreeningConfig, ExtractionDecider, ResolutionDecider, ResolverState, RuleExtractor, ScreeningDecider, tokenize } from '@engram/domain';
+  defaultScreeningConfig,
+  ExtractionDecider,
+  ResolutionDecider,
+  ResolverState,
+  RuleExtractor,
+  ScreeningDecider,
+  tokenize,
+} from '@engram/domain';
 import { HashingEmbedder } from '@engram/embedding';
 import { AccessProjection } from './access.projection';
 import { FactsProjection } from './facts.projection';
@@ -20,14 +22,29 @@ import { SessionsProjection } from './sessions.projection';
  */
 const TENANT = 'acme';
 const USER = 'u1';
-const TEXTS = ['我叫老周，数据库用 PostgreSQL', '预算控制在三万以内', '预算提到五万了', 'I prefer VS Code for TypeScript work', '我喜欢用 VS Code', 'ok'];
+const TEXTS = [
+  '我叫老周，数据库用 PostgreSQL',
+  '预算控制在三万以内',
+  '预算提到五万了',
+  'I prefer VS Code for TypeScript work',
+  '我喜欢用 VS Code',
+  'ok',
+];
 
 function turn(text: string, i: number): TurnRecorded {
   const eventId = deterministicId('turn', TENANT, USER, `t${i}`);
   const at = new Date(Date.UTC(2026, 10, 1 + i)).toISOString();
   return {
-    eventId, type: 'TurnRecorded', schemaVersion: 1, tenantId: TENANT, userId: USER, occurredAt: at, recordedAt: at,
-    causationId: null, correlationId: eventId, payload: { sessionId: 's1', turnId: `t${i}`, role: 'user', text },
+    eventId,
+    type: 'TurnRecorded',
+    schemaVersion: 1,
+    tenantId: TENANT,
+    userId: USER,
+    occurredAt: at,
+    recordedAt: at,
+    causationId: null,
+    correlationId: eventId,
+    payload: { sessionId: 's1', turnId: `t${i}`, role: 'user', text },
   };
 }
 
@@ -44,8 +61,15 @@ async function pipelineEvents() {
     decisions.push(...made);
   }
   const accessed: EngramEvent = {
-    eventId: 'access-1', type: 'MemoriesAccessed', schemaVersion: 1, tenantId: TENANT, userId: USER,
-    occurredAt: '2026-11-30T00:00:00.000Z', recordedAt: '2026-11-30T00:00:00.000Z', causationId: null, correlationId: 'access-1',
+    eventId: 'access-1',
+    type: 'MemoriesAccessed',
+    schemaVersion: 1,
+    tenantId: TENANT,
+    userId: USER,
+    occurredAt: '2026-11-30T00:00:00.000Z',
+    recordedAt: '2026-11-30T00:00:00.000Z',
+    causationId: null,
+    correlationId: 'access-1',
     payload: { memoryIds: decisions.slice(0, 2).map((d) => d.payload.memory.memoryId), accessedAt: '2026-11-30T00:00:00.000Z' },
   };
   return { screened, decisions, accessed };
@@ -117,8 +141,15 @@ describe('projections applied twice', () => {
   it('forget a user at the point of UserForgotten, keeping what came after', async () => {
     const { decisions } = await pipelineEvents();
     const forgotten: UserForgotten = {
-      eventId: 'forget-1', type: 'UserForgotten', schemaVersion: 1, tenantId: TENANT, userId: USER,
-      occurredAt: '2026-11-30T00:00:00.000Z', recordedAt: '2026-11-30T00:00:00.000Z', causationId: null, correlationId: 'forget-1',
+      eventId: 'forget-1',
+      type: 'UserForgotten',
+      schemaVersion: 1,
+      tenantId: TENANT,
+      userId: USER,
+      occurredAt: '2026-11-30T00:00:00.000Z',
+      recordedAt: '2026-11-30T00:00:00.000Z',
+      causationId: null,
+      correlationId: 'forget-1',
       payload: { requestedAt: '2026-11-30T00:00:00.000Z' },
     };
     const p = projections();

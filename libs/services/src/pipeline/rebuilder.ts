@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, parseEvent, Topics } from '@engram/contracts';
-import { EventLog, FactStore, FactStoreVersions, lag, ProjectionVersions, RebuildLedger, SearchIndex, SearchIndexVersions } from '@engram/ports';
+import {
+  EventLog,
+  FactStore,
+  FactStoreVersions,
+  lag,
+  ProjectionVersions,
+  RebuildLedger,
+  SearchIndex,
+  SearchIndexVersions,
+} from '@engram/ports';
 import { AccessProjection } from './access.projection';
 import { consumeUpTo } from './consume-up-to';
 import { EventPublisher } from './event-publisher';
@@ -59,9 +68,21 @@ export class Rebuilder {
     const decisions = (apply: (e: readonly MemoryDecision[]) => Promise<void>) => (events: readonly EngramEvent[]) =>
       apply(events as readonly MemoryDecision[]);
     this.projections = [
-      { name: 'facts', topic: Topics.facts, group: 'facts-rebuild', apply: decisions((e) => facts.apply(e)), truncate: () => facts.truncate() },
+      {
+        name: 'facts',
+        topic: Topics.facts,
+        group: 'facts-rebuild',
+        apply: decisions((e) => facts.apply(e)),
+        truncate: () => facts.truncate(),
+      },
       { name: 'sessions', topic: Topics.screened, group: 'sessions', apply: (e) => sessions.apply(e), truncate: () => sessions.truncate() },
-      { name: 'search', topic: Topics.facts, group: 'indexer', apply: decisions((e) => search.apply(e)), truncate: () => search.truncate() },
+      {
+        name: 'search',
+        topic: Topics.facts,
+        group: 'indexer',
+        apply: decisions((e) => search.apply(e)),
+        truncate: () => search.truncate(),
+      },
       { name: 'access', topic: Topics.access, group: 'access', apply: (e) => access.apply(e), truncate: () => access.truncate() },
     ];
   }
@@ -109,7 +130,9 @@ export class Rebuilder {
       });
       // The live group goes on from the end, as after a plain replay.
       await this.eventLog.resetGroup(topic, projection.group, { to: 'beginning' });
-      await consumeUpTo(this.eventLog, topic, projection.group, await this.eventLog.endPosition(topic), async () => undefined, { maxBatchSize: 2000 });
+      await consumeUpTo(this.eventLog, topic, projection.group, await this.eventLog.endPosition(topic), async () => undefined, {
+        maxBatchSize: 2000,
+      });
       return total;
     }
     return this.replayTogether([projection], onProgress);

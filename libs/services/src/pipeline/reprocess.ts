@@ -80,7 +80,9 @@ export class UnknownExtractorVersion extends Error {
     readonly requested: string,
     readonly known: readonly string[],
   ) {
-    super(`unknown extractor version "${requested}": this build knows ${known.join(', ')}${known.some((k) => k.startsWith('llm-')) ? '' : ' (the LLM one needs ENGRAM_LLM_URL, and ENGRAM_LLM_MODEL names it)'}`);
+    super(
+      `unknown extractor version "${requested}": this build knows ${known.join(', ')}${known.some((k) => k.startsWith('llm-')) ? '' : ' (the LLM one needs ENGRAM_LLM_URL, and ENGRAM_LLM_MODEL names it)'}`,
+    );
   }
 }
 
@@ -97,7 +99,11 @@ export function knownExtractionStrategies(config: EngramConfig): ExtractionStrat
 export function extractionStrategyFor(config: EngramConfig, version: string): ExtractionStrategy {
   const known = knownExtractionStrategies(config);
   const strategy = known.find((s) => s.version === version);
-  if (!strategy) throw new UnknownExtractorVersion(version, known.map((s) => s.version));
+  if (!strategy)
+    throw new UnknownExtractorVersion(
+      version,
+      known.map((s) => s.version),
+    );
   return strategy;
 }
 
@@ -108,7 +114,11 @@ export function extractionStrategyFor(config: EngramConfig, version: string): Ex
  * whichever version number it has). A version still in its rebuild's grace
  * period (`swapped`) already serves and has its lineage too.
  */
-export async function reprocessLineageOf(ledger: RebuildLedger, projection: VersionedProjection, version: number): Promise<ReprocessLineage | undefined> {
+export async function reprocessLineageOf(
+  ledger: RebuildLedger,
+  projection: VersionedProjection,
+  version: number,
+): Promise<ReprocessLineage | undefined> {
   const record = (await ledger.list()).find((r) => r.projection === projection && r.version === version);
   return record?.phase === 'done' || record?.phase === 'swapped' ? record.reprocess : undefined;
 }
@@ -165,12 +175,19 @@ export async function replayReprocessed(
     await eventLog.ensureTopics([topic]);
     await eventLog.resetGroup(topic, group, { to: 'beginning' });
     const end = await eventLog.endPosition(topic);
-    await consumeUpTo(eventLog, topic, group, end, async (messages) => {
-      const wanted = fromPosition(messages, skipBelow);
-      await apply(parseAll(wanted));
-      total += wanted.length;
-      options.onBatch?.(messages.length);
-    }, { maxBatchSize: 2000 });
+    await consumeUpTo(
+      eventLog,
+      topic,
+      group,
+      end,
+      async (messages) => {
+        const wanted = fromPosition(messages, skipBelow);
+        await apply(parseAll(wanted));
+        total += wanted.length;
+        options.onBatch?.(messages.length);
+      },
+      { maxBatchSize: 2000 },
+    );
   }
   return total;
 }
@@ -192,7 +209,15 @@ export async function withoutStaleDecisions(store: FactStore, events: readonly E
     const stale = new Set<MemoryDecision>();
     for (const decisions of byUser.values()) {
       const { tenantId, userId } = decisions[0];
-      const held = new Map((await store.findByMergeKeys(tenantId, userId, decisions.map((d) => d.payload.memory.mergeKey))).map((m) => [m.mergeKey, m.memoryId]));
+      const held = new Map(
+        (
+          await store.findByMergeKeys(
+            tenantId,
+            userId,
+            decisions.map((d) => d.payload.memory.mergeKey),
+          )
+        ).map((m) => [m.mergeKey, m.memoryId]),
+      );
       for (const d of decisions) {
         const { mergeKey, memoryId } = d.payload.memory;
         const holder = held.get(mergeKey);
@@ -258,7 +283,10 @@ class RunTopicPublisher extends CapturingPublisher {
   override async publish(_topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {
     await super.publish(_topic, events);
     if (events.length === 0) return {};
-    return this.log.append(this.runTopic, events.map((e) => ({ key: partitionKey(e.tenantId, e.userId), value: e })));
+    return this.log.append(
+      this.runTopic,
+      events.map((e) => ({ key: partitionKey(e.tenantId, e.userId), value: e })),
+    );
   }
 }
 
@@ -348,10 +376,7 @@ export class Reprocessor {
       done: 0,
       reprocess: lineage,
     });
-    const records = [
-      record('facts', factsVersion, await this.facts.active()),
-      record('search', searchVersion, await this.search.active()),
-    ];
+    const records = [record('facts', factsVersion, await this.facts.active()), record('search', searchVersion, await this.search.active())];
     for (const r of records) await this.ledger.save(r);
     this.log.log({ runId, extractorVersion: strategy.version, from: lineage.from, factsVersion, searchVersion }, 'reprocess started');
     try {
@@ -359,12 +384,23 @@ export class Reprocessor {
       await this.catchUp(run, 'reprocessing', options.onProgress);
       for (const r of records) await this.ledger.save({ ...r, phase: 'done', done: run.turns, finishedAt: new Date().toISOString() });
       this.log.log({ runId, turns: run.turns, decisions: run.decisions, carried }, 'reprocess built; activate it to serve');
-      return { runId, topic: lineage.topic, extractorVersion: strategy.version, from: lineage.from, factsVersion, searchVersion, turns: run.turns, carried, decisions: run.decisions };
+      return {
+        runId,
+        topic: lineage.topic,
+        extractorVersion: strategy.version,
+        from: lineage.from,
+        factsVersion,
+        searchVersion,
+        turns: run.turns,
+        carried,
+        decisions: run.decisions,
+      };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       await this.facts.drop(factsVersion).catch(() => undefined);
       await this.search.drop(searchVersion).catch(() => undefined);
-      for (const r of records) await this.ledger.save({ ...r, phase: 'failed', done: run.turns, error: reason, finishedAt: new Date().toISOString() });
+      for (const r of records)
+        await this.ledger.save({ ...r, phase: 'failed', done: run.turns, error: reason, finishedAt: new Date().toISOString() });
       throw error;
     }
   }
@@ -377,14 +413,24 @@ export class Reprocessor {
    * the switch, both pointers move, and live decisions made around the switch
    * are applied to the new versions (idempotent by revision).
    */
-  async activate(factsVersion: number, options: { drainTimeoutMs?: number; overlapMs?: number; onProgress?: (p: ReprocessProgress) => void } = {}): Promise<ActivationResult> {
+  async activate(
+    factsVersion: number,
+    options: { drainTimeoutMs?: number; overlapMs?: number; onProgress?: (p: ReprocessProgress) => void } = {},
+  ): Promise<ActivationResult> {
     const records = await this.ledger.list();
     const factsRecord = records.find((r) => r.projection === 'facts' && r.version === factsVersion && r.reprocess);
     if (!factsRecord?.reprocess) throw new ReprocessConflict(`facts@${factsVersion} was not built by a reprocess`);
     if (factsRecord.phase !== 'done') throw new ReprocessConflict(`facts@${factsVersion} is ${factsRecord.phase}, not built`);
-    if (factsRecord.reprocess.switchPosition) throw new ReprocessConflict(`facts@${factsVersion} was already activated (${factsRecord.swappedAt})`);
-    const searchRecord = records.find((r) => r.projection === 'search' && r.version === factsRecord.reprocess!.searchVersion && r.reprocess?.runId === factsRecord.reprocess!.runId);
-    if (!searchRecord || searchRecord.phase !== 'done') throw new ReprocessConflict(`search@${factsRecord.reprocess.searchVersion} of run ${factsRecord.reprocess.runId} is missing`);
+    if (factsRecord.reprocess.switchPosition)
+      throw new ReprocessConflict(`facts@${factsVersion} was already activated (${factsRecord.swappedAt})`);
+    const searchRecord = records.find(
+      (r) =>
+        r.projection === 'search' &&
+        r.version === factsRecord.reprocess!.searchVersion &&
+        r.reprocess?.runId === factsRecord.reprocess!.runId,
+    );
+    if (!searchRecord || searchRecord.phase !== 'done')
+      throw new ReprocessConflict(`search@${factsRecord.reprocess.searchVersion} of run ${factsRecord.reprocess.runId} is missing`);
     const lineage = factsRecord.reprocess;
     const run = await this.prepare(lineage, extractionStrategyFor(this.config, lineage.extractorVersion));
     const turnsTopic = this.topic(Topics.turns);
@@ -401,7 +447,8 @@ export class Reprocessor {
       await this.waitDrained(drainTimeoutMs);
       switchPosition = await this.eventLog.endPosition(factsTopic);
       const still =
-        lag(await this.eventLog.endPosition(turnsTopic), turnsEnd) === 0 && lag(await this.eventLog.endPosition(extractedTopic), extractedEnd) === 0;
+        lag(await this.eventLog.endPosition(turnsTopic), turnsEnd) === 0 &&
+        lag(await this.eventLog.endPosition(extractedTopic), extractedEnd) === 0;
       if (still) break;
       if (round >= 20) throw new ReprocessConflict('turns keep arriving: activate in a quieter moment');
     }
@@ -413,20 +460,37 @@ export class Reprocessor {
     const switched: ReprocessLineage = { ...lineage, switchPosition };
     await this.ledger.save({ ...factsRecord, swappedAt, previousVersion: previousFactsVersion, reprocess: switched });
     await this.ledger.save({ ...searchRecord, swappedAt, previousVersion: previousSearchVersion, reprocess: switched });
-    this.log.log({ runId: lineage.runId, factsVersion, searchVersion: lineage.searchVersion, switchPosition }, 'reprocessed versions activated');
+    this.log.log(
+      { runId: lineage.runId, factsVersion, searchVersion: lineage.searchVersion, switchPosition },
+      'reprocessed versions activated',
+    );
 
     // Decisions a live resolver made against the old version around the switch (a batch in flight,
     // a cached pointer) are at or after the switch position: bring them to the new versions.
     const overlap = () =>
-      replayReprocessed(this.eventLog, switched, factsTopic, `${run.group}-overlap`, async (events) => {
-        const decisions = await withoutStaleDecisions(run.factsStore, events);
-        await run.facts.apply(decisions);
-        await run.search.apply(decisions);
-      }, { liveOnly: true });
+      replayReprocessed(
+        this.eventLog,
+        switched,
+        factsTopic,
+        `${run.group}-overlap`,
+        async (events) => {
+          const decisions = await withoutStaleDecisions(run.factsStore, events);
+          await run.facts.apply(decisions);
+          await run.search.apply(decisions);
+        },
+        { liveOnly: true },
+      );
     await overlap();
     await new Promise((resolve) => setTimeout(resolve, options.overlapMs ?? 2 * this.config.ENGRAM_PROJECTION_POINTER_TTL_MS));
     await overlap();
-    return { factsVersion, searchVersion: lineage.searchVersion, previousFactsVersion, previousSearchVersion, caughtUp: run.turns, switchPosition };
+    return {
+      factsVersion,
+      searchVersion: lineage.searchVersion,
+      previousFactsVersion,
+      previousSearchVersion,
+      caughtUp: run.turns,
+      switchPosition,
+    };
   }
 
   /**
@@ -437,7 +501,13 @@ export class Reprocessor {
   async drop(projection: 'facts' | 'search', version: number): Promise<void> {
     const records = await this.ledger.list();
     const run = records.find((r) => r.projection === projection && r.version === version && r.reprocess)?.reprocess;
-    const targets: ['facts' | 'search', number][] = run && !run.switchPosition ? [['facts', run.factsVersion], ['search', run.searchVersion]] : [[projection, version]];
+    const targets: ['facts' | 'search', number][] =
+      run && !run.switchPosition
+        ? [
+            ['facts', run.factsVersion],
+            ['search', run.searchVersion],
+          ]
+        : [[projection, version]];
     for (const [name, v] of targets) {
       const versions = name === 'facts' ? this.facts : this.search;
       if ((await versions.active()) === v) throw new ReprocessConflict(`${name}@${v} is active: activate another version first`);
@@ -526,7 +596,10 @@ export class Reprocessor {
 
   private async emit(run: Run, events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
     if (events.length === 0) return;
-    await this.eventLog.append(run.lineage.topic, events.map((e) => ({ key: partitionKey(e.tenantId, e.userId), value: e })));
+    await this.eventLog.append(
+      run.lineage.topic,
+      events.map((e) => ({ key: partitionKey(e.tenantId, e.userId), value: e })),
+    );
     run.decisions += events.length;
     await run.facts.apply(events);
     await run.search.apply(events);
@@ -538,36 +611,52 @@ export class Reprocessor {
     const extractedTopic = this.topic(Topics.extracted);
     // Commands are few: read them all first and hand each to the resolver just before the user's
     // first extraction recorded after it, as the live log ordered them.
-    await consumeUpTo(this.eventLog, extractedTopic, run.commandsGroup, await this.eventLog.endPosition(extractedTopic), async (messages) => {
-      for (const event of parseAll(messages, this.log)) {
-        if (!isMemoryCommand(event) || (run.from !== null && Date.parse(event.recordedAt) < run.from)) continue;
-        const key = `${event.tenantId}\u0000${event.userId}`;
-        run.commands.set(key, [...(run.commands.get(key) ?? []), event]);
-      }
-    });
+    await consumeUpTo(
+      this.eventLog,
+      extractedTopic,
+      run.commandsGroup,
+      await this.eventLog.endPosition(extractedTopic),
+      async (messages) => {
+        for (const event of parseAll(messages, this.log)) {
+          if (!isMemoryCommand(event) || (run.from !== null && Date.parse(event.recordedAt) < run.from)) continue;
+          const key = `${event.tenantId}\u0000${event.userId}`;
+          run.commands.set(key, [...(run.commands.get(key) ?? []), event]);
+        }
+      },
+    );
     const end = await this.eventLog.endPosition(turnsTopic);
     const total = lag(end, await this.eventLog.committedPosition(turnsTopic, run.group));
     let done = 0;
     onProgress?.({ phase, done, total });
-    await consumeUpToOrFail(this.eventLog, turnsTopic, run.group, end, async (messages) => {
-      // A failed batch is delivered again: start it from the same in-memory state.
-      const pending = new Map([...run.commands].map(([user, commands]) => [user, [...commands]]));
-      for (const publisher of [run.screened, run.extracted, run.decided]) publisher.take();
-      try {
-        const turns = parseAll(messages, this.log).filter((e) => run.from === null || Date.parse(e.recordedAt) >= run.from);
-        await run.filter.handle({ events: turns, context: NO_CONTEXT });
-        await run.extractor.handle({ events: run.screened.take(), context: NO_CONTEXT });
-        await this.resolve(run, this.interleave(run, run.extracted.take()));
-      } catch (error) {
-        run.commands.clear();
-        for (const [user, commands] of pending) run.commands.set(user, commands);
-        this.log.warn({ runId: run.lineage.runId, reason: error instanceof Error ? error.message : String(error) }, 'reprocess batch failed');
-        throw error;
-      }
-      run.turns += messages.length;
-      done += messages.length;
-      onProgress?.({ phase, done, total });
-    }, { maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE, attempts: this.config.ENGRAM_STAGE_ATTEMPTS });
+    await consumeUpToOrFail(
+      this.eventLog,
+      turnsTopic,
+      run.group,
+      end,
+      async (messages) => {
+        // A failed batch is delivered again: start it from the same in-memory state.
+        const pending = new Map([...run.commands].map(([user, commands]) => [user, [...commands]]));
+        for (const publisher of [run.screened, run.extracted, run.decided]) publisher.take();
+        try {
+          const turns = parseAll(messages, this.log).filter((e) => run.from === null || Date.parse(e.recordedAt) >= run.from);
+          await run.filter.handle({ events: turns, context: NO_CONTEXT });
+          await run.extractor.handle({ events: run.screened.take(), context: NO_CONTEXT });
+          await this.resolve(run, this.interleave(run, run.extracted.take()));
+        } catch (error) {
+          run.commands.clear();
+          for (const [user, commands] of pending) run.commands.set(user, commands);
+          this.log.warn(
+            { runId: run.lineage.runId, reason: error instanceof Error ? error.message : String(error) },
+            'reprocess batch failed',
+          );
+          throw error;
+        }
+        run.turns += messages.length;
+        done += messages.length;
+        onProgress?.({ phase, done, total });
+      },
+      { maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE, attempts: this.config.ENGRAM_STAGE_ATTEMPTS },
+    );
     // Commands recorded after every turn read so far.
     const rest = [...run.commands.values()].flat();
     run.commands.clear();

@@ -110,7 +110,13 @@ export class ResolverStage {
    * user's memories: the extractive lines stand in, and the next summary is the model's again.
    */
   private async summarise(event: MemoriesExtracted, state: ResolverState): Promise<MemoryDecision[]> {
-    const review = { tenantId: event.tenantId, userId: event.userId, sessionId: event.payload.sessionId, triggerId: event.eventId, correlationId: event.correlationId };
+    const review = {
+      tenantId: event.tenantId,
+      userId: event.userId,
+      sessionId: event.payload.sessionId,
+      triggerId: event.eventId,
+      correlationId: event.correlationId,
+    };
     const options = {
       window: this.config.ENGRAM_RECENT_TURNS,
       every: this.config.ENGRAM_SUMMARY_EVERY,

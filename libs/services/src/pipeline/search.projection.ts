@@ -43,7 +43,10 @@ export class SearchProjection {
 
   private async documents(memories: readonly MemoryRecord[]): Promise<SearchDocument[]> {
     const texts = memories.map((memory) => searchableText(memory, this.aliases));
-    const vectors = await this.embedder.embed(memories.map((memory) => embeddedText(memory, this.aliases)), 'passage');
+    const vectors = await this.embedder.embed(
+      memories.map((memory) => embeddedText(memory, this.aliases)),
+      'passage',
+    );
     return memories.map((memory, i) => ({
       tenantId: memory.tenantId,
       userId: memory.userId,

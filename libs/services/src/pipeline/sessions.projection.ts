@@ -18,9 +18,7 @@ export class SessionsProjection {
   constructor(@Inject(SessionStore) private readonly store: SessionStore) {}
 
   async apply(events: readonly EngramEvent[]): Promise<void> {
-    const relevant = events.filter(
-      (e): e is TurnScreened | UserForgotten => e.type === 'TurnScreened' || e.type === 'UserForgotten',
-    );
+    const relevant = events.filter((e): e is TurnScreened | UserForgotten => e.type === 'TurnScreened' || e.type === 'UserForgotten');
     await applyInSegments<TurnScreened>(
       relevant,
       async (run) =>

@@ -28,7 +28,9 @@ export class FilterModule {}
 @Module({
   controllers: [ExtractorStage],
   // The embedded rules, or an OpenAI-compatible chat model (ENGRAM_EXTRACTOR=llm).
-  providers: [{ provide: EXTRACTION_STRATEGY, useFactory: (config: EngramConfig) => createExtractionStrategy(config), inject: [EngramConfig] }],
+  providers: [
+    { provide: EXTRACTION_STRATEGY, useFactory: (config: EngramConfig) => createExtractionStrategy(config), inject: [EngramConfig] },
+  ],
 })
 export class ExtractorModule {}
 

@@ -22,8 +22,12 @@ export const deadLetterTopic = (topic: string): string => `${topic}.dlq`;
 export function isDeadLetter(value: unknown): value is DeadLetter {
   const v = value as Partial<DeadLetter> | null;
   return (
-    typeof v === 'object' && v !== null &&
-    typeof v.topic === 'string' && typeof v.stage === 'string' && typeof v.raw === 'string' &&
-    typeof v.offset === 'number' && (v.reason === 'invalid' || v.reason === 'failed')
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.topic === 'string' &&
+    typeof v.stage === 'string' &&
+    typeof v.raw === 'string' &&
+    typeof v.offset === 'number' &&
+    (v.reason === 'invalid' || v.reason === 'failed')
   );
 }

@@ -35,8 +35,15 @@ const TOPIC = 'memory.turns.v1';
 function turn(turnId: string, text: string): TurnRecorded {
   const eventId = deterministicId('turn', 't', 'u', turnId);
   return {
-    eventId, type: 'TurnRecorded', schemaVersion: 1, tenantId: 't', userId: 'u',
-    occurredAt: '2026-11-30T08:00:00.000Z', recordedAt: '2026-11-30T08:00:00.000Z', causationId: null, correlationId: eventId,
+    eventId,
+    type: 'TurnRecorded',
+    schemaVersion: 1,
+    tenantId: 't',
+    userId: 'u',
+    occurredAt: '2026-11-30T08:00:00.000Z',
+    recordedAt: '2026-11-30T08:00:00.000Z',
+    causationId: null,
+    correlationId: eventId,
     payload: { sessionId: 's', turnId, role: 'user', text },
   };
 }
@@ -97,42 +104,46 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
       }
     }, testTimeoutMs);
 
-    it('dead-letters invalid and poison events, keeps order for the rest, and re-drives them', async () => {
-      const log = subject!.log;
-      const end = await log.append(topic, [
-        { key: 't:u', value: turn('a', 'I prefer tea') },
-        { key: 't:u', value: { type: 'TurnRecorded', nonsense: true } },
-        { key: 't:u', value: turn('b', 'poison') },
-        { key: 't:u', value: turn('c', 'I prefer coffee') },
-      ]);
-      // The topic is new and all four share a key: they are offsets 0..3 of one partition.
-      const written = Object.entries(end).filter(([, next]) => next > 0);
-      expect(written.map(([, next]) => next)).toEqual([4]);
-      const partition = Number(written[0][0]);
+    it(
+      'dead-letters invalid and poison events, keeps order for the rest, and re-drives them',
+      async () => {
+        const log = subject!.log;
+        const end = await log.append(topic, [
+          { key: 't:u', value: turn('a', 'I prefer tea') },
+          { key: 't:u', value: { type: 'TurnRecorded', nonsense: true } },
+          { key: 't:u', value: turn('b', 'poison') },
+          { key: 't:u', value: turn('c', 'I prefer coffee') },
+        ]);
+        // The topic is new and all four share a key: they are offsets 0..3 of one partition.
+        const written = Object.entries(end).filter(([, next]) => next > 0);
+        expect(written.map(([, next]) => next)).toEqual([4]);
+        const partition = Number(written[0][0]);
 
-      await eventually(() => seen.includes('c'), 'the turn after the poison', timeoutMs);
-      expect(seen).toEqual(['a', 'c']);
+        await eventually(() => seen.includes('c'), 'the turn after the poison', timeoutMs);
+        expect(seen).toEqual(['a', 'c']);
 
-      const letters = await readDeadLetters(log, topic);
-      expect(letters.map((l) => [l.reason, l.topic, l.partition, l.offset, l.stage])).toEqual([
-        ['invalid', topic, partition, 1, 'fragile'],
-        ['failed', topic, partition, 2, 'fragile'],
-      ]);
-      // Listing leaves no group behind (its throwaway group is deleted once read).
-      expect(await log.listGroups(deadLetterTopic(topic), 'engram-dlq-list-')).toEqual([]);
-      expect(letters[0].error).toContain('payload');
-      expect(letters[1].error).toContain('cannot digest poison');
-      expect(JSON.parse(letters[1].raw).payload.text).toBe('poison');
-      expect(await metrics.registry.getSingleMetricAsString('engram_dlq_events_total')).toContain('reason="failed"} 1');
+        const letters = await readDeadLetters(log, topic);
+        expect(letters.map((l) => [l.reason, l.topic, l.partition, l.offset, l.stage])).toEqual([
+          ['invalid', topic, partition, 1, 'fragile'],
+          ['failed', topic, partition, 2, 'fragile'],
+        ]);
+        // Listing leaves no group behind (its throwaway group is deleted once read).
+        expect(await log.listGroups(deadLetterTopic(topic), 'engram-dlq-list-')).toEqual([]);
+        expect(letters[0].error).toContain('payload');
+        expect(letters[1].error).toContain('cannot digest poison');
+        expect(JSON.parse(letters[1].raw).payload.text).toBe('poison');
+        expect(await metrics.registry.getSingleMetricAsString('engram_dlq_events_total')).toContain('reason="failed"} 1');
 
-      cured = true;
-      expect(await replayDeadLetters(log, topic, 'fragile')).toBe(2);
-      await eventually(() => seen.includes('b'), 'the re-driven poison', timeoutMs);
-      // The invalid event was re-driven too, and is dead-lettered again, visibly.
-      await eventually(async () => (await readDeadLetters(log, topic)).length === 3, 'the invalid event dead-lettered again', timeoutMs);
-      // A second replay re-drives only that new letter: the replay group remembers the others.
-      expect(await replayDeadLetters(log, topic, 'fragile')).toBe(1);
-      expect(seen.filter((id) => id === 'b')).toEqual(['b']);
-    }, testTimeoutMs);
+        cured = true;
+        expect(await replayDeadLetters(log, topic, 'fragile')).toBe(2);
+        await eventually(() => seen.includes('b'), 'the re-driven poison', timeoutMs);
+        // The invalid event was re-driven too, and is dead-lettered again, visibly.
+        await eventually(async () => (await readDeadLetters(log, topic)).length === 3, 'the invalid event dead-lettered again', timeoutMs);
+        // A second replay re-drives only that new letter: the replay group remembers the others.
+        expect(await replayDeadLetters(log, topic, 'fragile')).toBe(1);
+        expect(seen.filter((id) => id === 'b')).toEqual(['b']);
+      },
+      testTimeoutMs,
+    );
   });
 }

@@ -118,7 +118,12 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     const timer = metrics?.batchDuration.startTimer({ stage });
     this.traceBatch(stage, topic, valid);
     try {
-      await this.withRetries(stage, () => run(valid.map((d) => d.event), context));
+      await this.withRetries(stage, () =>
+        run(
+          valid.map((d) => d.event),
+          context,
+        ),
+      );
       return;
     } catch {
       // Isolate the poison: replay the batch one event at a time, in order.
