@@ -7,3 +7,4 @@ export * from './topics';
 export * from './asyncapi';
 export * from './json-schema';
 export * from './topic-catalogue';
+export * from './new-event';

@@ -1,4 +1,4 @@
-import { deterministicId, type MemoriesExtracted, type TurnScreened } from '@engram/contracts';
+import { causedBy, deterministicId, type MemoriesExtracted, newEvent, type TurnScreened } from '@engram/contracts';
 import { episodeOf } from './episodes';
 import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
 
@@ -52,16 +52,12 @@ export const ExtractionDecider = {
     const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return null;
     const eventId = deterministicId('extracted', event.eventId, strategy.version);
-    return {
+    return newEvent<MemoriesExtracted>({
+      ...causedBy(event),
       eventId,
       type: 'MemoriesExtracted',
-      schemaVersion: 1,
-      tenantId: event.tenantId,
-      userId: event.userId,
       occurredAt: event.occurredAt,
       recordedAt,
-      causationId: event.eventId,
-      correlationId: event.correlationId,
       payload: {
         sessionId,
         turnId,
@@ -72,6 +68,6 @@ export const ExtractionDecider = {
         })),
         extractorVersion: strategy.version,
       },
-    };
+    });
   },
 } as const;

@@ -1,4 +1,4 @@
-import { deterministicId, type MemoryArchived, type MemoryExpired, type MemoryRecord } from '@engram/contracts';
+import { deterministicId, type MemoryArchived, type MemoryExpired, type MemoryRecord, newEvent } from '@engram/contracts';
 
 /**
  * Forgetting: a pure decider from (the user's memories, now, policy, access stats) to
@@ -104,10 +104,9 @@ function decision(memory: MemoryRecord, verdict: 'expired' | 'archived', now: st
   const next: MemoryRecord = { ...memory, status: verdict, revision: memory.revision + 1, updatedAt: now };
   // From the memory's own state: the same memory forgotten by a replayed command gets the same id.
   const eventId = deterministicId('forgetting', type, memory.tenantId, memory.userId, memory.memoryId, next.revision);
-  return {
+  return newEvent<ForgettingDecision>({
     eventId,
     type,
-    schemaVersion: 1,
     tenantId: memory.tenantId,
     userId: memory.userId,
     occurredAt: now,
@@ -115,7 +114,7 @@ function decision(memory: MemoryRecord, verdict: 'expired' | 'archived', now: st
     causationId: context.causationId ?? null,
     correlationId: context.correlationId ?? eventId,
     payload: { memory: next, itemId: null },
-  } as ForgettingDecision;
+  });
 }
 
 function latest(...instants: (string | undefined)[]): number {

@@ -6,6 +6,7 @@ import {
   type MemoryRetracted,
   type MemorySuperseded,
   type MemoryVersion,
+  newEvent,
 } from '@engram/contracts';
 import { cueRegExp } from './cue-matching';
 import { DEFAULT_INSIGHT_MIN_SUPPORT, DEFAULT_INSIGHT_RULES, type InsightRule } from './insights.config';
@@ -287,10 +288,9 @@ function decision<D extends MemoryDecision>(
   cause: Cause,
   options: InsightOptions,
 ): D {
-  return {
+  return newEvent<D>({
     eventId: deterministicId('insight-decision', review.tenantId, review.userId, memory.memoryId, memory.revision),
     type,
-    schemaVersion: 1,
     tenantId: review.tenantId,
     userId: review.userId,
     occurredAt: type === 'MemoryRetracted' ? (memory.validTo ?? cause.occurredAt) : memory.validFrom,
@@ -298,7 +298,7 @@ function decision<D extends MemoryDecision>(
     causationId: cause.eventId,
     correlationId: review.correlationId,
     payload: { memory, itemId: null },
-  } as D;
+  });
 }
 
 /** A fresh insight record from its support (version 1); `rederived` turns it into the next version of an existing one. */

@@ -1,4 +1,5 @@
 import {
+  causedBy,
   deterministicId,
   type ExtractedItem,
   type MemoriesExtracted,
@@ -7,6 +8,7 @@ import {
   type MemoryRetractionRequested,
   type MemoryRevertRequested,
   type MemoryVersion,
+  newEvent,
   type ProfileUpdateRequested,
 } from '@engram/contracts';
 import { versionsOf } from './as-of';
@@ -130,18 +132,14 @@ function retireEpisodes(
 }
 
 function decision(command: MemoryControlCommand, type: MemoryDecision['type'], memory: MemoryRecord): MemoryDecision {
-  return {
+  return newEvent<MemoryDecision>({
+    ...causedBy(command),
     eventId: deterministicId('decision', command.eventId, memory.memoryId),
     type,
-    schemaVersion: 1,
-    tenantId: command.tenantId,
-    userId: command.userId,
     occurredAt: command.payload.requestedAt,
     recordedAt: command.recordedAt,
-    causationId: command.eventId,
-    correlationId: command.correlationId,
     payload: { memory, itemId: null },
-  } as MemoryDecision;
+  });
 }
 
 // ---- profile facts ------------------------------------------------------------------------
@@ -172,10 +170,9 @@ export function profileExtraction(command: ProfileUpdateRequested): MemoriesExtr
     sourceTurnIds: [],
     extractorVersion: PROFILE_SOURCE,
   }));
-  return {
+  return newEvent<MemoriesExtracted>({
     eventId: command.eventId,
     type: 'MemoriesExtracted',
-    schemaVersion: 1,
     tenantId: command.tenantId,
     userId: command.userId,
     occurredAt: command.occurredAt,
@@ -183,5 +180,5 @@ export function profileExtraction(command: ProfileUpdateRequested): MemoriesExtr
     causationId: command.causationId,
     correlationId: command.correlationId,
     payload: { sessionId: 'profile', turnId: command.eventId, items, extractorVersion: PROFILE_SOURCE },
-  };
+  });
 }

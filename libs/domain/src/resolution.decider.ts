@@ -1,10 +1,12 @@
 import {
+  causedBy,
   deterministicId,
   type ExtractedItem,
   type MemoriesExtracted,
   type MemoryDecision,
   type MemoryRecord,
   type MemoryVersion,
+  newEvent,
 } from '@engram/contracts';
 import { LAST_MENTIONED, mergeKeyOf } from './extraction.strategy';
 import { amountToNumber, extractDate, extractRecurrence, isTimeOfDay } from './text-values';
@@ -105,18 +107,14 @@ function decisionOn(
   options: ResolutionOptions,
   ...idParts: string[]
 ): MemoryDecision {
-  return {
+  return newEvent<MemoryDecision>({
+    ...causedBy(command),
     eventId: deterministicId('decision', command.eventId, item.itemId, ...idParts),
     type,
-    schemaVersion: 1,
-    tenantId: command.tenantId,
-    userId: command.userId,
     occurredAt: item.validFrom,
     recordedAt: options.recordedAt,
-    causationId: command.eventId,
-    correlationId: command.correlationId,
     payload: { memory, itemId: item.itemId },
-  } as MemoryDecision;
+  });
 }
 
 function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState, options: ResolutionOptions): Change {

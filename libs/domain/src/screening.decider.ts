@@ -1,4 +1,4 @@
-import { deterministicId, type TurnRecorded, type TurnRole, type TurnScreened } from '@engram/contracts';
+import { causedBy, deterministicId, newEvent, type TurnRecorded, type TurnRole, type TurnScreened } from '@engram/contracts';
 import { hasCue } from './cue-matching';
 import { maskPii } from './pii-masking';
 import { ASSISTANT_SIGNALS, SIGNALS, type CueSignal, type ScreeningConfig, type Signal } from './screening.config';
@@ -131,16 +131,12 @@ function isPieceBoundary(text: string, at: number): boolean {
 export const ScreeningDecider = {
   decide(event: TurnRecorded, config: ScreeningConfig, recordedAt: string): TurnScreened {
     const screened = screenTurn(event.payload, config);
-    return {
+    return newEvent<TurnScreened>({
+      ...causedBy(event),
       eventId: deterministicId('screened', event.eventId, config.version),
       type: 'TurnScreened',
-      schemaVersion: 1,
-      tenantId: event.tenantId,
-      userId: event.userId,
       occurredAt: event.occurredAt,
       recordedAt,
-      causationId: event.eventId,
-      correlationId: event.correlationId,
       payload: {
         ...event.payload,
         text: screened.text,
@@ -151,6 +147,6 @@ export const ScreeningDecider = {
         masked: screened.masked,
         screenerVersion: config.version,
       },
-    };
+    });
   },
 } as const;

@@ -1,4 +1,11 @@
-import { deterministicId, type MemoryAdded, type MemoryDecision, type MemoryRecord, type MemorySuperseded } from '@engram/contracts';
+import {
+  deterministicId,
+  type MemoryAdded,
+  type MemoryDecision,
+  type MemoryRecord,
+  type MemorySuperseded,
+  newEvent,
+} from '@engram/contracts';
 import { excerptAround } from './excerpt';
 import type { ResolverState } from './resolution.decider';
 
@@ -108,10 +115,9 @@ export const SummaryDecider = {
     const last = covered[covered.length - 1];
     const memory = record(review, existing, covered, content, last.validFrom, options);
     const type = existing ? 'MemorySuperseded' : 'MemoryAdded';
-    const event = {
+    const event = newEvent<MemoryAdded | MemorySuperseded>({
       eventId: deterministicId('summary', memory.memoryId, memory.revision),
       type,
-      schemaVersion: 1,
       tenantId: review.tenantId,
       userId: review.userId,
       occurredAt: last.validFrom,
@@ -119,7 +125,7 @@ export const SummaryDecider = {
       causationId: review.triggerId,
       correlationId: review.correlationId,
       payload: { memory, itemId: null },
-    } as MemoryAdded | MemorySuperseded;
+    });
     return event;
   },
 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
-import { deterministicId, MemoriesImportRequested, MemoryRecord } from '@engram/contracts';
+import { deterministicId, MemoriesImportRequested, MemoryRecord, newEvent } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
 import { Clock, FactStore } from '@engram/ports';
 import { MemoryCommandPublisher, rekey } from '../pipeline/memory-commands';
@@ -51,18 +51,18 @@ export class ExportService {
     const commands: MemoriesImportRequested[] = [];
     for (let i = 0; i < records.length; i += IMPORT_CHUNK) {
       const eventId = deterministicId('import-chunk', importId, i);
-      commands.push({
-        eventId,
-        type: 'MemoriesImportRequested',
-        schemaVersion: 1,
-        tenantId,
-        userId,
-        occurredAt: now,
-        recordedAt: now,
-        causationId: null,
-        correlationId: importId,
-        payload: { importId, memories: records.slice(i, i + IMPORT_CHUNK) },
-      });
+      commands.push(
+        newEvent<MemoriesImportRequested>({
+          eventId,
+          type: 'MemoriesImportRequested',
+          tenantId,
+          userId,
+          occurredAt: now,
+          recordedAt: now,
+          correlationId: importId,
+          payload: { importId, memories: records.slice(i, i + IMPORT_CHUNK) },
+        }),
+      );
     }
     let consistent = true;
     if (commands.length > 0) {

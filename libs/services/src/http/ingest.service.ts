@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
-import { deterministicId, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
+import { deterministicId, newEvent, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
 import { Clock } from '@engram/ports';
 import { Inject } from '@nestjs/common';
@@ -37,27 +37,26 @@ export class IngestService {
       const by = `${turn.role}\u0000${turn.speaker ?? ''}`;
       const previousText = previous && previous.by !== by ? previous.text : undefined;
       const eventId = deterministicId('turn', tenantId, request.userId, turn.turnId);
-      events.push({
-        eventId,
-        type: 'TurnRecorded',
-        schemaVersion: 2,
-        tenantId,
-        userId: request.userId,
-        occurredAt: new Date(turn.occurredAt).toISOString(),
-        recordedAt,
-        causationId: null,
-        correlationId: eventId,
-        payload: {
-          sessionId: request.sessionId,
-          turnId: turn.turnId,
-          role: turn.role,
-          ...(turn.speaker !== undefined ? { speaker: maskPii(turn.speaker).text } : {}),
-          // Masked here, before the log: raw PII never reaches a topic, store or log line.
-          text,
-          ...(previousText ? { previousText } : {}),
-          ...(turn.channel !== undefined ? { channel: turn.channel } : {}),
-        },
-      });
+      events.push(
+        newEvent<TurnRecorded>({
+          eventId,
+          type: 'TurnRecorded',
+          tenantId,
+          userId: request.userId,
+          occurredAt: new Date(turn.occurredAt).toISOString(),
+          recordedAt,
+          payload: {
+            sessionId: request.sessionId,
+            turnId: turn.turnId,
+            role: turn.role,
+            ...(turn.speaker !== undefined ? { speaker: maskPii(turn.speaker).text } : {}),
+            // Masked here, before the log: raw PII never reaches a topic, store or log line.
+            text,
+            ...(previousText ? { previousText } : {}),
+            ...(turn.channel !== undefined ? { channel: turn.channel } : {}),
+          },
+        }),
+      );
       previous = { text, by };
     }
     const position = await this.publisher.publish(Topics.turns, events);
@@ -72,18 +71,15 @@ export class IngestService {
   async forget(tenantId: string, userId: string): Promise<string> {
     const requestedAt = this.clock.now().toISOString();
     const eventId = deterministicId('forget', tenantId, userId, requestedAt);
-    const event: UserForgotten = {
+    const event: UserForgotten = newEvent<UserForgotten>({
       eventId,
       type: 'UserForgotten',
-      schemaVersion: 1,
       tenantId,
       userId,
       occurredAt: requestedAt,
       recordedAt: requestedAt,
-      causationId: null,
-      correlationId: eventId,
       payload: { requestedAt },
-    };
+    });
     const position = await this.publisher.publish(Topics.turns, [event]);
     // Access statistics are projected from memory.access.v1 alone: the tombstone goes there too,
     // so a rebuild of them forgets the user as well.

@@ -5,6 +5,7 @@ import {
   MemoryRecord,
   MemoryRetractionRequested,
   MemoryRevertRequested,
+  newEvent,
   PROFILE_KEY_MAX,
   PROFILE_MAX_ATTRIBUTES,
   PROFILE_TEXT_MAX,
@@ -56,10 +57,11 @@ export class MemoryControlService {
     const memory = await this.controllable(tenantId, userId, memoryId);
     if (memory.status !== 'active') return { memory: view(memory), changed: false, consistent: true };
     const now = this.clock.now().toISOString();
-    const command: MemoryRetractionRequested = {
-      ...this.envelope('MemoryRetractionRequested', tenantId, userId, now),
+    const command = newEvent<MemoryRetractionRequested>({
+      ...request(tenantId, userId, now),
+      type: 'MemoryRetractionRequested',
       payload: { memoryId, reason: maskPii(text).text, requestedAt: now },
-    };
+    });
     return this.apply(command, memory);
   }
 
@@ -79,20 +81,22 @@ export class MemoryControlService {
       });
     }
     const now = this.clock.now().toISOString();
-    const command: MemoryRevertRequested = {
-      ...this.envelope('MemoryRevertRequested', tenantId, userId, now),
+    const command = newEvent<MemoryRevertRequested>({
+      ...request(tenantId, userId, now),
+      type: 'MemoryRevertRequested',
       payload: { memoryId, version, requestedAt: now },
-    };
+    });
     return this.apply(command, memory);
   }
 
   async saveProfile(tenantId: string, userId: string, attributes: Record<string, unknown>): Promise<ProfileUpdateResponse> {
     const checked = checkedAttributes(attributes);
     const now = this.clock.now().toISOString();
-    const command: ProfileUpdateRequested = {
-      ...this.envelope('ProfileUpdateRequested', tenantId, userId, now),
+    const command = newEvent<ProfileUpdateRequested>({
+      ...request(tenantId, userId, now),
+      type: 'ProfileUpdateRequested',
       payload: { attributes: checked, requestedAt: now },
-    };
+    });
     const consistent = await this.send(command);
     const mergeKeys = checked.map(({ attribute }) => mergeKeyOf({ subject: 'user', attribute }));
     const held = await this.facts.findByMergeKeys(tenantId, userId, mergeKeys);
@@ -126,22 +130,11 @@ export class MemoryControlService {
     const position = await this.commands.publish([command]);
     return this.commands.waitApplied(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
   }
+}
 
-  /** A fresh id per request: two requests are two commands (a redelivered command keeps its id, so it decides the same). */
-  private envelope<T extends MemoryCommand['type']>(type: T, tenantId: string, userId: string, now: string) {
-    const eventId = randomUUID();
-    return {
-      eventId,
-      type,
-      schemaVersion: 1,
-      tenantId,
-      userId,
-      occurredAt: now,
-      recordedAt: now,
-      causationId: null,
-      correlationId: eventId,
-    };
-  }
+/** A fresh id per request: two requests are two commands (a redelivered command keeps its id, so it decides the same). */
+function request(tenantId: string, userId: string, now: string) {
+  return { eventId: randomUUID(), tenantId, userId, occurredAt: now, recordedAt: now };
 }
 
 /** `{ attributes: { city: '杭州' } }` → masked, lower-cased attributes; 400 naming `attributes.<key>` otherwise. */

@@ -1,6 +1,6 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramConfig, relevanceFor } from '@engram/config';
-import { deterministicId, MemoriesAccessed, MemoryRecord, Topics } from '@engram/contracts';
+import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
   AssembledContext,
   assembleContext,
@@ -252,18 +252,15 @@ export class RecallService {
     if (memoryIds.length === 0) return;
     const accessedAt = this.clock.now().toISOString();
     const eventId = deterministicId('access', tenantId, userId, accessedAt, ...memoryIds);
-    const event: MemoriesAccessed = {
+    const event: MemoriesAccessed = newEvent<MemoriesAccessed>({
       eventId,
       type: 'MemoriesAccessed',
-      schemaVersion: 1,
       tenantId,
       userId,
       occurredAt: accessedAt,
       recordedAt: accessedAt,
-      causationId: null,
-      correlationId: eventId,
       payload: { memoryIds, accessedAt: at.toISOString() },
-    };
+    });
     this.publisher.publish(Topics.access, [event]).catch((error: unknown) => {
       this.log.warn({ error: String(error) }, 'could not record memory access');
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
-import { deterministicId, ForgettingRequested, parseEvent, Topics } from '@engram/contracts';
+import { deterministicId, ForgettingRequested, newEvent, parseEvent, Topics } from '@engram/contracts';
 import { ForgettingDecider, ForgettingPolicy } from '@engram/domain';
 import { AccessStore, Clock, EventLog, FactStore, LogPosition, Subscription } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
@@ -151,18 +151,15 @@ export class ForgettingService {
     const preview = ForgettingDecider.decide(memories, now, policy, { lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])) });
     if (preview.length === 0) return null;
     const eventId = deterministicId('forgetting-requested', user.tenantId, user.userId, now);
-    const command: ForgettingRequested = {
+    const command: ForgettingRequested = newEvent<ForgettingRequested>({
       eventId,
       type: 'ForgettingRequested',
-      schemaVersion: 1,
       tenantId: user.tenantId,
       userId: user.userId,
       occurredAt: now,
       recordedAt: now,
-      causationId: null,
-      correlationId: eventId,
       payload: { requestedAt: now, policy, lastAccess },
-    };
+    });
     return {
       command,
       expired: preview.filter((d) => d.type === 'MemoryExpired').length,

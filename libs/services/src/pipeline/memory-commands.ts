@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  causedBy,
   deterministicId,
   EngramEvent,
   ForgettingRequested,
@@ -9,6 +10,7 @@ import {
   MemoryRecord,
   MemoryRetractionRequested,
   MemoryRevertRequested,
+  newEvent,
   ProfileUpdateRequested,
   Topics,
 } from '@engram/contracts';
@@ -87,18 +89,14 @@ export function decideImport(command: MemoriesImportRequested, state: ResolverSt
     if (memory.tenantId !== command.tenantId || memory.userId !== command.userId) continue;
     taken.set(memory.mergeKey, memory.memoryId);
     const eventId = deterministicId('imported', command.tenantId, command.userId, memory.memoryId, memory.revision);
-    const decision: MemoryAdded = {
+    const decision: MemoryAdded = newEvent<MemoryAdded>({
+      ...causedBy(command),
       eventId,
       type: 'MemoryAdded',
-      schemaVersion: 1,
-      tenantId: command.tenantId,
-      userId: command.userId,
       occurredAt: memory.validFrom,
       recordedAt: command.recordedAt,
-      causationId: command.eventId,
-      correlationId: command.correlationId,
       payload: { memory, itemId: null },
-    };
+    });
     decisions.push(decision);
   }
   return decisions;

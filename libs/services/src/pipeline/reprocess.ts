@@ -6,6 +6,7 @@ import {
   EngramEvent,
   MemoryAdded,
   MemoryDecision,
+  newEvent,
   parseEvent,
   partitionKey,
   Topics,
@@ -575,18 +576,18 @@ export class Reprocessor {
     onProgress?.({ phase: 'carrying over', done: 0, total: users.length });
     for (const [i, { tenantId, userId }] of users.entries()) {
       const memories = memoriesAsOf(await live.list({ tenantId, userId }), recordedAt);
-      const events: MemoryAdded[] = memories.map((memory) => ({
-        eventId: deterministicId('carried', run.lineage.runId, tenantId, userId, memory.memoryId),
-        type: 'MemoryAdded',
-        schemaVersion: 1,
-        tenantId,
-        userId,
-        occurredAt: memory.validFrom,
-        recordedAt,
-        causationId: null,
-        correlationId: deterministicId('reprocess', run.lineage.runId),
-        payload: { memory, itemId: null },
-      }));
+      const events: MemoryAdded[] = memories.map((memory) =>
+        newEvent<MemoryAdded>({
+          eventId: deterministicId('carried', run.lineage.runId, tenantId, userId, memory.memoryId),
+          type: 'MemoryAdded',
+          tenantId,
+          userId,
+          occurredAt: memory.validFrom,
+          recordedAt,
+          correlationId: deterministicId('reprocess', run.lineage.runId),
+          payload: { memory, itemId: null },
+        }),
+      );
       await this.emit(run, events);
       carried += events.length;
       onProgress?.({ phase: 'carrying over', done: i + 1, total: users.length });
