@@ -23,7 +23,12 @@ export default tseslint.config(
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json'] })] },
+    settings: {
+      // Without these the plugin reads only .js files, and a cycle through .ts files goes unseen.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json'] })],
+    },
     rules: {
       'import-x/no-cycle': 'error',
       // A leading underscore names what is left out on purpose (`const { _id, ...rest } = doc`).
