@@ -1,0 +1,42 @@
+/**
+ * `engram eval`: how well does recall bring back the turns that answer a question?
+ *
+ * A dataset is JSON lines of turns (as for `engram ingest`) and questions, each naming the turn ids
+ * that state its answer. Every turn is ingested, the read side is drained, every question goes
+ * through the recall API (with `now` = askedAt), and the source turn ids of the ranked memories that
+ * came back are compared with the evidence. Two baselines over the raw turns run on the same
+ * questions: plain BM25, and cosine over the configured embedder's vectors. Evidence coverage (how
+ * much of the evidence any stored memory points at) tells a ranking miss from an extraction miss.
+ *
+ * One file per part: dataset.ts (the JSON-lines format), baselines.ts (BM25 and dense over the raw
+ * turns), metrics.ts (scores and the report's shape), summary.ts, format.ts (the text report), runner.ts,
+ * engines.ts (embedded or over HTTP), command.ts (the CLI command).
+ */
+
+export { type EvalDataset, parseEvalDataset, QuestionLineDto } from './dataset';
+export {
+  type CategoryReport,
+  type EvalReport,
+  type EvidenceCoverage,
+  evidenceCoverage,
+  type GroupReport,
+  type Language,
+  percentile,
+  pinnedTurnIds,
+  questionLanguage,
+  type QuestionResult,
+  rankedTurnIds,
+  rankingDepth,
+  type RankScore,
+  REPORTED_CUTOFFS,
+  scoreRanking,
+  type Scores,
+  turnDocument,
+} from './metrics';
+export { Bm25Index, denseRanking } from './baselines';
+export { selectMisses, summarise, type SummaryOptions } from './summary';
+export { formatMisses, formatReport } from './format';
+export { type EvalOptions, type EvalRun, runEval } from './runner';
+export type { EvalEngine } from './engines';
+export { embeddedEngine, remoteEngine } from './engines';
+export { registerEvalCommand } from './command';
