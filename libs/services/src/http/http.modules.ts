@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { HealthController, PipelineController, RecallController, TurnsController, UsersController } from './controllers';
+import { HealthController } from './health.controller';
+import { PipelineController } from './pipeline-status.controller';
+import { RecallController } from './recall.controller';
+import { TurnsController } from './turns.controller';
+import { UsersController } from './users.controller';
 import { MetricsController } from '../observability/metrics.controller';
 import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';

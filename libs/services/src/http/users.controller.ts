@@ -1,139 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { BadRequestException, Controller, Delete, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { EngramConfig } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
-import { BadRequestException } from '@nestjs/common';
 import { aliasesChanged } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import { EngramMetrics } from '../observability/metrics';
-import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
-import { RecallDto, RecallResponse } from './recall.dto';
-import { RecallService } from './recall.service';
-import { Public, TenantId } from './tenancy';
-import { TurnsLimits } from './input-limits';
-import { ID_MESSAGE, ID_PATTERN, PostTurnsDto, PostTurnsResponse } from './turns.dto';
-import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TURNS_BY_ID_MAX, TurnListResponse, TurnsByIdQuery, UserListResponse } from './users.dto';
-import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from './api-contract';
+import { TenantId } from './tenancy';
+import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
+import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TurnListResponse, TURNS_BY_ID_MAX, TurnsByIdQuery, UserListResponse } from './users.dto';
+import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from './api-contract';
 import { MemoryRecordView } from './memory-control.dto';
-import { PipelineAccess, PipelineCaller } from './pipeline-access';
-
-class HealthResponse {
-  @ApiProperty({ example: 'ok' }) status!: string;
-  @ApiProperty({ example: 'embedded' }) mode!: string;
-}
-
-@ApiTags('health')
-@Controller()
-export class HealthController {
-  constructor(private readonly config: EngramConfig) {}
-
-  @Public()
-  @Get('health')
-  @ApiOkResponse({ type: HealthResponse })
-  health(): HealthResponse {
-    return { status: 'ok', mode: this.config.ENGRAM_MODE };
-  }
-}
-
-@ApiTags('ingest')
-@TenantRoute()
-@Controller('v1/turns')
-export class TurnsController {
-  constructor(
-    private readonly ingest: IngestService,
-    private readonly backpressure: Backpressure,
-  ) {}
-
-  @Post()
-  @UseGuards(TurnsLimits)
-  @LogWrite()
-  @HttpCode(202)
-  @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
-  @ApiResponse({ status: 202, type: PostTurnsResponse })
-  @JsonBody(
-    'A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.',
-  )
-  @ApiErrors({ 429: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
-  async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
-    await this.backpressure.admit(tenantId, body.turns.length);
-    return this.ingest.ingest(tenantId, body);
-  }
-}
-
-@ApiTags('recall')
-@TenantRoute()
-@Controller('v1/recall')
-export class RecallController {
-  constructor(
-    private readonly recallService: RecallService,
-    private readonly metrics: EngramMetrics,
-  ) {}
-
-  @Post()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'The memories that matter for a prompt, and a context block ready to inject.' })
-  @ApiOkResponse({ type: RecallResponse })
-  @JsonBody(
-    'A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.',
-  )
-  async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
-    const done = this.metrics.recallDuration.startTimer();
-    try {
-      return await this.recallService.recall(tenantId, body);
-    } finally {
-      done();
-    }
-  }
-}
-
-class StageLagView {
-  @ApiProperty() topic!: string;
-  @ApiProperty() group!: string;
-  @ApiProperty({ type: 'integer', minimum: 0 }) lag!: number;
-}
-
-class PipelineStatusResponse {
-  @ApiProperty({
-    enum: ['tenant', 'deployment'],
-    description:
-      '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.',
-  })
-  scope!: 'tenant' | 'deployment';
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description:
-      'Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested.',
-  })
-  pending!: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Deployment scope only: events ever accepted onto the turns topic.' })
-  ingested?: number;
-  @ApiPropertyOptional({ type: [StageLagView], description: 'Deployment scope only: the lag of each stage of the read path.' })
-  stages?: StageLagView[];
-}
-
-/**
- * The figures are offsets of the shared log (Kafka's lag, in the distributed mode): they cannot be
- * split by tenant. A tenant sees the backlog it waits behind (the figure backpressure's 429 names
- * anyway); the volume ever ingested and the stages are the deployment's, for the admin key.
- */
-@ApiTags('pipeline')
-@TenantRoute()
-@Controller('v1/pipeline')
-export class PipelineController {
-  constructor(private readonly progress: PipelineProgress) {}
-
-  @Get('status')
-  @PipelineAccess()
-  @ApiOkResponse({ type: PipelineStatusResponse })
-  async status(@PipelineCaller() caller: 'tenant' | 'deployment'): Promise<PipelineStatusResponse> {
-    const stages = await this.progress.stages();
-    const pending = stages.reduce((sum, s) => sum + s.lag, 0);
-    if (caller === 'tenant') return { scope: 'tenant', pending };
-    return { scope: 'deployment', pending, ingested: await this.progress.ingested(), stages };
-  }
-}
 
 class UserMemoriesResponse {
   @ApiProperty({ type: [MemoryRecordView] }) memories!: MemoryRecordView[];

@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { EngramMetrics } from '../observability/metrics';
+import { RecallDto, RecallResponse } from './recall.dto';
+import { RecallService } from './recall.service';
+import { TenantId } from './tenancy';
+import { JsonBody, TenantRoute } from './api-contract';
+
+@ApiTags('recall')
+@TenantRoute()
+@Controller('v1/recall')
+export class RecallController {
+  constructor(
+    private readonly recallService: RecallService,
+    private readonly metrics: EngramMetrics,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The memories that matter for a prompt, and a context block ready to inject.' })
+  @ApiOkResponse({ type: RecallResponse })
+  @JsonBody(
+    'A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.',
+  )
+  async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
+    const done = this.metrics.recallDuration.startTimer();
+    try {
+      return await this.recallService.recall(tenantId, body);
+    } finally {
+      done();
+    }
+  }
+}

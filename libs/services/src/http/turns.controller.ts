@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Backpressure } from './backpressure';
+import { IngestService } from './ingest.service';
+import { TenantId } from './tenancy';
+import { TurnsLimits } from './input-limits';
+import { PostTurnsDto, PostTurnsResponse } from './turns.dto';
+import { ApiErrors, JsonBody, LogWrite, TenantRoute } from './api-contract';
+
+@ApiTags('ingest')
+@TenantRoute()
+@Controller('v1/turns')
+export class TurnsController {
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly backpressure: Backpressure,
+  ) {}
+
+  @Post()
+  @UseGuards(TurnsLimits)
+  @LogWrite()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Record conversation turns (idempotent per turnId within a user).' })
+  @ApiResponse({ status: 202, type: PostTurnsResponse })
+  @JsonBody(
+    'A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.',
+  )
+  @ApiErrors({ 429: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
+  async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
+    await this.backpressure.admit(tenantId, body.turns.length);
+    return this.ingest.ingest(tenantId, body);
+  }
+}
