@@ -5,10 +5,10 @@ import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import { loadConfig } from '@engram/config';
 import { startApp } from '../bootstrap';
-import { ExportBundleDto } from '../http/export.dto';
-import { ExportService } from '../http/export.service';
+import { ExportBundleDto } from '../users/export.dto';
+import { ExportService } from '../users/export.service';
 import { DEFAULT_TENANT } from '../http/tenancy';
-import { ForgettingService } from '../pipeline/forgetting.job';
+import { ForgettingService } from '../admin/forgetting/forgetting.job';
 import type { CliModules } from './cli-modules';
 import { runningServer } from './server-file';
 

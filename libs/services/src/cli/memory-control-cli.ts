@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '@engram/config';
-import { MemoryControlService } from '../http/memory-control.service';
+import { MemoryControlService } from '../users/memory-control.service';
 import { DEFAULT_TENANT } from '../http/tenancy';
 import type { CliModules } from './cli-modules';
 import { remoteOf, RemoteOptions, withEmbedded } from './export-import';

@@ -7,7 +7,7 @@ import { AccessProjection, AccessStage } from './access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
 import { FactsProjection } from './facts.projection';
 import { FilterStage, SCREENING_CONFIG } from './filter.stage';
-import { ForgettingSchedulerModule } from './forgetting.job';
+import { ForgettingSchedulerModule } from '../admin/forgetting/forgetting.job';
 import { IndexerStage } from './indexer.stage';
 import { Rebuilder } from './rebuilder';
 import { Reprocessor } from './reprocess';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { RecallResponse } from '../../http/recall.dto';
+import type { RecallResponse } from '../../recall/recall.dto';
 import type { RebuildStatus } from '../../pipeline/online-rebuild';
 import { pick, probeStatement, questionAbout, seededRandom, streamSeed, TEMPLATES, userIdOf, userStatements } from './workload';
 import { round2, summariseLatencies } from './statistics';

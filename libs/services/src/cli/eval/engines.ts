@@ -5,12 +5,12 @@ import { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
 import { FactStore } from '@engram/ports';
 import { startApp } from '../../bootstrap';
-import { IngestService } from '../../http/ingest.service';
-import type { RecallDto, RecallResponse } from '../../http/recall.dto';
-import type { PostTurnsDto } from '../../http/turns.dto';
-import { RecallService } from '../../http/recall.service';
+import { IngestService } from '../../ingest/ingest.service';
+import type { RecallDto, RecallResponse } from '../../recall/recall.dto';
+import type { PostTurnsDto } from '../../ingest/turns.dto';
+import { RecallService } from '../../recall/recall.service';
 import { DEFAULT_TENANT } from '../../http/tenancy';
-import { ForgettingService } from '../../pipeline/forgetting.job';
+import { ForgettingService } from '../../admin/forgetting/forgetting.job';
 import { PipelineProgress } from '../../pipeline/pipeline-progress';
 import type { CliModules } from '../cli-modules';
 

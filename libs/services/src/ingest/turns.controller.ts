@@ -2,10 +2,10 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
-import { TenantId } from './tenancy';
+import { TenantId } from '../http/tenancy';
 import { TurnsLimits } from './input-limits';
 import { PostTurnsDto, PostTurnsResponse } from './turns.dto';
-import { ApiErrors, JsonBody, LogWrite, TenantRoute } from './api-contract';
+import { ApiErrors, JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
 
 @ApiTags('ingest')
 @TenantRoute()

@@ -27,9 +27,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { EngramConfig } from '@engram/config';
 import { VERSIONED_PROJECTIONS, type VersionedProjection } from '@engram/ports';
-import { OnlineRebuilds, RebuildConflict, type RebuildStatus } from '../pipeline/online-rebuild';
-import { Public } from './tenancy';
-import { ApiErrors, JsonBody } from './api-contract';
+import { OnlineRebuilds, RebuildConflict, type RebuildStatus } from '../../pipeline/online-rebuild';
+import { Public } from '../../http/tenancy';
+import { ApiErrors, JsonBody } from '../../http/api-contract';
 
 const REBUILD_TARGETS = [...VERSIONED_PROJECTIONS, 'all'] as const;
 

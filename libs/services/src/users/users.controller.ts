@@ -4,11 +4,11 @@ import { EngramConfig } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { aliasesChanged } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import { IngestService } from './ingest.service';
-import { TenantId } from './tenancy';
-import { ID_MESSAGE, ID_PATTERN } from './turns.dto';
+import { IngestService } from '../ingest/ingest.service';
+import { TenantId } from '../http/tenancy';
+import { ID_MESSAGE, ID_PATTERN } from '../ingest/turns.dto';
 import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TurnListResponse, TURNS_BY_ID_MAX, TurnsByIdQuery, UserListResponse } from './users.dto';
-import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from './api-contract';
+import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from '../http/api-contract';
 import { MemoryRecordView } from './memory-control.dto';
 
 class UserMemoriesResponse {

@@ -1,11 +1,11 @@
 import { BadRequestException, Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { PROFILE_TEXT_MAX } from '@engram/contracts';
-import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from './api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
 import { MemoryCommandResponse, ProfileUpdateDto, ProfileUpdateResponse, RetractMemoryDto, RevertMemoryDto } from './memory-control.dto';
 import { MemoryControlService } from './memory-control.service';
-import { TenantId } from './tenancy';
-import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from './turns.dto';
+import { TenantId } from '../http/tenancy';
+import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from '../ingest/turns.dto';
 
 function checkId(field: 'userId' | 'memoryId', id: string): string {
   if (!ID_PATTERN.test(id)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });

@@ -3,8 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { EngramMetrics } from '../observability/metrics';
 import { RecallDto, RecallResponse } from './recall.dto';
 import { RecallService } from './recall.service';
-import { TenantId } from './tenancy';
-import { JsonBody, TenantRoute } from './api-contract';
+import { TenantId } from '../http/tenancy';
+import { JsonBody, TenantRoute } from '../http/api-contract';
 
 @ApiTags('recall')
 @TenantRoute()

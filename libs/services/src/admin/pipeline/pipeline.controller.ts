@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { ApiErrors } from './api-contract';
+import { ApiErrors } from '../../http/api-contract';
 import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import {
@@ -13,10 +13,10 @@ import {
   VERSIONED_PROJECTIONS,
   type VersionedProjection,
 } from '@engram/ports';
-import { readDeadLetters } from '../cli/dlq';
-import { deadLetterTopic, type DeadLetter } from '../transport/dead-letter';
-import { AdminGuard } from './admin-rebuilds.controller';
-import { Public } from './tenancy';
+import { readDeadLetters } from '../../cli/dlq';
+import { deadLetterTopic, type DeadLetter } from '../../transport/dead-letter';
+import { AdminGuard } from '../rebuilds/rebuilds.controller';
+import { Public } from '../../http/tenancy';
 
 /** The letters shown per topic: the newest. `engram dlq list` prints them all. */
 const LETTERS_SHOWN = 20;
