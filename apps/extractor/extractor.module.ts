@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { bindingsFor, EngramCoreModule, LoggingModule, ExtractorModule } from '@engram/services';
+import { bindingsFor } from '@engram/services/bindings/bindings';
+import { EngramCoreModule } from '@engram/services/core.module';
+import { LoggingModule } from '@engram/services/observability/logging.module';
+import { ExtractorModule } from '@engram/services/pipeline/stage.modules';
 
 /** The extractor worker: memory.screened.v1 → memory.extracted.v1. */
 @Module({})

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from '@engram/services';
+import { startApp } from '@engram/services/bootstrap';
 import { ExtractorAppModule } from './extractor.module';
 
 startApp(ExtractorAppModule.forRoot(), { http: 'health', stages: true }).catch((error: unknown) => {

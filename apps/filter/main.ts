@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from '@engram/services';
+import { startApp } from '@engram/services/bootstrap';
 import { FilterAppModule } from './filter.module';
 
 startApp(FilterAppModule.forRoot(), { http: 'health', stages: true }).catch((error: unknown) => {

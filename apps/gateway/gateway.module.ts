@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { bindingsFor, EngramCoreModule, LoggingModule, GatewayHttpModule } from '@engram/services';
+import { bindingsFor } from '@engram/services/bindings/bindings';
+import { EngramCoreModule } from '@engram/services/core.module';
+import { LoggingModule } from '@engram/services/observability/logging.module';
+import { GatewayHttpModule } from '@engram/services/http/http.modules';
 
 /** HTTP ingest: POST /v1/turns onto memory.turns.v1. */
 @Module({})

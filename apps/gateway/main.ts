@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from '@engram/services';
+import { startApp } from '@engram/services/bootstrap';
 import { GatewayAppModule } from './gateway.module';
 
 startApp(GatewayAppModule.forRoot(), { http: true, stages: false }).catch((error: unknown) => {

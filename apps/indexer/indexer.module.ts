@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { bindingsFor, EngramCoreModule, LoggingModule, IndexerModule } from '@engram/services';
+import { bindingsFor } from '@engram/services/bindings/bindings';
+import { EngramCoreModule } from '@engram/services/core.module';
+import { LoggingModule } from '@engram/services/observability/logging.module';
+import { IndexerModule } from '@engram/services/pipeline/stage.modules';
 
 /** The projection worker: search index, sessions and access statistics. */
 @Module({})

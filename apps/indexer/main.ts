@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from '@engram/services';
+import { startApp } from '@engram/services/bootstrap';
 import { IndexerAppModule } from './indexer.module';
 
 startApp(IndexerAppModule.forRoot(), { http: 'health', stages: true }).catch((error: unknown) => {

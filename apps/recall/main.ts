@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startApp } from '@engram/services';
+import { startApp } from '@engram/services/bootstrap';
 import { RecallAppModule } from './recall.module';
 
 startApp(RecallAppModule.forRoot(), { http: true, stages: false }).catch((error: unknown) => {

@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { bindingsFor, EngramCoreModule, LoggingModule, RecallHttpModule } from '@engram/services';
+import { bindingsFor } from '@engram/services/bindings/bindings';
+import { EngramCoreModule } from '@engram/services/core.module';
+import { LoggingModule } from '@engram/services/observability/logging.module';
+import { RecallHttpModule } from '@engram/services/http/http.modules';
 
 /** The HTTP read side: POST /v1/recall, memories, forget, pipeline status. */
 @Module({})

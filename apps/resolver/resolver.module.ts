@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { bindingsFor, EngramCoreModule, LoggingModule, ResolverModule } from '@engram/services';
+import { bindingsFor } from '@engram/services/bindings/bindings';
+import { EngramCoreModule } from '@engram/services/core.module';
+import { LoggingModule } from '@engram/services/observability/logging.module';
+import { ResolverModule } from '@engram/services/pipeline/stage.modules';
 
 /** The resolver worker: memory.extracted.v1 → memory.facts.v1 and the facts store. */
 @Module({})
