@@ -20,6 +20,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pipeline/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["PipelineController_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/turns": {
         parameters: {
             query?: never;
@@ -125,22 +141,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/pipeline/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["PipelineController_status"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/users/{userId}/export": {
         parameters: {
             query?: never;
@@ -175,26 +175,6 @@ export interface paths {
          * @description Memories travel through the resolver as decisions, so rebuilds keep them. A merge key the user already holds is kept, not overwritten.
          */
         post: operations["ExportController_import"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/admin/forgetting/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Apply the forgetting policy now to the tenant's users; answers once recall reflects it.
-         * @description Expiry (ENGRAM_EPHEMERAL_TTL_DAYS) and archival (ENGRAM_ARCHIVE_CONFIDENCE, ENGRAM_ARCHIVE_AFTER_DAYS) are decided by the resolver and recorded as MemoryExpired / MemoryArchived events.
-         */
-        post: operations["ForgettingController_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -255,6 +235,26 @@ export interface paths {
          */
         put: operations["MemoryControlController_saveProfile"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/forgetting/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply the forgetting policy now to the tenant's users; answers once recall reflects it.
+         * @description Expiry (ENGRAM_EPHEMERAL_TTL_DAYS) and archival (ENGRAM_ARCHIVE_CONFIDENCE, ENGRAM_ARCHIVE_AFTER_DAYS) are decided by the resolver and recorded as MemoryExpired / MemoryArchived events.
+         */
+        post: operations["ForgettingController_run"];
         delete?: never;
         options?: never;
         head?: never;
@@ -347,6 +347,24 @@ export interface components {
              *     ]
              */
             fields: string[];
+        };
+        StageLagView: {
+            topic: string;
+            group: string;
+            lag: number;
+        };
+        PipelineStatusResponse: {
+            /**
+             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.
+             * @enum {string}
+             */
+            scope: "tenant" | "deployment";
+            /** @description Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested. */
+            pending: number;
+            /** @description Deployment scope only: events ever accepted onto the turns topic. */
+            ingested?: number;
+            /** @description Deployment scope only: the lag of each stage of the read path. */
+            stages?: components["schemas"]["StageLagView"][];
         };
         TurnDto: {
             /**
@@ -616,24 +634,6 @@ export interface components {
             /** @description The UserForgotten event in the log, as a consistency token. */
             position: string;
         };
-        StageLagView: {
-            topic: string;
-            group: string;
-            lag: number;
-        };
-        PipelineStatusResponse: {
-            /**
-             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.
-             * @enum {string}
-             */
-            scope: "tenant" | "deployment";
-            /** @description Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested. */
-            pending: number;
-            /** @description Deployment scope only: events ever accepted onto the turns topic. */
-            ingested?: number;
-            /** @description Deployment scope only: the lag of each stage of the read path. */
-            stages?: components["schemas"]["StageLagView"][];
-        };
         ExportedFactDto: {
             memoryId: string;
             attribute: string;
@@ -714,20 +714,6 @@ export interface components {
             /** @description False when the read side did not catch up in time (then `added` may be low). */
             consistent: boolean;
         };
-        RunForgettingDto: {
-            /** @description Only these users (default: every user of the tenant). */
-            userIds?: string[];
-        };
-        ForgettingRunResponse: {
-            /** @description Users looked at. */
-            users: number;
-            /** @description Ephemeral memories expired. */
-            expired: number;
-            /** @description Low-confidence, unrecalled memories archived. */
-            archived: number;
-            /** @description False when the read side did not catch up in time. */
-            consistent: boolean;
-        };
         RetractMemoryDto: {
             /** @description Why (required here or as the `reason` query parameter); kept on the memory as `statusReason`. */
             reason?: string;
@@ -759,6 +745,20 @@ export interface components {
         ProfileUpdateResponse: {
             /** @description The profile memories the attributes are now held in. */
             memories: components["schemas"]["MemoryRecordView"][];
+            /** @description False when the read side did not catch up in time. */
+            consistent: boolean;
+        };
+        RunForgettingDto: {
+            /** @description Only these users (default: every user of the tenant). */
+            userIds?: string[];
+        };
+        ForgettingRunResponse: {
+            /** @description Users looked at. */
+            users: number;
+            /** @description Ephemeral memories expired. */
+            expired: number;
+            /** @description Low-confidence, unrecalled memories archived. */
+            archived: number;
             /** @description False when the read side did not catch up in time. */
             consistent: boolean;
         };
@@ -865,6 +865,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+        };
+    };
+    PipelineController_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PipelineStatusResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
@@ -1159,34 +1187,6 @@ export interface operations {
             };
         };
     };
-    PipelineController_status: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PipelineStatusResponse"];
-                };
-            };
-            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     ExportController_export: {
         parameters: {
             query?: never;
@@ -1250,65 +1250,6 @@ export interface operations {
                 };
             };
             /** @description Not an export bundle: a field missing or invalid (named in `fields`), or a malformed id; nothing was imported. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    ForgettingController_run: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["RunForgettingDto"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForgettingRunResponse"];
-                };
-            };
-            /** @description A field is missing or invalid (named in `fields`), or the body is not JSON; nothing was stored. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,6 +1474,65 @@ export interface operations {
                 };
             };
             /** @description No attributes, an attribute or value that is not allowed (`attributes.<key>`), or a malformed id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    ForgettingController_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunForgettingDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForgettingRunResponse"];
+                };
+            };
+            /** @description A field is missing or invalid (named in `fields`), or the body is not JSON; nothing was stored. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,86 +1,40 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { HealthController } from './health.controller';
-import { PipelineController } from './pipeline-status.controller';
-import { RecallController } from '../recall/recall.controller';
-import { TurnsController } from '../ingest/turns.controller';
-import { UsersController } from '../users/users.controller';
-import { MetricsController } from '../observability/metrics.controller';
-import { Backpressure } from '../ingest/backpressure';
-import { IngestService } from '../ingest/ingest.service';
-import { RecallService } from '../recall/recall.service';
-import { RecallAudit } from '../recall/recall-audit';
-import { TenantGuard } from './tenancy';
-import { ForgettingModule } from '../admin/forgetting/forgetting.job';
-import { ExportController } from '../users/export.controller';
-import { ForgettingController } from '../admin/forgetting/forgetting.controller';
-import { ExportService } from '../users/export.service';
-import { AdminRebuildsModule } from '../admin/rebuilds/rebuilds.controller';
-import { AdminPipelineController } from '../admin/pipeline/pipeline.controller';
-import { InspectorController } from './inspector.controller';
-import { MemoryControlController } from '../users/memory-control.controller';
+import { AdminModule } from '../admin/admin.module';
+import { IngestModule } from '../ingest/ingest.module';
 import { McpController } from '../mcp/mcp.controller';
-import { MemoryControlService } from '../users/memory-control.service';
+import { MetricsController } from '../observability/metrics.controller';
+import { RecallModule } from '../recall/recall.module';
+import { UsersModule } from '../users/users.module';
+import { HealthController } from './health.controller';
+import { InspectorController } from './inspector.controller';
+import { PipelineController } from './pipeline-status.controller';
+import { TenantGuard } from './tenancy';
 
+/**
+ * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, admin/): a new
+ * endpoint goes into its use case's module and every app serving that use case has it.
+ */
+
+/** What every HTTP app serves and checks: health, metrics, pipeline status, the tenant guard. */
 @Module({
-  controllers: [HealthController, MetricsController, TurnsController, PipelineController],
-  providers: [IngestService, Backpressure, { provide: APP_GUARD, useClass: TenantGuard }],
-  exports: [IngestService],
+  controllers: [HealthController, MetricsController, PipelineController],
+  providers: [{ provide: APP_GUARD, useClass: TenantGuard }],
 })
+export class HttpBaseModule {}
+
+/** The gateway: ingest. */
+@Module({ imports: [HttpBaseModule, IngestModule], exports: [IngestModule] })
 export class GatewayHttpModule {}
 
-@Module({
-  imports: [ForgettingModule, AdminRebuildsModule],
-  controllers: [
-    HealthController,
-    MetricsController,
-    RecallController,
-    UsersController,
-    PipelineController,
-    ExportController,
-    ForgettingController,
-    MemoryControlController,
-    AdminPipelineController,
-    InspectorController,
-  ],
-  providers: [
-    RecallService,
-    RecallAudit,
-    IngestService,
-    ExportService,
-    MemoryControlService,
-    { provide: APP_GUARD, useClass: TenantGuard },
-  ],
-  exports: [RecallService],
-})
+/** The read side: recall, users, admin, the inspector. */
+@Module({ imports: [HttpBaseModule, RecallModule, UsersModule, AdminModule], controllers: [InspectorController], exports: [RecallModule] })
 export class RecallHttpModule {}
 
-/** The embedded server serves both sides on one port. */
+/** The embedded server serves both sides on one port, and MCP. */
 @Module({
-  imports: [ForgettingModule, AdminRebuildsModule],
-  controllers: [
-    HealthController,
-    MetricsController,
-    TurnsController,
-    RecallController,
-    UsersController,
-    PipelineController,
-    ExportController,
-    ForgettingController,
-    MemoryControlController,
-    McpController,
-    AdminPipelineController,
-    InspectorController,
-  ],
-  providers: [
-    IngestService,
-    Backpressure,
-    RecallService,
-    RecallAudit,
-    ExportService,
-    MemoryControlService,
-    { provide: APP_GUARD, useClass: TenantGuard },
-  ],
-  exports: [IngestService, RecallService],
+  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, AdminModule],
+  controllers: [McpController, InspectorController],
+  exports: [IngestModule, RecallModule],
 })
 export class AllHttpModule {}

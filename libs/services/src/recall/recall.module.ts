@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { RecallAudit } from './recall-audit';
+import { RecallController } from './recall.controller';
+import { RecallService } from './recall.service';
+
+/** POST /v1/recall: the controller, the service (also what MCP and the CLI call) and its audit log. */
+@Module({ controllers: [RecallController], providers: [RecallService, RecallAudit], exports: [RecallService] })
+export class RecallModule {}
