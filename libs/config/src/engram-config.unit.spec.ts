@@ -1,4 +1,5 @@
-import { loadConfig, relevanceFor } from './engram-config';
+import { relevanceFor } from './embedder-relevance';
+import { loadConfig } from './engram-config';
 
 describe('relevanceFor', () => {
   const thresholds = (env: Record<string, string>) => relevanceFor(loadConfig({ LOG_LEVEL: 'silent', ...env }));

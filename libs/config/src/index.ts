@@ -1,1 +1,2 @@
 export * from './engram-config';
+export * from './embedder-relevance';

@@ -20,6 +20,7 @@ export {
 } from './resolution.decider';
 export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
 export * from './ranking';
+export * from './ranking.config';
 export * from './search-keys';
 export * from './query-understanding.config';
 export * from './query-understanding';

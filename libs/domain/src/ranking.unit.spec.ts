@@ -1,6 +1,7 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
-import { coverageOf, defaultRankingConfig as config, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
+import { coverageOf, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
+import { defaultRankingConfig as config } from './ranking.config';
 import { tokenize } from './tokenizer';
 import { memory } from './testing/fixtures';
 
