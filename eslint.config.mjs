@@ -35,4 +35,26 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
+  {
+    // No source file over 400 lines (the restructuring issue). The files still over it are listed
+    // here, each to be split; the list only shrinks.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      'libs/*/src/generated/**',
+      'libs/adapters-sqlite/src/sqlite-event-log.adapter.ts',
+      'libs/domain/src/insights.ts',
+      'libs/adapters-elasticsearch/src/elasticsearch-search-index.adapter.ts',
+      'libs/testing/src/event-log.contract.ts',
+      'libs/services/src/pipeline/online-rebuild.ts',
+      'libs/domain/src/screening.config.ts',
+      'libs/adapters-kafka/src/kafka-event-log.adapter.ts',
+      'libs/domain/src/resolution.decider.ts',
+      'libs/services/src/crypto/encrypt-log.ts',
+      'libs/services/src/pipeline/reprocess.ts',
+      'libs/domain/src/rule-extractor.ts',
+      'libs/domain/src/rule-extractor.config.ts',
+    ],
+    rules: { 'max-lines': ['error', { max: 400 }] },
+  },
 );
