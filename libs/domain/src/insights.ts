@@ -8,9 +8,13 @@ import {
   type MemoryVersion,
   newEvent,
 } from '@engram/contracts';
-import { cueRegExp } from './cue-matching';
-import { DEFAULT_INSIGHT_MIN_SUPPORT, DEFAULT_INSIGHT_RULES, type InsightRule } from './insights.config';
 import type { ResolverState } from './resolution.decider';
+import type { CompiledInsightRules, CompiledRule } from './insight-rules';
+import { correctedTurns, enough, groupsMatched, type Support, supportOf } from './insight-support';
+import { INSIGHT_KIND, isInsight } from './insight-memory';
+
+export { INSIGHT_KIND, isInsight } from './insight-memory';
+export { compileInsightRules, type CompiledInsightRules } from './insight-rules';
 
 /**
  * The insight layer: when several consistent memories point one way ("团队人少", "不想自己运维",
@@ -51,35 +55,6 @@ export interface InsightOptions {
   readonly recordedAt: string;
 }
 
-export interface CompiledInsightRules {
-  readonly rules: readonly CompiledRule[];
-}
-
-interface CompiledRule {
-  readonly rule: InsightRule;
-  readonly minSupport: number;
-  readonly minGroups: number;
-  readonly groups: readonly { readonly id: string; readonly re: RegExp }[];
-  readonly exclude: RegExp | null;
-}
-
-/** Compiles rules once (regexes); `minSupport` fills in for rules that set none. */
-export function compileInsightRules(
-  rules: readonly InsightRule[] = DEFAULT_INSIGHT_RULES,
-  minSupport: number = DEFAULT_INSIGHT_MIN_SUPPORT,
-): CompiledInsightRules {
-  return {
-    rules: rules.map((rule) => ({
-      rule,
-      minSupport: rule.minSupport ?? minSupport,
-      minGroups: rule.minGroups ?? 1,
-      groups: rule.groups.map((g) => ({ id: g.id, re: cueRegExp(g.cues) })),
-      exclude: rule.exclude && rule.exclude.length > 0 ? cueRegExp(rule.exclude) : null,
-    })),
-  };
-}
-
-export const INSIGHT_KIND = 'insight';
 /** Importance an insight gets at least (rules may set another), and how far above its sources it stays. */
 export const INSIGHT_BASE_IMPORTANCE = 0.9;
 export const INSIGHT_IMPORTANCE_MARGIN = 0.1;
@@ -91,10 +66,6 @@ const QUOTE_MAX = 80;
 
 export function insightMergeKey(ruleId: string): string {
   return `insight:${ruleId}`;
-}
-
-export function isInsight(memory: MemoryRecord): boolean {
-  return memory.kind === INSIGHT_KIND;
 }
 
 /** The state without insights: what the item resolver decides against (an insight is never the target of "that's no longer true"). */
@@ -145,90 +116,6 @@ function touches(changes: readonly MemoryDecision[], compiled: CompiledRule, ins
 export const InsightDecider = { decide } as const;
 
 // ---- support -------------------------------------------------------------------------------
-
-interface Support {
-  /** Supporting memories, ordered by validFrom then id. */
-  readonly memories: readonly MemoryRecord[];
-  /** Statements: groups of supporting memories that share a source turn, oldest first. */
-  readonly statements: readonly (readonly MemoryRecord[])[];
-  readonly groups: ReadonlySet<string>;
-}
-
-/** Which groups of which rule a memory matches: records are immutable, so this is cached per object. */
-const matchCache = new WeakMap<CompiledRule, WeakMap<MemoryRecord, readonly string[]>>();
-
-function groupsMatched(compiled: CompiledRule, memory: MemoryRecord): readonly string[] {
-  let cache = matchCache.get(compiled);
-  if (!cache) {
-    cache = new WeakMap();
-    matchCache.set(compiled, cache);
-  }
-  let groups = cache.get(memory);
-  if (!groups) {
-    const text = textOf(memory);
-    groups = compiled.exclude?.test(text) ? [] : compiled.groups.filter((g) => g.re.test(text)).map((g) => g.id);
-    cache.set(memory, groups);
-  }
-  return groups;
-}
-
-/** What a memory is matched on: its sentence, its attribute in words, its entities. */
-function textOf(memory: MemoryRecord): string {
-  const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
-  return [memory.content, about, ...memory.entities].join('\n');
-}
-
-function supportOf(compiled: CompiledRule, memories: readonly MemoryRecord[], corrected: ReadonlySet<string>): Support {
-  const supporting = memories
-    .filter((m) => m.status === 'active' && !isInsight(m) && m.subject === 'user' && groupsMatched(compiled, m).length > 0)
-    .filter((m) => m.kind !== 'episode' || !m.sourceTurnIds.some((turn) => corrected.has(turn)))
-    .sort(byValidFromThenId);
-  const groups = new Set(supporting.flatMap((m) => groupsMatched(compiled, m)));
-  return { memories: supporting, statements: statementsOf(supporting), groups };
-}
-
-/**
- * Turns the user has since corrected: what was extracted from them was superseded (its old version's
- * turns) or retracted, expired, archived. Episodes are never superseded themselves (they are the turn
- * kept whole), so without this "我不想自己运维服务器" would keep supporting an insight as an episode
- * after "其实我现在挺喜欢自己运维服务器的" superseded it as a preference. The fact, if still active,
- * keeps supporting on its own.
- */
-function correctedTurns(memories: readonly MemoryRecord[]): Set<string> {
-  const turns = new Set<string>();
-  for (const memory of memories) {
-    if (memory.kind === 'episode' || isInsight(memory)) continue;
-    for (const version of memory.history) for (const turn of version.sourceTurnIds) turns.add(turn);
-    if (memory.status !== 'active') for (const turn of memory.sourceTurnIds) turns.add(turn);
-  }
-  return turns;
-}
-
-/** Union-find over shared source turns: "I don't want to run servers" as a fact and as an episode is one statement. */
-function statementsOf(memories: readonly MemoryRecord[]): MemoryRecord[][] {
-  const parent = memories.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
-  const byTurn = new Map<string, number>();
-  memories.forEach((memory, i) => {
-    for (const turn of memory.sourceTurnIds) {
-      const other = byTurn.get(turn);
-      if (other === undefined) byTurn.set(turn, i);
-      else parent[find(i)] = find(other);
-    }
-  });
-  const statements = new Map<number, MemoryRecord[]>();
-  memories.forEach((memory, i) => {
-    const root = find(i);
-    statements.set(root, [...(statements.get(root) ?? []), memory]);
-  });
-  return [...statements.values()];
-}
-
-function enough(compiled: CompiledRule, support: Support): boolean {
-  return support.statements.length > 0 && support.statements.length >= compiled.minSupport && support.groups.size >= compiled.minGroups;
-}
-
-// ---- decisions -----------------------------------------------------------------------------
 
 function decideRule(
   review: InsightReview,
@@ -412,10 +299,6 @@ function quoteOf(statement: readonly MemoryRecord[]): string {
 }
 
 // ---- helpers -------------------------------------------------------------------------------
-
-function byValidFromThenId(a: MemoryRecord, b: MemoryRecord): number {
-  return Date.parse(a.validFrom) - Date.parse(b.validFrom) || compare(a.memoryId, b.memoryId);
-}
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
