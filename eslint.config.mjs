@@ -42,7 +42,6 @@ export default tseslint.config(
     ignores: [
       '**/*.spec.ts',
       'libs/*/src/generated/**',
-      'libs/adapters-sqlite/src/sqlite-event-log.adapter.ts',
       'libs/adapters-elasticsearch/src/elasticsearch-search-index.adapter.ts',
       'libs/testing/src/event-log.contract.ts',
       'libs/services/src/pipeline/online-rebuild.ts',

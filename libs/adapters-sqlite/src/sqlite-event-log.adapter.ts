@@ -1,94 +1,31 @@
-import { EventEmitter } from 'node:events';
-import type {
-  BatchContext,
-  BatchHandler,
-  ConsumedMessage,
-  ConsumerSpec,
-  EventLog,
-  GroupInfo,
-  LogMessage,
-  LogPosition,
-  ResetTarget,
-  StoredMessage,
-  Subscription,
-} from '@engram/ports';
-import { parseLogValue, serialiseLogValue } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import {
+  type BatchHandler,
+  type ConsumerSpec,
+  type EventLog,
+  type GroupInfo,
+  type LogMessage,
+  type LogPosition,
+  type ResetTarget,
+  serialiseLogValue,
+  type StoredMessage,
+  type Subscription,
+} from '@engram/ports';
 import { type Database, immediate } from './sqlite-database';
+import {
+  appendedEvent,
+  consumerKey,
+  consumersOf,
+  defaultOnHandlerError,
+  type MessageRow,
+  PARTITION,
+  signalsOf,
+  type SqliteEventLogOptions,
+} from './sqlite-log-signals';
+import { SqliteConsumer } from './sqlite-consumer';
 
-/** The embedded log has one partition per topic. */
-const PARTITION = 0;
-
-export interface HandlerFailure {
-  readonly topic: string;
-  readonly group: string;
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  /** 1 for the first failure of this batch, then 2, 3, … */
-  readonly attempt: number;
-  readonly retryInMs: number;
-}
-
-export interface SqliteEventLogOptions {
-  /** How often an idle consumer looks for appends made by another process (the CLI). Default 25 ms. */
-  readonly pollIntervalMs?: number;
-  /** Delay before a failed batch is redelivered; doubles per attempt. Default 250 ms. */
-  readonly retryDelayMs?: number;
-  /** Cap of the doubling retry delay. Default 10 s. */
-  readonly maxRetryDelayMs?: number;
-  /** Default batch size when a subscription names none. Default 500. */
-  readonly maxBatchSize?: number;
-  /**
-   * How long a consumer that found a partial batch waits for it to fill before handing it over:
-   * fewer, larger batches (one transaction each) at the cost of that much latency. Default 0.
-   */
-  readonly lingerMs?: number;
-  /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
-  readonly onHandlerError?: (error: unknown, failure: HandlerFailure) => void;
-}
-
-interface MessageRow {
-  log_offset: number;
-  key: string;
-  value: string;
-  timestamp: number;
-}
-
-// Shared per connection, so two adapters over one connection still wake each
-// other and still count as one process for the one-consumer-per-group rule.
-const appendSignals = new WeakMap<Database, EventEmitter>();
-const runningConsumers = new WeakMap<Database, Set<string>>();
-
-function signalsOf(db: Database): EventEmitter {
-  let emitter = appendSignals.get(db);
-  if (!emitter) {
-    emitter = new EventEmitter();
-    emitter.setMaxListeners(0);
-    appendSignals.set(db, emitter);
-  }
-  return emitter;
-}
-
-function consumersOf(db: Database): Set<string> {
-  let set = runningConsumers.get(db);
-  if (!set) {
-    set = new Set();
-    runningConsumers.set(db, set);
-  }
-  return set;
-}
-
-const consumerKey = (topic: string, group: string) => JSON.stringify([topic, group]);
-/** Namespaced so that no topic name (not even `error`) has special meaning to EventEmitter. */
-const appendedEvent = (topic: string) => `appended:${topic}`;
-
-function defaultOnHandlerError(error: unknown, failure: HandlerFailure): void {
-  const reason = error instanceof Error ? error.message : String(error);
-  console.warn(
-    `[engram] ${failure.topic} / ${failure.group}: batch ${failure.firstOffset}..${failure.lastOffset} failed ` +
-      `(attempt ${failure.attempt}), retrying in ${failure.retryInMs} ms: ${reason}`,
-  );
-}
+export type { HandlerFailure, SqliteEventLogOptions } from './sqlite-log-signals';
 
 /**
  * The embedded event log: an append-only SQLite table with dense offsets per
@@ -318,122 +255,5 @@ export class SqliteEventLog implements EventLog {
 
   private committedOffset(topic: string, group: string): number {
     return this.statements.committed.get(topic, group)?.next_offset ?? 0;
-  }
-}
-
-/** One subscription's loop: read from the position, await the handler, commit, repeat. */
-class SqliteConsumer {
-  private running = true;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  private wakeOnAppend = false;
-  private appended = false;
-  private readonly onAppend = () => {
-    this.appended = true;
-    if (this.wakeOnAppend) this.wake?.();
-  };
-  private readonly context: BatchContext = {
-    isRunning: () => this.running,
-    heartbeat: async () => undefined,
-  };
-
-  constructor(
-    private readonly topic: string,
-    private readonly group: string,
-    private readonly maxBatchSize: number,
-    private readonly handler: BatchHandler,
-    private readonly options: Required<SqliteEventLogOptions>,
-    private readonly signals: EventEmitter,
-    private position: number,
-    private readonly read: (offsets: { from: number; limit: number }) => MessageRow[],
-    private readonly commit: (next: number) => void,
-    private readonly release: () => void,
-  ) {}
-
-  start(): void {
-    this.signals.on(appendedEvent(this.topic), this.onAppend);
-    this.loop = this.run().finally(() => {
-      this.signals.off(appendedEvent(this.topic), this.onAppend);
-      this.release();
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    let attempt = 0;
-    while (this.running) {
-      this.appended = false;
-      let rows: MessageRow[] = [];
-      try {
-        rows = this.read({ from: this.position, limit: this.maxBatchSize });
-        if (rows.length === 0) {
-          if (!this.appended) await this.sleep(this.options.pollIntervalMs, true);
-          continue;
-        }
-        if (rows.length < this.maxBatchSize && this.options.lingerMs > 0 && this.running) {
-          await this.sleep(this.options.lingerMs, false);
-          rows = this.read({ from: this.position, limit: this.maxBatchSize });
-        }
-        await this.handler(rows.map(this.toMessage), this.context);
-        const next = rows[rows.length - 1].log_offset + 1;
-        this.commit(next);
-        this.position = next;
-        attempt = 0;
-        // Yield to timers and I/O: a handler that appends to its own topic must not starve the process.
-        await new Promise((resolve) => setImmediate(resolve));
-      } catch (error) {
-        // Not committed: the same batch is read again after the backoff, nothing is skipped.
-        attempt++;
-        const retryInMs = Math.min(this.options.maxRetryDelayMs, this.options.retryDelayMs * 2 ** (attempt - 1));
-        this.report(error, {
-          topic: this.topic,
-          group: this.group,
-          firstOffset: rows[0]?.log_offset ?? this.position,
-          lastOffset: rows[rows.length - 1]?.log_offset ?? this.position,
-          attempt,
-          retryInMs,
-        });
-        if (this.running) await this.sleep(retryInMs, false);
-      }
-    }
-  }
-
-  private readonly toMessage = (row: MessageRow): ConsumedMessage => ({
-    topic: this.topic,
-    partition: PARTITION,
-    offset: row.log_offset,
-    key: row.key,
-    value: parseLogValue(row.value),
-    raw: row.value,
-    timestamp: row.timestamp,
-  });
-
-  private report(error: unknown, failure: HandlerFailure): void {
-    try {
-      this.options.onHandlerError(error, failure);
-    } catch {
-      // A failing error reporter must not stop the loop.
-    }
-  }
-
-  /** Resolves after `ms`, on stop, or (when idle, not when backing off) on an append to the topic. */
-  private sleep(ms: number, wakeOnAppend: boolean): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        this.wakeOnAppend = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-      this.wakeOnAppend = wakeOnAppend;
-      if (!this.running) done();
-    });
   }
 }
