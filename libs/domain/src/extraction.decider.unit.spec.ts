@@ -1,7 +1,7 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { deterministicId, parseEvent } from '@engram/contracts';
 import { ExtractionDecider } from './extraction.decider';
-import type { ExtractionStrategy } from './extraction.strategy';
+import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
 import { RuleExtractor } from './rule-extractor';
 import { defaultScreeningConfig } from './screening.config';
 import { screenTurn } from './screening.decider';
@@ -78,38 +78,28 @@ describe('ExtractionDecider', () => {
     }
   });
 
+  /** What a strategy reads from the turn: one item of this kind, carrying the turn's ephemeral flag as strategies do. */
+  const read = (input: ExtractionInput, kind: 'task' | 'preference', attribute: string, value: string): ExtractedItemDraft => ({
+    kind,
+    subject: 'user',
+    attribute,
+    value,
+    content: input.text,
+    entities: [],
+    confidence: 0.8,
+    importance: 0.5,
+    ephemeral: input.ephemeral,
+    operation: 'assert',
+    validFrom: input.occurredAt,
+    sourceTurnIds: [input.turnId],
+  });
+
   it('given a one-off turn, then what the strategy reads as a task and everything the assistant said stay ephemeral', async () => {
     const strategy: ExtractionStrategy = {
       version: 'stub',
       extract: async (input) => [
-        {
-          kind: 'task',
-          subject: 'user',
-          attribute: 'task:lookup',
-          value: 'opening hours',
-          content: input.text,
-          entities: [],
-          confidence: 0.8,
-          importance: 0.5,
-          ephemeral: input.ephemeral,
-          operation: 'assert',
-          validFrom: input.occurredAt,
-          sourceTurnIds: [input.turnId],
-        },
-        {
-          kind: 'preference',
-          subject: 'user',
-          attribute: 'preference:spicy',
-          value: 'like',
-          content: input.text,
-          entities: [],
-          confidence: 0.8,
-          importance: 0.5,
-          ephemeral: input.ephemeral,
-          operation: 'assert',
-          validFrom: input.occurredAt,
-          sourceTurnIds: [input.turnId],
-        },
+        read(input, 'task', 'task:lookup', 'opening hours'),
+        read(input, 'preference', 'preference:spicy', 'like'),
       ],
     };
     const user =

@@ -1,15 +1,10 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
 import { ExportBundleDto, ImportResponse } from './export.dto';
 import { ExportService } from './export.service';
 import { TenantId } from '../http/tenancy';
-import { ID_MESSAGE, ID_PATTERN } from '../ingest/turns.dto';
-
-function checkUserId(userId: string): string {
-  if (!ID_PATTERN.test(userId)) throw new BadRequestException({ message: [`userId ${ID_MESSAGE}`], fields: ['userId'] });
-  return userId;
-}
+import { checkUserId } from './user-id';
 
 @ApiTags('users')
 @TenantRoute()

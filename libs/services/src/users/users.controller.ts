@@ -6,7 +6,7 @@ import { aliasesChanged } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { IngestService } from '../ingest/ingest.service';
 import { TenantId } from '../http/tenancy';
-import { ID_MESSAGE, ID_PATTERN } from '../ingest/turns.dto';
+import { checkUserId } from './user-id';
 import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TurnListResponse, TURNS_BY_ID_MAX, TurnsByIdQuery, UserListResponse } from './users.dto';
 import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from '../http/api-contract';
 import { MemoryRecordView } from './memory-control.dto';
@@ -18,11 +18,6 @@ class UserMemoriesResponse {
 class ForgetUserResponse {
   @ApiProperty({ enum: [true] }) forgotten!: true;
   @ApiProperty({ description: 'The UserForgotten event in the log, as a consistency token.' }) position!: string;
-}
-
-function checkUserId(userId: string): string {
-  if (!ID_PATTERN.test(userId)) throw new BadRequestException({ message: [`userId ${ID_MESSAGE}`], fields: ['userId'] });
-  return userId;
 }
 
 @ApiTags('users')

@@ -1,20 +1,6 @@
-import { Presets, SingleBar } from 'cli-progress';
 import { InvalidArgumentError } from 'commander';
 
-export function progressBar(enabled: boolean, label: string, total: number): SingleBar {
-  const bar = new SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
-      stream: process.stderr,
-      noTTYOutput: false,
-      hideCursor: true,
-    },
-    Presets.shades_classic,
-  );
-  if (enabled) bar.start(total, 0);
-  else bar.setTotal(total);
-  return bar;
-}
+export { progressBar } from '../progress-bar';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
-import { Presets, SingleBar } from 'cli-progress';
 import { InvalidArgumentError } from 'commander';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '@engram/config';
 import { createEmbedder } from '@engram/embedding';
 import { Embedder } from '@engram/ports';
+import { progressBar } from '../progress-bar';
 import { toRequests, TurnLineDto } from '../turn-lines';
 import { type EvalDataset, parseEvalDataset, QuestionLineDto } from './dataset';
 import { type EvalReport, pinnedTurnIds, type QuestionResult, rankedTurnIds, rankingDepth, turnDocument } from './metrics';
@@ -190,19 +190,4 @@ async function drain(engine: EvalEngine, bars: boolean, stallTimeoutMs: number):
   }
   bar.update(total);
   bar.stop();
-}
-
-function progressBar(enabled: boolean, label: string, total: number): SingleBar {
-  const bar = new SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
-      stream: process.stderr,
-      noTTYOutput: false,
-      hideCursor: true,
-    },
-    Presets.shades_classic,
-  );
-  if (enabled) bar.start(total, 0);
-  else bar.setTotal(total); // never started: updates are no-ops, nothing is drawn
-  return bar;
 }
