@@ -9,16 +9,12 @@ export * from './episodes';
 export * from './rule-extractor.config';
 export * from './rule-extractor';
 export * from './text-values';
-export {
-  ResolutionDecider,
-  DEFAULT_PINNED_ATTRIBUTES,
-  memoryIdOf,
-  normaliseValue,
-  sameValue,
-  similarity,
-  valueShape,
-} from './resolution.decider';
-export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
+export { ResolutionDecider } from './resolution.decider';
+export { DEFAULT_PINNED_ATTRIBUTES } from './resolution.state';
+export type { ResolutionOptions, ResolverState } from './resolution.state';
+export { memoryIdOf } from './resolution.records';
+export { normaliseValue, sameValue, similarity, valueShape } from './resolution.matching';
+export type { ValueShape } from './resolution.matching';
 export * from './ranking';
 export * from './ranking.config';
 export * from './search-keys';

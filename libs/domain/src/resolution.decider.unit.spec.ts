@@ -2,7 +2,9 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { deterministicId, parseEvent, type MemoriesExtracted, type MemoryDecision } from '@engram/contracts';
 import { ExtractionDecider } from './extraction.decider';
 import { mergeKeyOf, type ExtractedItemDraft } from './extraction.strategy';
-import { ResolutionDecider, memoryIdOf, sameValue, similarity, type ResolutionOptions, type ResolverState } from './resolution.decider';
+import { ResolutionDecider, type ResolutionOptions, type ResolverState } from './resolution.decider';
+import { sameValue, similarity } from './resolution.matching';
+import { memoryIdOf } from './resolution.records';
 import { RuleExtractor } from './rule-extractor';
 import { deciderSpec } from './testing/decider-spec';
 import { extracted, TENANT, turnScreened, USER } from './testing/fixtures';
