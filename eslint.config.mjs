@@ -44,7 +44,6 @@ export default tseslint.config(
       'libs/*/src/generated/**',
       'libs/services/src/pipeline/online-rebuild.ts',
       'libs/domain/src/screening.config.ts',
-      'libs/services/src/crypto/encrypt-log.ts',
       'libs/services/src/pipeline/reprocess.ts',
       'libs/domain/src/rule-extractor.ts',
       'libs/domain/src/rule-extractor.config.ts',
