@@ -7,6 +7,7 @@ import {
   type MemoryRecord,
   newEvent,
 } from '@engram/contracts';
+import type { Decider } from './decider';
 import { LAST_MENTIONED } from './extraction.strategy';
 import { correctsOthers, resolveAnaphora, resolveCorrection, resolveKeyed } from './resolution.rules';
 import type { ResolutionOptions, ResolverState } from './resolution.state';
@@ -48,7 +49,12 @@ export function evolve(state: ResolverState, event: MemoryDecision): ResolverSta
   return next;
 }
 
-export const ResolutionDecider = { initialState, decide, evolve } as const;
+export const ResolutionDecider = { initialState, decide, evolve } as const satisfies Decider<
+  MemoriesExtracted,
+  ResolverState,
+  MemoryDecision,
+  ResolutionOptions
+>;
 
 // ---- one item ------------------------------------------------------------------------------
 
