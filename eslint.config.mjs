@@ -42,13 +42,8 @@ export default tseslint.config(
     ignores: [
       '**/*.spec.ts',
       'libs/*/src/generated/**',
-      'libs/adapters-elasticsearch/src/elasticsearch-search-index.adapter.ts',
-      'libs/testing/src/event-log.contract.ts',
       'libs/services/src/pipeline/online-rebuild.ts',
       'libs/domain/src/screening.config.ts',
-      'libs/adapters-kafka/src/kafka-event-log.adapter.ts',
-      'libs/domain/src/resolution.decider.ts',
-      'libs/services/src/crypto/encrypt-log.ts',
       'libs/services/src/pipeline/reprocess.ts',
       'libs/domain/src/rule-extractor.ts',
       'libs/domain/src/rule-extractor.config.ts',

@@ -1,56 +1,14 @@
-import { createHash } from 'node:crypto';
-import { Client, type ClientOptions, errors } from '@elastic/elasticsearch';
-import type { SearchDocument, SearchFilter, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
+// The search projection in Elasticsearch 8 (the SearchIndex port): versioned indexes behind an alias,
+// bulk upserts, text (BM25) and vector (kNN) search. Mappings, documents and query pieces are beside it.
+import { Client } from '@elastic/elasticsearch';
+import type { SearchDocument, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
+import { documentId, type IndexedDocument, isIndexableTerm, isIndexableVector } from './elasticsearch-documents';
+import { errorType, statusOf } from './elasticsearch-errors';
+import { indexMappings, indexSettings } from './elasticsearch-mappings';
+import type { ElasticsearchSearchIndexOptions } from './elasticsearch-options';
+import { compare, matchesNothing, MAX_NUM_CANDIDATES, searchFilter } from './elasticsearch-queries';
 
-export interface ElasticsearchSearchIndexOptions {
-  /** Node URL, e.g. `http://127.0.0.1:9200`. Ignored when `client` is given. */
-  readonly node?: string;
-  /** A ready client (shared connection pool, auth, TLS). Not closed by `close()`. */
-  readonly client?: Client;
-  /** Extra client options when the adapter creates its own client. */
-  readonly clientOptions?: Omit<ClientOptions, 'node'>;
-  /** Alias that reads and writes go through; the concrete index is `<prefix>-v<version>`. Default `engram-memories`. */
-  readonly indexPrefix?: string;
-  /** Embedding dimensions of this projection version. */
-  readonly dimensions: number;
-  /** Projection version. Default 1. */
-  readonly version?: number;
-  /**
-   * Point the alias at this version in `init()` (atomically, away from any other
-   * version) and read/write through it. Default true. With false (rebuilding a
-   * new version next to the live one) reads and writes go to the versioned
-   * index directly until `activate()`.
-   */
-  readonly activate?: boolean;
-  /** Primary shards. Default 1: BM25 statistics are per shard, one shard ranks exactly like SQLite. */
-  readonly shards?: number;
-  /** Replicas. Default 0. */
-  readonly replicas?: number;
-  /** Page size for `deleteUser`. Default 1000. */
-  readonly deletePageSize?: number;
-}
-
-/** The fields of one indexed document (`_source`). */
-interface IndexedDocument {
-  tenantId: string;
-  userId: string;
-  memoryId: string;
-  revision: number;
-  kind: string;
-  status: string;
-  content: string;
-  terms: string[];
-  entities: string[];
-  vector?: number[];
-  updatedAt: string;
-}
-
-const TERMS_ANALYZER = 'engram_terms';
-/** Lucene rejects terms above 32766 UTF-8 bytes ("immense term"); such a term cannot be a real word. */
-const MAX_TERM_BYTES = 8191;
-/** Elasticsearch rejects `_id`s above 512 bytes. */
-const MAX_ID_BYTES = 512;
-const MAX_NUM_CANDIDATES = 10_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The search projection in Elasticsearch 8.
@@ -123,7 +81,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       name: this.indexName,
       index_patterns: [this.indexName],
       priority: 500,
-      template: { settings: this.settings(), mappings: this.mappings() },
+      template: { settings: indexSettings(this.shards, this.replicas), mappings: indexMappings(this.dimensions) },
       _meta: { managedBy: 'engram', dimensions: this.dimensions },
     });
     await this.createIndex();
@@ -363,48 +321,14 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     return [{ term: { tenantId } }, { term: { userId } }, ...(activeOnly ? [{ term: { status: 'active' } }] : [])];
   }
 
-  private settings() {
-    return {
-      number_of_shards: this.shards,
-      number_of_replicas: this.replicas,
-      // Deleted documents must not keep their version: a deleted user starts afresh at revision 1.
-      gc_deletes: '0s',
-      analysis: {
-        // One domain term = one token: no splitting, no lowercasing, no stemming.
-        analyzer: { [TERMS_ANALYZER]: { type: 'custom' as const, tokenizer: 'keyword', filter: [] as string[] } },
-      },
-    };
-  }
-
-  private mappings() {
-    return {
-      dynamic: 'strict' as const,
-      properties: {
-        tenantId: { type: 'keyword' as const },
-        userId: { type: 'keyword' as const },
-        memoryId: { type: 'keyword' as const },
-        revision: { type: 'long' as const },
-        kind: { type: 'keyword' as const },
-        status: { type: 'keyword' as const },
-        content: { type: 'text' as const, analyzer: 'cjk' },
-        terms: { type: 'text' as const, analyzer: TERMS_ANALYZER, search_analyzer: TERMS_ANALYZER },
-        entities: { type: 'keyword' as const },
-        vector: {
-          type: 'dense_vector' as const,
-          dims: this.dimensions,
-          index: true,
-          similarity: 'cosine' as const,
-          index_options: { type: 'hnsw' as const },
-        },
-        updatedAt: { type: 'date' as const },
-      },
-    };
-  }
-
   private async createIndex(): Promise<void> {
     try {
       // Settings and mappings are given explicitly too, so the index is right even if the template was changed.
-      await this.client.indices.create({ index: this.indexName, settings: this.settings(), mappings: this.mappings() });
+      await this.client.indices.create({
+        index: this.indexName,
+        settings: indexSettings(this.shards, this.replicas),
+        mappings: indexMappings(this.dimensions),
+      });
     } catch (error) {
       if (errorType(error) !== 'resource_already_exists_exception') throw error;
     }
@@ -426,56 +350,4 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       throw error;
     }
   }
-}
-
-/**
- * `tenant:user:memory` with each part URI-encoded (`:` becomes `%3A`), so ids
- * containing `:` never collide; a SHA-256 above Elasticsearch's 512-byte limit.
- */
-export function documentId(tenantId: string, userId: string, memoryId: string): string {
-  const id = [tenantId, userId, memoryId].map(encodeURIComponent).join(':');
-  if (Buffer.byteLength(id) <= MAX_ID_BYTES) return id;
-  return `sha256:${createHash('sha256')
-    .update(JSON.stringify([tenantId, userId, memoryId]))
-    .digest('hex')}`;
-}
-
-function isIndexableTerm(term: string): boolean {
-  return term.length > 0 && Buffer.byteLength(term) <= MAX_TERM_BYTES;
-}
-
-function isIndexableVector(vector: readonly number[], dimensions: number): boolean {
-  if (vector.length !== dimensions) return false;
-  let sum = 0;
-  for (const x of vector) {
-    if (!Number.isFinite(x)) return false;
-    sum += x * x;
-  }
-  return sum > 0;
-}
-
-function statusOf(error: unknown): number | undefined {
-  return error instanceof errors.ResponseError ? error.meta.statusCode : undefined;
-}
-
-function errorType(error: unknown): string | undefined {
-  if (!(error instanceof errors.ResponseError)) return undefined;
-  const body = error.meta.body as { error?: { type?: string } } | undefined;
-  return body?.error?.type;
-}
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Recall's kinds and memory-id filters as bool filter clauses (terms queries: keyword fields, not scored). */
-function searchFilter(filter: SearchFilter): Array<Record<string, unknown>> {
-  return [
-    ...(filter.kinds ? [{ terms: { kind: [...filter.kinds] } }] : []),
-    ...(filter.memoryIds ? [{ terms: { memoryId: [...filter.memoryIds] } }] : []),
-  ];
-}
-
-/** An empty list matches nothing (an empty terms query would be an error or match all, depending on the version). */
-function matchesNothing(filter: SearchFilter): boolean {
-  return filter.kinds?.length === 0 || filter.memoryIds?.length === 0;
 }

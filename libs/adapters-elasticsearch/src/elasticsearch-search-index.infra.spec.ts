@@ -1,5 +1,6 @@
 import { aSearchDocument, testSearchIndex, uniqueName, uniqueSuffix } from '@engram/testing';
-import { ElasticsearchSearchIndex, documentId } from './elasticsearch-search-index.adapter';
+import { documentId } from './elasticsearch-documents';
+import { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
 
 // Elasticsearch from `deploy/local/elasticsearch.sh start` unless ELASTICSEARCH_URL says otherwise.
 const node = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200';

@@ -1,7 +1,7 @@
+// The distributed event log (the EventLog port on Kafka): appends, positions, groups and topics;
+// the consumer loop is kafka-subscription.ts, the options kafka-options.ts.
 import type {
-  BatchContext,
   BatchHandler,
-  ConsumedMessage,
   ConsumerSpec,
   EventLog,
   GroupInfo,
@@ -11,138 +11,13 @@ import type {
   StoredMessage,
   Subscription,
 } from '@engram/ports';
-import { parseLogValue, serialiseLogValue } from '@engram/ports';
-import {
-  type Admin,
-  type Consumer,
-  type EachBatchPayload,
-  Kafka,
-  type KafkaMessage,
-  type LogEntry,
-  logLevel as KafkaJsLogLevel,
-  Partitioners,
-  type Producer,
-  type RecordMetadata,
-} from 'kafkajs';
-
-export type KafkaLogLevel = 'nothing' | 'error' | 'warn' | 'info' | 'debug';
-
-export interface KafkaHandlerFailure {
-  readonly topic: string;
-  readonly group: string;
-  readonly partition: number;
-  readonly firstOffset: number;
-  readonly lastOffset: number;
-  /** 1 for the first failure of this batch, then 2, 3, … */
-  readonly attempt: number;
-  readonly retryInMs: number;
-}
-
-export interface KafkaEventLogOptions {
-  readonly brokers: readonly string[];
-  /** Default `engram`. */
-  readonly clientId?: string;
-  /** Partitions of the topics `ensureTopics` creates. Default 3. */
-  readonly partitions?: number;
-  /** Default 1 (a single local broker); 3 in production. */
-  readonly replicationFactor?: number;
-  /** `retention.ms` of created topics. Default: the broker's. */
-  readonly retentionMs?: number;
-  /** Consumer session timeout. Default 30 s (kafkajs's). */
-  readonly sessionTimeoutMs?: number;
-  /** Consumer heartbeat interval; also how soon a running member notices a rebalance. Default 3 s. */
-  readonly heartbeatIntervalMs?: number;
-  /** How long a fetch waits for data on an idle topic; bounds how long stop() waits. Default 200 ms. */
-  readonly maxWaitTimeMs?: number;
-  /**
-   * An append is sent in chunks of at most this many bytes (keys + values), in order. Keep it
-   * below the broker's `message.max.bytes` (1 MiB by default). Default 512 KiB.
-   */
-  readonly maxSendBytes?: number;
-  /**
-   * How long a fetch waits for a batch to fill (the broker answers at LINGER_MIN_BYTES or after
-   * this long): fewer, larger batches at the cost of that much latency. Default 0: answer as soon as
-   * anything is there.
-   */
-  readonly lingerMs?: number;
-  /** Default batch size when a subscription names none. Default 500. */
-  readonly maxBatchSize?: number;
-  /** Delay before a failed batch is redelivered; doubles per attempt. Default 250 ms. */
-  readonly retryDelayMs?: number;
-  /** Cap of the doubling retry delay. Default 10 s. */
-  readonly maxRetryDelayMs?: number;
-  /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
-  readonly onHandlerError?: (error: unknown, failure: KafkaHandlerFailure) => void;
-  /** kafkajs's own logging. Default `warn`. */
-  readonly logLevel?: KafkaLogLevel;
-}
-
-type ResolvedOptions = Required<Omit<KafkaEventLogOptions, 'retentionMs' | 'brokers' | 'clientId' | 'logLevel'>> &
-  Pick<KafkaEventLogOptions, 'retentionMs'>;
-
-const LOG_LEVELS: Record<KafkaLogLevel, KafkaJsLogLevel> = {
-  nothing: KafkaJsLogLevel.NOTHING,
-  error: KafkaJsLogLevel.ERROR,
-  warn: KafkaJsLogLevel.WARN,
-  info: KafkaJsLogLevel.INFO,
-  debug: KafkaJsLogLevel.DEBUG,
-};
-
-/**
- * Protocol errors that kafkajs's connection layer logs as errors although they are routine and
- * handled: every rebalance (kafkajs rejoins) and a partition whose leadership is still settling
- * (retried; an error that persists still reaches the caller), and CreateTopics answering that a
- * topic already exists (several stages ensure the same topics at start; `createTopics` resolves,
- * and any other creation error rejects it).
- */
-const ROUTINE_PROTOCOL_ERRORS = /rebalanc|not aware of this member|generation id is not valid|leader|topic creation errors/i;
-
-/** kafkajs's console format, with routine protocol errors demoted to info. */
-function quietLogCreator(level: KafkaJsLogLevel) {
-  return ({ namespace, level: entryLevel, label, log }: LogEntry): void => {
-    let effective = entryLevel;
-    const routine = namespace === 'Connection' && ROUTINE_PROTOCOL_ERRORS.test(String(log.error));
-    if (routine && entryLevel === KafkaJsLogLevel.ERROR) effective = KafkaJsLogLevel.INFO;
-    if (effective > level) return;
-    const line = JSON.stringify({
-      ...log,
-      level: effective === entryLevel ? label : 'INFO',
-      message: namespace ? `[${namespace}] ${log.message}` : log.message,
-    });
-    if (effective === KafkaJsLogLevel.ERROR) console.error(line);
-    else if (effective === KafkaJsLogLevel.WARN) console.warn(line);
-    else console.info(line);
-  };
-}
-
-function defaultOnHandlerError(error: unknown, failure: KafkaHandlerFailure): void {
-  const reason = error instanceof Error ? error.message : String(error);
-  console.warn(
-    `[engram] ${failure.topic}[${failure.partition}] / ${failure.group}: ` +
-      `batch ${failure.firstOffset}..${failure.lastOffset} failed (attempt ${failure.attempt}), ` +
-      `retrying in ${failure.retryInMs} ms: ${reason}`,
-  );
-}
-
-/** A client connected on first use; `connected()` is the connection if one was ever asked for. */
-interface LazyClient<T> {
-  (): Promise<T>;
-  connected(): Promise<T> | undefined;
-}
-
-/** Memoises an async connect; a failed attempt is forgotten so the next call retries. */
-function lazily<T>(connect: () => Promise<T>, isClosed: () => boolean): LazyClient<T> {
-  let pending: Promise<T> | undefined;
-  const get = () => {
-    if (isClosed()) return Promise.reject(new Error('KafkaEventLog is closed'));
-    pending ??= connect().catch((error: unknown) => {
-      pending = undefined;
-      throw error;
-    });
-    return pending;
-  };
-  return Object.assign(get, { connected: () => pending });
-}
+import { serialiseLogValue } from '@engram/ports';
+import { type Admin, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import { defaultOnHandlerError, LOG_LEVELS, quietLogCreator } from './kafka-logging';
+import type { KafkaEventLogOptions, ResolvedOptions } from './kafka-options';
+import { fetchWait, KafkaSubscription } from './kafka-subscription';
+import { type LazyClient, lazily } from './lazy-client';
+import { bySize } from './send-chunks';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -152,46 +27,14 @@ const isRetriable = (error: unknown) => (error as { retriable?: unknown } | null
 const positionOf = (entries: readonly { partition: number; offset: string }[]): LogPosition =>
   Object.fromEntries(entries.map(({ partition, offset }) => [partition, Number(offset)]));
 
+/** Kafka's error code for a group the cluster does not know (DeleteGroups). */
+const GROUP_ID_NOT_FOUND = 69;
+
 /**
  * The distributed event log: Kafka topics with keyed messages (one user's
  * events stay ordered on one partition) and consumer groups whose offsets are
  * committed only after the handler resolved (at-least-once).
  */
-/**
- * Consecutive runs of messages whose keys and values add up to at most `maxBytes` (a message larger
- * than that alone is a run of one: the broker then refuses it, and the caller's retry and dead-letter
- * handling takes over).
- */
-export function bySize<T extends { key: string; value: string }>(messages: readonly T[], maxBytes: number): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const message of messages) {
-    const size = Buffer.byteLength(message.key) + Buffer.byteLength(message.value);
-    if (chunk.length > 0 && bytes + size > maxBytes) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(message);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
-
-/** A fetch under linger waits for this much data (Kafka's `fetch.min.bytes`), or for `lingerMs`. */
-const LINGER_MIN_BYTES = 1024 * 1024;
-
-function fetchWait(options: { readonly maxWaitTimeMs: number; readonly lingerMs: number }): { minBytes: number; maxWaitTimeInMs: number } {
-  return options.lingerMs > 0
-    ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs }
-    : { minBytes: 1, maxWaitTimeInMs: options.maxWaitTimeMs };
-}
-
-/** Kafka's error code for a group the cluster does not know (DeleteGroups). */
-const GROUP_ID_NOT_FOUND = 69;
-
 export class KafkaEventLog implements EventLog {
   private readonly kafka: Kafka;
   private readonly options: ResolvedOptions;
@@ -523,151 +366,5 @@ export class KafkaEventLog implements EventLog {
         await client?.disconnect();
       }),
     );
-  }
-}
-
-/** Thrown out of the retry wait when the subscription stops: the failed batch stays uncommitted. */
-class Abandoned extends Error {}
-
-/** One subscription: one kafkajs consumer in the group, delivering its partitions' batches in chunks. */
-class KafkaSubscription {
-  private stopping = false;
-  private stopped: Promise<void> | undefined;
-  private readonly wakers = new Set<() => void>();
-
-  constructor(
-    readonly topic: string,
-    readonly group: string,
-    private readonly maxBatchSize: number,
-    private readonly handler: BatchHandler,
-    private readonly consumer: Consumer,
-    private readonly options: ResolvedOptions,
-    private readonly release: () => void,
-  ) {}
-
-  /** Resolves once the consumer has joined the group and been assigned its partitions. */
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    // fromBeginning applies only to a group without committed offsets.
-    await this.consumer.subscribe({ topics: [this.topic], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
-  }
-
-  stop(): Promise<void> {
-    this.stopping = true;
-    for (const wake of this.wakers) wake();
-    // disconnect() stops the runner, which waits for the eachBatch in flight (it
-    // commits its last chunk), leaves the group and closes the connections.
-    this.stopped ??= this.consumer.disconnect().finally(this.release);
-    return this.stopped;
-  }
-
-  private async onBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch } = payload;
-    const live = () => !this.stopping && payload.isRunning() && !payload.isStale();
-    const context: BatchContext = { isRunning: live, heartbeat: () => payload.heartbeat() };
-    for (let start = 0; start < batch.messages.length; start += this.maxBatchSize) {
-      // Checked before each chunk: after stop() or a seek, nothing more is delivered and
-      // nothing is resolved, so the rest is fetched again from the last commit.
-      if (!live()) return;
-      const chunk = batch.messages.slice(start, start + this.maxBatchSize);
-      const delivered = await this.deliver(chunk.map(this.toMessage(batch.partition)), context, live);
-      if (!delivered) return;
-      const last = chunk[chunk.length - 1].offset;
-      // Committed right after the handler resolved: a crash replays at most this chunk. Resolved
-      // (the fetch position moves on) only once committed: a failed commit throws out of eachBatch,
-      // and kafkajs's retry fetches this chunk again rather than leaving it handled but uncommitted.
-      await payload.commitOffsetsIfNecessary({
-        topics: [{ topic: this.topic, partitions: [{ partition: batch.partition, offset: String(Number(last) + 1) }] }],
-      });
-      payload.resolveOffset(last);
-      if (this.stopping) return;
-      await payload.heartbeat();
-    }
-  }
-
-  /**
-   * Runs the handler until it resolves, retrying in place with a doubling delay (heartbeating so
-   * the group keeps the partition). False when the subscription stopped or lost the partition
-   * meanwhile: the chunk stays uncommitted and is redelivered to whoever consumes next.
-   */
-  private async deliver(messages: ConsumedMessage[], context: BatchContext, live: () => boolean): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.handler(messages, context);
-        return true;
-      } catch (error) {
-        const retryInMs = Math.min(this.options.maxRetryDelayMs, this.options.retryDelayMs * 2 ** (attempt - 1));
-        this.report(error, {
-          topic: this.topic,
-          group: this.group,
-          partition: messages[0].partition,
-          firstOffset: messages[0].offset,
-          lastOffset: messages[messages.length - 1].offset,
-          attempt,
-          retryInMs,
-        });
-        if (!live()) return false;
-        try {
-          await this.backOff(retryInMs, context);
-        } catch (abandoned) {
-          if (abandoned instanceof Abandoned) return false;
-          throw abandoned; // a rebalance seen by the heartbeat: kafkajs rejoins, the chunk is redelivered
-        }
-        if (!live()) return false;
-      }
-    }
-  }
-
-  /** Waits `ms`, heartbeating; rejects with Abandoned as soon as stop() is called. */
-  private async backOff(ms: number, context: BatchContext): Promise<void> {
-    const deadline = Date.now() + ms;
-    const slice = Math.max(10, Math.min(this.options.heartbeatIntervalMs, 1_000));
-    while (Date.now() < deadline) {
-      await new Promise<void>((resolve, reject) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.wakers.delete(wake);
-          reject(new Abandoned());
-        };
-        const timer = setTimeout(
-          () => {
-            this.wakers.delete(wake);
-            resolve();
-          },
-          Math.min(slice, deadline - Date.now()),
-        );
-        this.wakers.add(wake);
-        if (this.stopping) wake();
-      });
-      await context.heartbeat(); // kafkajs throttles it to heartbeatInterval
-    }
-  }
-
-  private toMessage =
-    (partition: number) =>
-    (message: KafkaMessage): ConsumedMessage => {
-      const raw = message.value?.toString('utf8') ?? '';
-      return {
-        topic: this.topic,
-        partition,
-        offset: Number(message.offset),
-        key: message.key?.toString('utf8') ?? '',
-        value: parseLogValue(raw),
-        raw,
-        timestamp: Number(message.timestamp),
-      };
-    };
-
-  private report(error: unknown, failure: KafkaHandlerFailure): void {
-    try {
-      this.options.onHandlerError(error, failure);
-    } catch {
-      // A failing error reporter must not stop the loop.
-    }
   }
 }

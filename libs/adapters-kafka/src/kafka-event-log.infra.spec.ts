@@ -1,7 +1,8 @@
 import { type ConsumedMessage, lag, type Subscription } from '@engram/ports';
 import { eventually, testEventLog, uniqueName, uniqueSuffix } from '@engram/testing';
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
-import { KafkaEventLog, type KafkaEventLogOptions } from './kafka-event-log.adapter';
+import { KafkaEventLog } from './kafka-event-log.adapter';
+import type { KafkaEventLogOptions } from './kafka-options';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 /** Every topic of this run starts with it, so teardown deletes exactly those. */

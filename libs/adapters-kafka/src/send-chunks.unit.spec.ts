@@ -1,4 +1,4 @@
-import { bySize } from './kafka-event-log.adapter';
+import { bySize } from './send-chunks';
 
 describe('bySize (chunking an append under the broker limit)', () => {
   const message = (n: number, bytes: number) => ({ key: `k${n}`, value: 'v'.repeat(bytes - `k${n}`.length) });

@@ -1,4 +1,13 @@
-import { deterministicId, type MemoryArchived, type MemoryExpired, type MemoryRecord, newEvent } from '@engram/contracts';
+import {
+  deterministicId,
+  type ForgettingRequested,
+  type MemoryArchived,
+  type MemoryExpired,
+  type MemoryRecord,
+  newEvent,
+} from '@engram/contracts';
+import type { Decider } from './decider';
+import { ResolutionDecider, type ResolverState } from './resolution.decider';
 
 /**
  * Forgetting: a pure decider from (the user's memories, now, policy, access stats) to
@@ -52,7 +61,8 @@ export type ForgettingDecision = MemoryExpired | MemoryArchived;
 
 const DAY_MS = 86_400_000;
 
-export function decide(
+/** The decisions for some memories now: what `ForgettingDecider.decide` runs, and the admin preview (memories, no command). */
+export function forgettingDecisions(
   memories: Iterable<MemoryRecord>,
   now: Date | string,
   policy: ForgettingPolicy = DEFAULT_FORGETTING_POLICY,
@@ -126,4 +136,20 @@ function latest(...instants: (string | undefined)[]): number {
   return best;
 }
 
-export const ForgettingDecider = { decide, verdictFor, archivalAge } as const;
+/**
+ * The forgetting sweep's decider, over the resolver's state (a user's memories) and evolved like
+ * every resolver decision: a `ForgettingRequested` (its instant, policy and the last recalls it
+ * carries) decides the expiries and archivals `forgettingDecisions` finds.
+ */
+export const ForgettingDecider = {
+  initialState: ResolutionDecider.initialState,
+  decide(command: ForgettingRequested, state: ResolverState): ForgettingDecision[] {
+    const { requestedAt, policy, lastAccess } = command.payload;
+    return forgettingDecisions(state.values(), requestedAt, policy, {
+      lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])),
+      causationId: command.eventId,
+      correlationId: command.correlationId,
+    });
+  },
+  evolve: ResolutionDecider.evolve,
+} as const satisfies Decider<ForgettingRequested, ResolverState, ForgettingDecision>;

@@ -2,6 +2,7 @@ export * from './tokenizer';
 export * from './pii-masking';
 export * from './cue-matching';
 export * from './screening.config';
+export * from './decider';
 export * from './screening.decider';
 export * from './extraction.strategy';
 export * from './extraction.decider';
@@ -9,16 +10,12 @@ export * from './episodes';
 export * from './rule-extractor.config';
 export * from './rule-extractor';
 export * from './text-values';
-export {
-  ResolutionDecider,
-  DEFAULT_PINNED_ATTRIBUTES,
-  memoryIdOf,
-  normaliseValue,
-  sameValue,
-  similarity,
-  valueShape,
-} from './resolution.decider';
-export type { ResolutionOptions, ResolverState, ValueShape } from './resolution.decider';
+export { ResolutionDecider } from './resolution.decider';
+export { DEFAULT_PINNED_ATTRIBUTES } from './resolution.state';
+export type { ResolutionOptions, ResolverState } from './resolution.state';
+export { memoryIdOf } from './resolution.records';
+export { normaliseValue, sameValue, similarity, valueShape } from './resolution.matching';
+export type { ValueShape } from './resolution.matching';
 export * from './ranking';
 export * from './ranking.config';
 export * from './search-keys';
@@ -27,7 +24,7 @@ export * from './query-understanding';
 export * from './context-assembly';
 export * from './excerpt';
 export * from './session-summary';
-export { ForgettingDecider, DEFAULT_FORGETTING_POLICY } from './forgetting.decider';
+export { ForgettingDecider, DEFAULT_FORGETTING_POLICY, forgettingDecisions, verdictFor, archivalAge } from './forgetting.decider';
 export type { ForgettingContext, ForgettingDecision, ForgettingPolicy } from './forgetting.decider';
 export { memoriesAsOf, memoryAsOf, memoriesValidAt, memoryValidAt, versionsOf } from './as-of';
 export * from './recall-filter';

@@ -8,7 +8,8 @@ import {
   type MemoryVersion,
   newEvent,
 } from '@engram/contracts';
-import type { ResolverState } from './resolution.decider';
+import type { Decider } from './decider';
+import { ResolutionDecider, type ResolverState } from './resolution.decider';
 import type { CompiledInsightRules, CompiledRule } from './insight-rules';
 import { correctedTurns, enough, groupsMatched, type Support, supportOf } from './insight-support';
 import { INSIGHT_KIND, isInsight } from './insight-memory';
@@ -22,8 +23,8 @@ export { compileInsightRules, type CompiledInsightRules } from './insight-rules'
  * (`sources`: their memory ids; `sourceTurnIds`: the union of theirs), ranked above them, and
  * re-derived whenever they change.
  *
- * Emmett-style decider over the resolver's state: `decide(review, state) → decisions`, evolved with
- * `ResolutionDecider.evolve`. The resolver runs it after each event that changed a user's memories;
+ * Emmett-style decider over the resolver's state: `decide(review, state, options) → decisions`, evolved with
+ * `ResolutionDecider.evolve` (also its `evolve`). The resolver runs it after each event that changed a user's memories;
  * it is a pure function of the state and the rules, so a replay decides the same, with the same ids.
  *
  * Per rule:
@@ -113,7 +114,11 @@ function touches(changes: readonly MemoryDecision[], compiled: CompiledRule, ins
   });
 }
 
-export const InsightDecider = { decide } as const;
+export const InsightDecider = {
+  initialState: ResolutionDecider.initialState,
+  decide,
+  evolve: ResolutionDecider.evolve,
+} as const satisfies Decider<InsightReview, ResolverState, MemoryDecision, InsightOptions>;
 
 // ---- support -------------------------------------------------------------------------------
 

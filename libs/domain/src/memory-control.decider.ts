@@ -12,7 +12,8 @@ import {
   type ProfileUpdateRequested,
 } from '@engram/contracts';
 import { versionsOf } from './as-of';
-import { episodesOnlyStating, type ResolverState } from './resolution.decider';
+import type { Decider } from './decider';
+import { episodesOnlyStating, ResolutionDecider, type ResolverState } from './resolution.decider';
 
 /**
  * The application's control over single memories (docs/memory-model.md §12): retract one, or
@@ -41,7 +42,12 @@ export function decide(command: MemoryControlCommand, state: ResolverState): Mem
   }
 }
 
-export const MemoryControlDecider = { decide } as const;
+/** Over the resolver's state and evolved like every resolver decision. */
+export const MemoryControlDecider = {
+  initialState: ResolutionDecider.initialState,
+  decide,
+  evolve: ResolutionDecider.evolve,
+} as const satisfies Decider<MemoryControlCommand, ResolverState, MemoryDecision>;
 
 /** Which version a revert brings back, or why it cannot: the HTTP layer answers with this before any command is sent. */
 export function revertTarget(

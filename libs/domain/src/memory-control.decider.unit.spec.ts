@@ -1,7 +1,8 @@
 import type { MemoryRecord, MemoryRetractionRequested, MemoryRevertRequested, ProfileUpdateRequested } from '@engram/contracts';
 import { MemoryControlDecider, profileExtraction, revertTarget } from './memory-control.decider';
 import { ResolutionDecider, ResolverState } from './resolution.decider';
-import { memory, TENANT, USER } from './testing/fixtures';
+import { deciderSpec } from './testing/decider-spec';
+import { memory, memoryAdded, TENANT, USER } from './testing/fixtures';
 
 const REQUESTED = '2026-12-10T09:00:00.000Z';
 
@@ -191,5 +192,63 @@ describe('profileExtraction', () => {
     expect(decision.type).toBe('MemorySuperseded');
     expect(decision.payload.memory).toMatchObject({ memoryId: said.memoryId, value: '上海', version: 2 });
     expect(decision.payload.memory.history.map((v) => v.value)).toEqual(['北京']);
+  });
+});
+
+describe("MemoryControlDecider (deciderSpec): retract and revert over the user's memories", () => {
+  const control = deciderSpec(MemoryControlDecider);
+
+  it('given a memory and the episode of its turn, when the application retracts it, then both are retracted', () => {
+    const durian = memory({ attribute: 'food', value: '榴莲', content: '我喜欢吃榴莲', sourceTurnIds: ['t9'] });
+    const said = episodeOf('t9', '我喜欢吃榴莲');
+    control
+      .given([memoryAdded(durian), memoryAdded(said)])
+      .when(retraction(durian.memoryId, '不想再被提起'))
+      .then((events, state) => {
+        expect(events.map((d) => [d.type, d.payload.memory.memoryId])).toEqual([
+          ['MemoryRetracted', durian.memoryId],
+          ['MemoryRetracted', said.memoryId],
+        ]);
+        expect(state.get(durian.memoryId)).toMatchObject({ status: 'retracted', statusReason: '不想再被提起', revision: 2 });
+        expect(state.get(said.memoryId)?.status).toBe('retracted');
+      });
+  });
+
+  it('given a retracted memory, when it is retracted again, then nothing', () => {
+    control
+      .given([memoryAdded(memory({ status: 'retracted' }))])
+      .when(retraction(memory().memoryId))
+      .thenNothing();
+  });
+
+  it('given no such memory, when it is retracted or reverted, then nothing', () => {
+    control.given([]).when(retraction('missing')).thenNothing();
+    control.given([]).when(revert('missing', 1)).thenNothing();
+  });
+
+  it('given a superseded budget, when reverted to version 1, then 三万 is version 3 and 五万 moves to history', () => {
+    control
+      .given([memoryAdded(budget)])
+      .when(revert(budget.memoryId, 1))
+      .then((events, state) => {
+        expect(events.map((d) => d.type)).toEqual(['MemorySuperseded']);
+        expect(state.get(budget.memoryId)).toMatchObject({ value: '三万', version: 3, revision: 3, status: 'active' });
+        expect(state.get(budget.memoryId)?.history.map((v) => v.value)).toEqual(['三万', '五万']);
+      });
+  });
+
+  it('given a revert decided and evolved, when the same command comes again, then the same decision, and evolving it changes nothing', () => {
+    const command = revert(budget.memoryId, 1);
+    const first = control
+      .given([memoryAdded(budget)])
+      .when(command)
+      .result();
+    expect(
+      control
+        .given([memoryAdded(budget)])
+        .when(command)
+        .then(first.events),
+    ).toEqual(first.events);
+    expect(first.events.reduce(MemoryControlDecider.evolve, first.state)).toBe(first.state);
   });
 });

@@ -1,8 +1,10 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { deterministicId, parseEvent, type MemoriesExtracted, type MemoryDecision } from '@engram/contracts';
-import { ExtractionDecider } from './extraction.decider';
+import { extractTurn } from './extraction.decider';
 import { mergeKeyOf, type ExtractedItemDraft } from './extraction.strategy';
-import { ResolutionDecider, memoryIdOf, sameValue, similarity, type ResolutionOptions, type ResolverState } from './resolution.decider';
+import { ResolutionDecider, type ResolutionOptions, type ResolverState } from './resolution.decider';
+import { sameValue, similarity } from './resolution.matching';
+import { memoryIdOf } from './resolution.records';
 import { RuleExtractor } from './rule-extractor';
 import { deciderSpec } from './testing/decider-spec';
 import { extracted, TENANT, turnScreened, USER } from './testing/fixtures';
@@ -282,7 +284,7 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
       const named = /^([A-Z][a-z]+): (.*)$/.exec(line);
       const [speaker, text] = named ? [named[1], named[2]] : [undefined, line];
       const screened = turnScreened(text, { turn: `t-${i}`, at: at(i + 1), session, speaker });
-      const command = await ExtractionDecider.decide(screened, rules, RECORDED_AT);
+      const command = await extractTurn(screened, rules, RECORDED_AT);
       if (!command) continue;
       for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
     }
@@ -378,7 +380,7 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     let state = ResolutionDecider.initialState();
     const commands: MemoriesExtracted[] = [];
     for (const [i, text] of ['预算三万', '预算提到五万了'].entries()) {
-      const command = (await ExtractionDecider.decide(turnScreened(text, { turn: `t-${i}`, at: at(i + 1) }), rules, RECORDED_AT))!;
+      const command = (await extractTurn(turnScreened(text, { turn: `t-${i}`, at: at(i + 1) }), rules, RECORDED_AT))!;
       commands.push(command);
       for (const event of ResolutionDecider.decide(command, state, options)) state = ResolutionDecider.evolve(state, event);
     }

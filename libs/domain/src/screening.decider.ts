@@ -1,5 +1,6 @@
 import { causedBy, deterministicId, newEvent, type TurnRecorded, type TurnRole, type TurnScreened } from '@engram/contracts';
 import { hasCue } from './cue-matching';
+import { type Decider, type NoState, noState, unchanged } from './decider';
 import { maskPii } from './pii-masking';
 import { ASSISTANT_SIGNALS, SIGNALS, type CueSignal, type ScreeningConfig, type Signal } from './screening.config';
 
@@ -128,25 +129,39 @@ function isPieceBoundary(text: string, at: number): boolean {
   return !(/[a-z0-9]/.test(prev) && /[a-z0-9]/.test(next));
 }
 
+/** What screening is given besides the turn: the cues (one version of them) and when it decides. */
+export interface ScreeningOptions {
+  readonly config: ScreeningConfig;
+  readonly recordedAt: string;
+}
+
+/**
+ * The filter's decider: one `TurnScreened` per `TurnRecorded`, whatever the verdict (`screenTurn`).
+ * Each turn is screened alone: no state.
+ */
 export const ScreeningDecider = {
-  decide(event: TurnRecorded, config: ScreeningConfig, recordedAt: string): TurnScreened {
+  initialState: noState,
+  decide(event: TurnRecorded, _state: NoState, { config, recordedAt }: ScreeningOptions): TurnScreened[] {
     const screened = screenTurn(event.payload, config);
-    return newEvent<TurnScreened>({
-      ...causedBy(event),
-      eventId: deterministicId('screened', event.eventId, config.version),
-      type: 'TurnScreened',
-      occurredAt: event.occurredAt,
-      recordedAt,
-      payload: {
-        ...event.payload,
-        text: screened.text,
-        verdict: screened.verdict,
-        reasons: screened.reasons,
-        signals: screened.signals,
-        ephemeral: screened.ephemeral,
-        masked: screened.masked,
-        screenerVersion: config.version,
-      },
-    });
+    return [
+      newEvent<TurnScreened>({
+        ...causedBy(event),
+        eventId: deterministicId('screened', event.eventId, config.version),
+        type: 'TurnScreened',
+        occurredAt: event.occurredAt,
+        recordedAt,
+        payload: {
+          ...event.payload,
+          text: screened.text,
+          verdict: screened.verdict,
+          reasons: screened.reasons,
+          signals: screened.signals,
+          ephemeral: screened.ephemeral,
+          masked: screened.masked,
+          screenerVersion: config.version,
+        },
+      }),
+    ];
   },
-} as const;
+  evolve: unchanged,
+} as const satisfies Decider<TurnRecorded, NoState, TurnScreened, ScreeningOptions>;

@@ -2,6 +2,7 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it; 
 import { deterministicId } from '@engram/contracts';
 import { defaultScreeningConfig as config } from './screening.config';
 import { isChitChat, ScreeningDecider, screenTurn } from './screening.decider';
+import { deciderSpec } from './testing/decider-spec';
 import { turnRecorded } from './testing/fixtures';
 
 describe('screenTurn', () => {
@@ -122,7 +123,7 @@ describe('screenTurn', () => {
 describe('ScreeningDecider', () => {
   it('given a recorded turn, when decided, then a TurnScreened with a deterministic id and causation follows', () => {
     const turn = turnRecorded('我的邮箱是 a.b@example.com，我喜欢用 VS Code');
-    const screened = ScreeningDecider.decide(turn, config, '2026-11-30T09:00:00.000Z');
+    const [screened] = ScreeningDecider.decide(turn, ScreeningDecider.initialState(), { config, recordedAt: '2026-11-30T09:00:00.000Z' });
     expect(screened).toMatchObject({
       eventId: deterministicId('screened', turn.eventId, config.version),
       type: 'TurnScreened',
@@ -145,7 +146,8 @@ describe('ScreeningDecider', () => {
 
   it('given the same turn twice, then both decisions are identical (replay-safe)', () => {
     const turn = turnRecorded('预算控制在三万以内');
-    expect(ScreeningDecider.decide(turn, config, 'x')).toEqual(ScreeningDecider.decide(turn, config, 'x'));
+    const screen = () => ScreeningDecider.decide(turn, ScreeningDecider.initialState(), { config, recordedAt: 'x' });
+    expect(screen()).toEqual(screen());
   });
 });
 
@@ -182,5 +184,43 @@ describe('screenTurn: specific details without a cue word (screening-2)', () => 
     expect(screenTurn({ role: 'assistant', text: '低频的改成应用层逻辑，高频的再逐个翻译。' }, config).ephemeral).toBe(false);
     expect(screenTurn({ role: 'user', text: '帮我翻译一下这句话' }, config).ephemeral).toBe(true);
     expect(screenTurn({ role: 'user', text: 'translate this into French' }, config).ephemeral).toBe(true);
+  });
+});
+
+describe('ScreeningDecider (deciderSpec): every recorded turn gets one verdict, decided alone', () => {
+  const RECORDED = '2026-11-30T09:00:00.000Z';
+  const screening = deciderSpec(ScreeningDecider, { config, recordedAt: RECORDED });
+
+  it('given nothing, when a turn with a cue is recorded, then one accepted TurnScreened with its signals and masked text', () => {
+    const turn = turnRecorded('我的邮箱是 a.b@example.com，我喜欢用 VS Code');
+    screening
+      .given([])
+      .when(turn)
+      .then(([screened, ...more]) => {
+        expect(more).toEqual([]);
+        expect(screened.eventId).toBe(deterministicId('screened', turn.eventId, config.version));
+        expect(screened.payload).toMatchObject({
+          ...screenTurn(turn.payload, config),
+          verdict: 'accepted',
+          text: '我的邮箱是 [EMAIL]，我喜欢用 VS Code',
+          screenerVersion: config.version,
+        });
+      });
+  });
+
+  it('given nothing, when a content-free turn is recorded, then a rejected TurnScreened: every verdict is an event', () => {
+    screening
+      .given([])
+      .when(turnRecorded('好的好的，谢谢！'))
+      .then(([screened]) => expect(screened.payload).toMatchObject({ verdict: 'rejected', reasons: ['chit-chat'], signals: [] }));
+  });
+
+  it('given turns screened before, when a turn is recorded, then the same verdict: screening keeps no state', () => {
+    const before = ScreeningDecider.decide(turnRecorded('预算控制在三万以内'), ScreeningDecider.initialState(), {
+      config,
+      recordedAt: RECORDED,
+    });
+    const turn = turnRecorded('我喜欢用 VS Code');
+    expect(screening.given(before).when(turn).result()).toEqual(screening.given([]).when(turn).result());
   });
 });

@@ -7,7 +7,7 @@ import {
   newEvent,
 } from '@engram/contracts';
 import { excerptAround } from './excerpt';
-import type { ResolverState } from './resolution.decider';
+import { ResolutionDecider, type ResolverState } from './resolution.decider';
 
 /**
  * The rolling session summary (docs/memory-model.md §14): what a session said before its recent
@@ -79,6 +79,10 @@ export interface DueSummary {
 }
 
 export const SummaryDecider = {
+  /** Over the resolver's state, evolved like every resolver decision. */
+  initialState: ResolutionDecider.initialState,
+  evolve: ResolutionDecider.evolve,
+
   /** The extractive summary, decided at once (pure). */
   decide(review: SummaryReview, state: ResolverState, options: SummaryOptions): MemoryDecision[] {
     const due = SummaryDecider.due(review, state, options);

@@ -1,4 +1,4 @@
-import { normaliseValue, similarity } from './resolution.decider';
+import { normaliseValue, similarity } from './resolution.matching';
 import { tokenize } from './tokenizer';
 
 /** The cached, interned similarity gives exactly the Jaccard over tokenize() terms it replaced. */

@@ -1,4 +1,5 @@
 import { deepStrictEqual } from 'node:assert';
+import type { Decider } from '../decider';
 
 /**
  * Specification helpers for deciders, emmett style:
@@ -7,13 +8,9 @@ import { deepStrictEqual } from 'node:assert';
  *   spec.given([events]).when(command).thenNothing()
  *
  * `given` events are folded with `evolve` from `initialState`, so a test states history as the
- * events that made it, never as a hand-built state.
+ * events that made it, never as a hand-built state. `options` are passed to every `decide`.
  */
-export interface Decider<Command, State, Event> {
-  decide(command: Command, state: State): Event[];
-  evolve(state: State, event: Event): State;
-  initialState(): State;
-}
+export type { Decider } from '../decider';
 
 export interface DeciderSpecification<Command, State, Event> {
   given(events: readonly Event[]): {
@@ -26,14 +23,17 @@ export interface DeciderSpecification<Command, State, Event> {
   };
 }
 
-export function deciderSpec<Command, State, Event>(decider: Decider<Command, State, Event>): DeciderSpecification<Command, State, Event> {
+export function deciderSpec<Command, State, Event, Options = undefined>(
+  decider: Decider<Command, State, Event, Options>,
+  options?: Options,
+): DeciderSpecification<Command, State, Event> {
   return {
     given(history) {
       const state = history.reduce(decider.evolve, decider.initialState());
       return {
         when(command) {
           const run = () => {
-            const events = decider.decide(command, state);
+            const events = decider.decide(command, state, options as Options);
             return { events, state: events.reduce(decider.evolve, state) };
           };
           return {

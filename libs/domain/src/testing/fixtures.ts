@@ -2,7 +2,9 @@ import {
   deterministicId,
   type ExtractedItem,
   type MemoriesExtracted,
+  type MemoryAdded,
   type MemoryRecord,
+  newEvent,
   type TurnRecorded,
   type TurnRole,
   type TurnScreened,
@@ -147,4 +149,19 @@ export function memory(overrides: Partial<MemoryRecord> = {}): MemoryRecord {
     history: [],
     ...overrides,
   };
+}
+
+/** The event that put a memory into a user's state as it is: the history a decider spec is `given`. */
+export function memoryAdded(memory: MemoryRecord): MemoryAdded {
+  return newEvent<MemoryAdded>({
+    eventId: deterministicId('added-test', memory.memoryId, memory.revision),
+    type: 'MemoryAdded',
+    tenantId: memory.tenantId,
+    userId: memory.userId,
+    occurredAt: memory.validFrom,
+    recordedAt: memory.updatedAt,
+    causationId: null,
+    correlationId: `corr-${memory.memoryId}`,
+    payload: { memory, itemId: null },
+  });
 }

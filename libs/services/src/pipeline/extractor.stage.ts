@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramEvent, MemoriesExtracted, Topics, UserForgotten } from '@engram/contracts';
-import { ExtractionDecider, ExtractionStrategy } from '@engram/domain';
+import { ExtractionStrategy, extractTurn } from '@engram/domain';
 import { EventPublisher } from './event-publisher';
 import { forward } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
@@ -22,7 +22,7 @@ export class ExtractorStage {
     const out: (MemoriesExtracted | UserForgotten)[] = [];
     for (const event of batch.events as EngramEvent[]) {
       if (event.type === 'TurnScreened') {
-        const extracted = await ExtractionDecider.decide(event, this.strategy, event.recordedAt);
+        const extracted = await extractTurn(event, this.strategy, event.recordedAt);
         if (extracted) out.push(extracted);
       } else if (event.type === 'UserForgotten') {
         out.push(forward(event));

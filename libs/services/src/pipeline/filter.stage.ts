@@ -21,7 +21,10 @@ export class FilterStage {
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const out: (TurnScreened | UserForgotten)[] = [];
     for (const event of batch.events as EngramEvent[]) {
-      if (event.type === 'TurnRecorded') out.push(ScreeningDecider.decide(event, this.screening, event.recordedAt));
+      if (event.type === 'TurnRecorded')
+        out.push(
+          ...ScreeningDecider.decide(event, ScreeningDecider.initialState(), { config: this.screening, recordedAt: event.recordedAt }),
+        );
       else if (event.type === 'UserForgotten') out.push(forward(event));
     }
     await this.publisher.publish(Topics.screened, out);

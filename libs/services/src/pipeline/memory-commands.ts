@@ -52,14 +52,8 @@ export function isMemoryCommand(event: EngramEvent): event is MemoryCommand {
 /** What the resolver decides for a command, given the user's memories. Pure. */
 export function decideMemoryCommand(command: MemoryCommand, state: ResolverState, resolution: ResolutionOptions): MemoryDecision[] {
   switch (command.type) {
-    case 'ForgettingRequested': {
-      const { requestedAt, policy, lastAccess } = command.payload;
-      return ForgettingDecider.decide(state.values(), requestedAt, policy, {
-        lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])),
-        causationId: command.eventId,
-        correlationId: command.correlationId,
-      });
-    }
+    case 'ForgettingRequested':
+      return ForgettingDecider.decide(command, state);
     case 'MemoriesImportRequested':
       return decideImport(command, state);
     case 'MemoryRetractionRequested':

@@ -3,7 +3,7 @@ import { EngramEvent, MemoryDecision, TurnRecorded, TurnScreened, UserForgotten,
 import { openSqliteDatabase, SqliteAccessStore, SqliteFactStore, SqliteSearchIndex, SqliteSessionStore } from '@engram/adapters-sqlite';
 import {
   defaultScreeningConfig,
-  ExtractionDecider,
+  extractTurn,
   ResolutionDecider,
   ResolverState,
   RuleExtractor,
@@ -49,12 +49,17 @@ function turn(text: string, i: number): TurnRecorded {
 }
 
 async function pipelineEvents() {
-  const screened: TurnScreened[] = TEXTS.map((t, i) => ScreeningDecider.decide(turn(t, i), defaultScreeningConfig, turn(t, i).recordedAt));
+  const screened: TurnScreened[] = TEXTS.flatMap((t, i) =>
+    ScreeningDecider.decide(turn(t, i), ScreeningDecider.initialState(), {
+      config: defaultScreeningConfig,
+      recordedAt: turn(t, i).recordedAt,
+    }),
+  );
   const extractor = new RuleExtractor();
   let state: ResolverState = ResolutionDecider.initialState();
   const decisions: MemoryDecision[] = [];
   for (const event of screened) {
-    const extracted = await ExtractionDecider.decide(event, extractor, event.recordedAt);
+    const extracted = await extractTurn(event, extractor, event.recordedAt);
     if (!extracted) continue;
     const made = ResolutionDecider.decide(extracted, state, { similarityThreshold: 0.85, recordedAt: extracted.recordedAt });
     state = made.reduce(ResolutionDecider.evolve, state);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
 import { deterministicId, ForgettingRequested, newEvent, parseEvent, Topics } from '@engram/contracts';
-import { ForgettingDecider, ForgettingPolicy } from '@engram/domain';
+import { archivalAge, forgettingDecisions, ForgettingPolicy } from '@engram/domain';
 import { AccessStore, Clock, EventLog, FactStore, LogPosition, Subscription } from '@engram/ports';
 import { EventPublisher } from '../../pipeline/event-publisher';
 import { MemoryCommandPublisher } from '../../pipeline/memory-commands';
@@ -139,7 +139,7 @@ export class ForgettingService {
   /** The command for one user, or null when nothing is due (an idle sweep writes nothing). */
   private async commandFor(user: UserRef, now: string, policy: ForgettingPolicy) {
     const memories = await this.facts.list({ ...user, statuses: ['active'] });
-    const candidates = memories.filter((m) => ForgettingDecider.archivalAge(m, policy) !== null);
+    const candidates = memories.filter((m) => archivalAge(m, policy) !== null);
     const stats = await this.access.get(
       user.tenantId,
       user.userId,
@@ -148,7 +148,7 @@ export class ForgettingService {
     const lastAccess = [...stats.values()]
       .map((s) => ({ memoryId: s.memoryId, at: s.lastAccessAt }))
       .sort((a, b) => (a.memoryId < b.memoryId ? -1 : 1));
-    const preview = ForgettingDecider.decide(memories, now, policy, { lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])) });
+    const preview = forgettingDecisions(memories, now, policy, { lastAccessAt: new Map(lastAccess.map((a) => [a.memoryId, a.at])) });
     if (preview.length === 0) return null;
     const eventId = deterministicId('forgetting-requested', user.tenantId, user.userId, now);
     const command: ForgettingRequested = newEvent<ForgettingRequested>({

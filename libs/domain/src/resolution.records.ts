@@ -1,0 +1,132 @@
+// The memory records a decision carries: a new memory, one said again (reinforced), one with a new
+// value (superseded: the old value to history), and whether a memory is pinned.
+import { deterministicId, type ExtractedItem, type MemoriesExtracted, type MemoryRecord, type MemoryVersion } from '@engram/contracts';
+import { DEFAULT_PINNED_ATTRIBUTES, type ResolutionOptions } from './resolution.state';
+
+/**
+ * A memory's id is derived from its merge key and the item that created it:
+ * deterministic on replay, yet new when a forgotten user comes back, so no
+ * external version (Elasticsearch tombstones) of the forgotten memory can
+ * shadow the new one.
+ */
+export function memoryIdOf(tenantId: string, userId: string, mergeKey: string, createdByItemId: string): string {
+  return deterministicId('memory', tenantId, userId, mergeKey, createdByItemId);
+}
+
+export function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey: string, options: ResolutionOptions): MemoryRecord {
+  return {
+    tenantId: command.tenantId,
+    userId: command.userId,
+    memoryId: memoryIdOf(command.tenantId, command.userId, mergeKey, item.itemId),
+    mergeKey,
+    kind: item.kind,
+    subject: item.subject,
+    attribute: item.attribute,
+    value: item.value,
+    content: item.content,
+    entities: [...item.entities],
+    confidence: item.confidence,
+    importance: item.importance,
+    ephemeral: item.ephemeral,
+    pinned: isPinned(item, options),
+    status: 'active',
+    version: 1,
+    revision: 1,
+    mentionCount: 1,
+    sourceTurnIds: [...item.sourceTurnIds],
+    ...speakerAndKeys(item),
+    appliedItemIds: [item.itemId],
+    validFrom: item.validFrom,
+    validTo: null,
+    createdAt: options.recordedAt,
+    updatedAt: options.recordedAt,
+    lastSeenAt: item.validFrom,
+    history: [],
+  };
+}
+
+/** Who said it and what else it is found by, only when the item has them (older records have neither). */
+function speakerAndKeys(item: ExtractedItem): Pick<MemoryRecord, 'speaker' | 'keys'> {
+  return { ...(item.speaker ? { speaker: item.speaker } : {}), ...(item.keys?.length ? { keys: [...item.keys] } : {}) };
+}
+
+/** Said again: more certain, seen more recently; the value and its version stay. */
+export function reinforce(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
+  return {
+    ...existing,
+    confidence: round(1 - (1 - existing.confidence) * 0.8),
+    importance: Math.max(existing.importance, item.importance),
+    entities: union(existing.entities, item.entities),
+    ...(item.keys?.length ? { keys: union(existing.keys ?? [], item.keys) } : {}),
+    mentionCount: existing.mentionCount + 1,
+    sourceTurnIds: union(existing.sourceTurnIds, item.sourceTurnIds),
+    appliedItemIds: [...existing.appliedItemIds, item.itemId],
+    revision: existing.revision + 1,
+    updatedAt: options.recordedAt,
+    lastSeenAt: later(existing.lastSeenAt, item.validFrom),
+  };
+}
+
+/**
+ * A new value: the old one moves to history, closed at the new value's validFrom (world time)
+ * and stamped with when engram learned it was no longer current (supersededAt). A retracted
+ * memory asserted again comes back active this way. Mentions and confidence restart: they
+ * measure the current value, not the attribute.
+ */
+export function supersede(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
+  const previous: MemoryVersion = {
+    version: existing.version,
+    value: existing.value,
+    content: existing.content,
+    validFrom: existing.validFrom,
+    validTo: existing.validTo ?? item.validFrom,
+    recordedAt: existing.history[existing.history.length - 1]?.supersededAt ?? existing.createdAt,
+    supersededAt: existing.status === 'active' ? options.recordedAt : existing.updatedAt,
+    sourceTurnIds: existing.sourceTurnIds,
+  };
+  // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
+  // ...and a reason it was retracted no longer holds once it is said again.
+  const { speaker: _speaker, keys: _keys, statusReason: _reason, ...current } = existing;
+  return {
+    ...current,
+    kind: item.kind,
+    value: item.value,
+    content: item.content,
+    entities: [...item.entities],
+    confidence: item.confidence,
+    importance: item.importance,
+    ephemeral: item.ephemeral,
+    pinned: isPinned(item, options),
+    status: 'active',
+    version: existing.version + 1,
+    revision: existing.revision + 1,
+    mentionCount: 1,
+    sourceTurnIds: [...item.sourceTurnIds],
+    ...speakerAndKeys(item),
+    appliedItemIds: [...existing.appliedItemIds, item.itemId],
+    validFrom: item.validFrom,
+    validTo: null,
+    updatedAt: options.recordedAt,
+    lastSeenAt: item.validFrom,
+    history: [...existing.history, previous],
+  };
+}
+
+/** The user's pinned attributes, and every procedure: rules for the assistant hold whatever the question. */
+function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
+  const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
+  if (item.operation !== 'assert') return false;
+  return item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute));
+}
+
+export function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+function later(a: string, b: string): string {
+  return Date.parse(b) > Date.parse(a) ? b : a;
+}
+
+function round(n: number): number {
+  return Math.round(n * 10_000) / 10_000;
+}
