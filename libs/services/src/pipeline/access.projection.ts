@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, Topics } from '@engram/contracts';
+import { EngramEvent, STAGES, subscriptionOf } from '@engram/contracts';
 import { AccessStore } from '@engram/ports';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
@@ -31,7 +31,7 @@ export class AccessProjection {
 export class AccessStage {
   constructor(private readonly access: AccessProjection) {}
 
-  @EventPattern({ topic: Topics.access, group: 'access' })
+  @EventPattern(subscriptionOf(STAGES.access))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     await this.access.apply(batch.events);
   }

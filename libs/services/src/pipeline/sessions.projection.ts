@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
+import { EngramEvent, STAGES, subscriptionOf, TurnScreened, UserForgotten } from '@engram/contracts';
 import { SessionStore } from '@engram/ports';
 import { applyInSegments } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
@@ -47,7 +47,7 @@ export class SessionsProjection {
 export class SessionsStage {
   constructor(private readonly sessions: SessionsProjection) {}
 
-  @EventPattern({ topic: Topics.screened, group: 'sessions' })
+  @EventPattern(subscriptionOf(STAGES.sessions))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     await this.sessions.apply(batch.events);
   }
