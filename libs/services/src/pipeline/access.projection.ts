@@ -4,10 +4,11 @@ import { EngramEvent, STAGES, subscriptionOf } from '@engram/contracts';
 import { AccessStore } from '@engram/ports';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
+import type { Projection } from './projection';
 
 /** Hit counts and last access, projected from recall's access events (never written on the read path). */
 @Injectable()
-export class AccessProjection {
+export class AccessProjection implements Projection {
   readonly name = 'access';
 
   constructor(@Inject(AccessStore) private readonly store: AccessStore) {}

@@ -5,6 +5,7 @@ import { SessionStore } from '@engram/ports';
 import { applyInSegments } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
+import type { Projection } from './projection';
 
 /**
  * The sessions projection reads the screened topic rather than the raw turns:
@@ -12,7 +13,7 @@ import { StageController } from '../transport/rpc-passthrough.filter';
  * when a producer wrote straight to the log without the gateway.
  */
 @Injectable()
-export class SessionsProjection {
+export class SessionsProjection implements Projection {
   readonly name = 'sessions';
 
   constructor(@Inject(SessionStore) private readonly store: SessionStore) {}
