@@ -19,7 +19,7 @@ import {
 } from '@engram/ports';
 import { STORED_EVENT_LOG } from '../bindings/stored-event-log';
 import { runningServer } from '../cli/server-file';
-import { consumeUpToOrFail } from '../pipeline/consume-up-to';
+import { consumeUpToOrFail } from '../replay/consume-up-to';
 import { isDeadLetter } from '../transport/dead-letter';
 import { DataKeyRing } from './data-key-ring';
 
