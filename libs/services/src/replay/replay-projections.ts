@@ -12,6 +12,7 @@ import {
   SessionStoreVersions,
   VersionedProjection,
 } from '@engram/ports';
+import { EventPublisher } from '../pipeline/event-publisher';
 import { FactsProjection } from '../pipeline/facts.projection';
 import type { Projection } from '../pipeline/projection';
 import { SearchProjection } from '../pipeline/search.projection';
@@ -30,12 +31,13 @@ export class ReplayProjections {
     @Inject(SessionStoreVersions) readonly sessions: ProjectionVersions<SessionStore>,
     @Inject(SearchIndexVersions) readonly search: ProjectionVersions<SearchIndex>,
     @Inject(Embedder) private readonly embedder: Embedder,
+    private readonly publisher: EventPublisher,
     @Optional() private readonly config: EngramConfig = new EngramConfig(),
   ) {}
 
   /** The projection's input topic as this deployment names it. */
   topic(projection: ProjectionName): string {
-    return `${this.config.ENGRAM_TOPIC_PREFIX}${PROJECTIONS[projection].input}`;
+    return this.publisher.topic(PROJECTIONS[projection].input);
   }
 
   versions(projection: VersionedProjection): ProjectionVersions<object> {

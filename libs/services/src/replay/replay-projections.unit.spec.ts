@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { EngramConfig } from '@engram/config';
 import { PROJECTION_NAMES, PROJECTIONS } from '@engram/contracts';
 import { HashingEmbedder } from '@engram/embedding';
-import { FactStore, ProjectionVersions, SearchIndex, SessionStore, VERSIONED_PROJECTIONS } from '@engram/ports';
+import { EventLog, FactStore, ProjectionVersions, SearchIndex, SessionStore, VERSIONED_PROJECTIONS } from '@engram/ports';
+import { EngramMetrics } from '../observability/metrics';
+import { EventPublisher } from '../pipeline/event-publisher';
 import { ReplayProjections } from './replay-projections';
 
 const versions = <T>(projection: string) => ({ projection }) as unknown as ProjectionVersions<T>;
@@ -14,6 +16,7 @@ describe('the projections replays build', () => {
     versions<SessionStore>('sessions'),
     versions<SearchIndex>('search'),
     new HashingEmbedder(8),
+    new EventPublisher({} as EventLog, config, new EngramMetrics()),
     config,
   );
 

@@ -4,6 +4,7 @@ import { STAGES } from '@engram/contracts';
 import { ExtractionStrategy } from '@engram/domain';
 import { EventLog, lag, LogPosition, RebuildLedger, RebuildRecord, ReprocessLineage, VersionedProjection } from '@engram/ports';
 import { EngramMetrics } from '../observability/metrics';
+import { EventPublisher } from '../pipeline/event-publisher';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { isReprocessRun } from './lineage';
 import { ReplayProjections } from './replay-projections';
@@ -41,13 +42,14 @@ export class Reprocessor {
     @Inject(EventLog) private readonly eventLog: EventLog,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
     private readonly projections: ReplayProjections,
+    private readonly publisher: EventPublisher,
     private readonly metrics: EngramMetrics,
     private readonly progress: PipelineProgress,
     @Optional() private readonly config: EngramConfig = new EngramConfig(),
   ) {}
 
   private topic(name: string): string {
-    return `${this.config.ENGRAM_TOPIC_PREFIX}${name}`;
+    return this.publisher.topic(name);
   }
 
   /** A run over the versions `lineage` names, fed from this deployment's turns and extracted topics. */
