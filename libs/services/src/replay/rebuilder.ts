@@ -1,17 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EngramEvent, PROJECTION_NAMES, ProjectionName, PROJECTIONS } from '@engram/contracts';
-import {
-  EventLog,
-  FactStore,
-  FactStoreVersions,
-  lag,
-  ProjectionVersions,
-  RebuildLedger,
-  SearchIndex,
-  SearchIndexVersions,
-} from '@engram/ports';
+import { EventLog, lag, RebuildLedger } from '@engram/ports';
 import { AccessProjection } from '../pipeline/access.projection';
-import { EventPublisher } from '../pipeline/event-publisher';
 import { FactsProjection } from '../pipeline/facts.projection';
 import type { Projection } from '../pipeline/projection';
 import { SearchProjection } from '../pipeline/search.projection';
@@ -19,6 +9,7 @@ import { SessionsProjection } from '../pipeline/sessions.projection';
 import { consumeUpTo } from './consume-up-to';
 import { reprocessLineageOf } from './lineage';
 import { parseMessages } from './parse-messages';
+import { ReplayProjections } from './replay-projections';
 import { replayReprocessed } from './replay-reprocessed';
 import { withoutStaleDecisions } from './stale-decisions';
 
@@ -46,14 +37,12 @@ export class Rebuilder {
 
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
-    private readonly publisher: EventPublisher,
+    private readonly registry: ReplayProjections,
     facts: FactsProjection,
     sessions: SessionsProjection,
     search: SearchProjection,
     access: AccessProjection,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
-    @Inject(FactStoreVersions) private readonly factVersions: ProjectionVersions<FactStore>,
-    @Inject(SearchIndexVersions) private readonly searchVersions: ProjectionVersions<SearchIndex>,
   ) {
     const byName: Record<ProjectionName, Projection> = { facts, sessions, search, access };
     this.projections = PROJECTION_NAMES.map((name) => byName[name]);
@@ -77,18 +66,18 @@ export class Rebuilder {
     const together =
       names.includes('facts') &&
       names.includes('search') &&
-      !(await reprocessLineageOf(this.ledger, 'facts', await this.factVersions.active())) &&
-      !(await reprocessLineageOf(this.ledger, 'search', await this.searchVersions.active()));
+      !(await reprocessLineageOf(this.ledger, 'facts', await this.registry.facts.active())) &&
+      !(await reprocessLineageOf(this.ledger, 'search', await this.registry.search.active()));
     if (!together) return selected.map((p) => [p]);
     const shared = selected.filter((p) => p.name === 'facts' || p.name === 'search');
     return selected.filter((p) => p.name !== 'search').map((p) => (p.name === 'facts' ? shared : [p]));
   }
 
   private async replay(projection: Projection, onProgress?: (p: RebuildProgress) => void): Promise<number> {
-    const { input, group } = PROJECTIONS[projection.name];
-    const topic = this.publisher.topic(input);
+    const { group } = PROJECTIONS[projection.name];
+    const topic = this.registry.topic(projection.name);
     // A version built by `engram reprocess` is its run's topic, then memory.facts.v1 from the switch.
-    const versions = projection.name === 'facts' ? this.factVersions : projection.name === 'search' ? this.searchVersions : undefined;
+    const versions = projection.name === 'facts' ? this.registry.facts : projection.name === 'search' ? this.registry.search : undefined;
     const lineage = versions && (await reprocessLineageOf(this.ledger, projection.name as 'facts' | 'search', await versions.active()));
     if (lineage) {
       await projection.truncate();
@@ -96,7 +85,7 @@ export class Rebuilder {
       let done = 0;
       onProgress?.({ projection: projection.name, done, total });
       // The facts store (rebuilt first) decides which live decisions around the switch were stale.
-      const facts = await this.factVersions.open(await this.factVersions.active());
+      const facts = await this.registry.facts.open(await this.registry.facts.active());
       const apply = async (events: readonly EngramEvent[]) => projection.apply(await withoutStaleDecisions(facts, events));
       await replayReprocessed(this.eventLog, lineage, topic, `${group}-reprocessed`, apply, {
         onBatch: (n) => onProgress?.({ projection: projection.name, done: Math.min((done += n), total), total }),
@@ -117,7 +106,7 @@ export class Rebuilder {
    * Returns the topic's events.
    */
   private async replayTogether(projections: readonly Projection[], onProgress?: (p: RebuildProgress) => void): Promise<number> {
-    const topic = this.publisher.topic(PROJECTIONS[projections[0].name].input);
+    const topic = this.registry.topic(projections[0].name);
     const group = PROJECTIONS[projections[projections.length - 1].name].group;
     const label = projections.map((p) => p.name).join('+');
     await this.eventLog.ensureTopics([topic]);
