@@ -42,9 +42,7 @@ export default tseslint.config(
     ignores: [
       '**/*.spec.ts',
       'libs/*/src/generated/**',
-      'libs/services/src/pipeline/online-rebuild.ts',
       'libs/domain/src/screening.config.ts',
-      'libs/services/src/pipeline/reprocess.ts',
       'libs/domain/src/rule-extractor.ts',
       'libs/domain/src/rule-extractor.config.ts',
     ],

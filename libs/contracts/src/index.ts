@@ -8,3 +8,4 @@ export * from './asyncapi';
 export * from './json-schema';
 export * from './topic-catalogue';
 export * from './new-event';
+export * from './topology';

@@ -1,12 +1,14 @@
 import type { EngramEventType } from './events';
 import { MEMORY_DECISION_TYPES } from './events';
 import { TopicName, Topics } from './topics';
+import { stagesReading } from './topology';
 
 /**
  * Which events travel on which topic, who writes them and who reads them: the data the AsyncAPI
  * document (docs/asyncapi.json) is made of. Kept honest by tests, not by hand: an e2e spec runs
  * every kind of write through embedded engram and fails on any event found on a topic that does
- * not list it, and a unit spec compares the receivers with the stages' `@EventPattern`s.
+ * not list it, and a unit spec compares the receivers with the stages' `@EventPattern`s. The
+ * receivers are the stages the topology declares (`topology.ts`).
  */
 
 /** A deployable that writes or reads the log (`apps/*`), or an application producing turns itself. */
@@ -42,6 +44,11 @@ export const SERVICE_DESCRIPTIONS: Readonly<Record<LogService, string>> = {
   producer: "an application writing turns straight to the log (the SDK's KafkaTurnProducer)",
 };
 
+/** A topic's receivers: the stages reading it (`STAGES`). */
+function receiversOf(topic: TopicName): TopicReceiver[] {
+  return stagesReading(topic).map(({ service, group, summary }) => ({ service, group, summary }));
+}
+
 export const TOPIC_CATALOGUE: readonly TopicContract[] = [
   {
     topic: Topics.turns,
@@ -51,16 +58,13 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
       { service: 'producer', events: ['TurnRecorded'], summary: 'KafkaTurnProducer.send (@engram/client/kafka)' },
       { service: 'recall', events: ['UserForgotten'], summary: 'DELETE /v1/users/{userId}' },
     ],
-    receivers: [{ service: 'filter', group: 'filter', summary: 'screens each turn' }],
+    receivers: receiversOf(Topics.turns),
   },
   {
     topic: Topics.screened,
     summary: "Each turn with the filter's verdict, signals and masked types; forget requests forwarded.",
     senders: [{ service: 'filter', events: ['TurnScreened', 'UserForgotten'], summary: 'one TurnScreened per TurnRecorded' }],
-    receivers: [
-      { service: 'extractor', group: 'extractor', summary: 'extracts memories from accepted turns' },
-      { service: 'indexer', group: 'sessions', summary: 'the sessions projection (recent turns, summaries)' },
-    ],
+    receivers: receiversOf(Topics.screened),
   },
   {
     topic: Topics.extracted,
@@ -80,20 +84,20 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
       },
       { service: 'resolver', events: ['ForgettingRequested'], summary: 'the scheduled forgetting sweep' },
     ],
-    receivers: [{ service: 'resolver', group: 'resolver', summary: 'decides against what is known and writes the facts store' }],
+    receivers: receiversOf(Topics.extracted),
   },
   {
     topic: Topics.facts,
     summary: "The resolver's decisions, each carrying the memory's full state after it; forget requests forwarded.",
     senders: [{ service: 'resolver', events: [...MEMORY_DECISION_TYPES, 'UserForgotten'], summary: 'decisions, in order per user' }],
-    receivers: [{ service: 'indexer', group: 'indexer', summary: 'the search projection' }],
+    receivers: receiversOf(Topics.facts),
   },
   {
     topic: Topics.access,
     summary:
       "Which memories a recall returned, for use statistics; a user's forgetting, so a rebuild does not bring their statistics back.",
     senders: [{ service: 'recall', events: ['MemoriesAccessed', 'UserForgotten'], summary: 'POST /v1/recall; DELETE /v1/users/{userId}' }],
-    receivers: [{ service: 'indexer', group: 'access', summary: 'the access projection (hits, last access)' }],
+    receivers: receiversOf(Topics.access),
   },
 ];
 

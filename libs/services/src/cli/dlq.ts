@@ -5,7 +5,7 @@ import { ALL_TOPICS } from '@engram/contracts';
 import { randomUUID } from 'node:crypto';
 import { EventLog, lag } from '@engram/ports';
 import { startApp } from '../bootstrap';
-import { consumeUpTo } from '../pipeline/consume-up-to';
+import { consumeUpTo } from '../replay/consume-up-to';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { DeadLetter, deadLetterTopic, isDeadLetter } from '../transport/dead-letter';
 import type { CliModules } from './cli-modules';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { FactStore, FactStoreVersions, ProjectionVersions, RebuildLedger, SearchIndex, SearchIndexVersions } from '@engram/ports';
 import { startApp } from '../bootstrap';
-import { Reprocessor } from '../pipeline/reprocess';
+import { Reprocessor } from '../replay/reprocessor';
 import { diffFactVersions, formatDiff, parseFactsVersion } from './diff-projections';
 import type { CliModules } from './cli-modules';
 import { PhaseBars as Bars } from './phase-bars';

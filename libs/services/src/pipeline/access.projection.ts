@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, Topics } from '@engram/contracts';
+import { EngramEvent, STAGES, subscriptionOf } from '@engram/contracts';
 import { AccessStore } from '@engram/ports';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
+import type { Projection } from './projection';
 
 /** Hit counts and last access, projected from recall's access events (never written on the read path). */
 @Injectable()
-export class AccessProjection {
+export class AccessProjection implements Projection {
   readonly name = 'access';
 
   constructor(@Inject(AccessStore) private readonly store: AccessStore) {}
@@ -31,7 +32,7 @@ export class AccessProjection {
 export class AccessStage {
   constructor(private readonly access: AccessProjection) {}
 
-  @EventPattern({ topic: Topics.access, group: 'access' })
+  @EventPattern(subscriptionOf(STAGES.access))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     await this.access.apply(batch.events);
   }

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, MemoriesExtracted, Topics, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoriesExtracted, STAGES, subscriptionOf, UserForgotten } from '@engram/contracts';
 import { ExtractionStrategy, extractTurn } from '@engram/domain';
 import { EventPublisher } from './event-publisher';
 import { forward } from './segments';
@@ -17,7 +17,7 @@ export class ExtractorStage {
     @Inject(EXTRACTION_STRATEGY) private readonly strategy: ExtractionStrategy,
   ) {}
 
-  @EventPattern({ topic: Topics.screened, group: 'extractor' })
+  @EventPattern(subscriptionOf(STAGES.extractor))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const out: (MemoriesExtracted | UserForgotten)[] = [];
     for (const event of batch.events as EngramEvent[]) {
@@ -28,6 +28,6 @@ export class ExtractorStage {
         out.push(forward(event));
       }
     }
-    await this.publisher.publish(Topics.extracted, out);
+    await this.publisher.publish(STAGES.extractor.output, out);
   }
 }

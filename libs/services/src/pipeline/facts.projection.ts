@@ -1,10 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
 import { FactStore } from '@engram/ports';
 import { aliasesChanged, allAliasesChanged } from './entity-aliases.provider';
 import { applyInSegments } from './segments';
+import type { Projection } from './projection';
 
 const isDecision = (type: string): boolean => (MEMORY_DECISION_TYPES as readonly string[]).includes(type);
+
+/** What the facts and search projections read: the resolver's decisions and forget requests. */
+export function isDecisionOrForget(event: EngramEvent): event is MemoryDecision | UserForgotten {
+  return event.type === 'UserForgotten' || isDecision(event.type);
+}
 
 /**
  * Applies the resolver's decisions to the fact store. Each decision carries the
@@ -13,14 +19,14 @@ const isDecision = (type: string): boolean => (MEMORY_DECISION_TYPES as readonly
  * for its own decisions and by rebuilds replaying `memory.facts.v1`.
  */
 @Injectable()
-export class FactsProjection {
+export class FactsProjection implements Projection {
   readonly name = 'facts';
 
   constructor(@Inject(FactStore) private readonly store: FactStore) {}
 
-  async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
+  async apply(events: readonly EngramEvent[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
-      events.filter((e) => e.type === 'UserForgotten' || isDecision(e.type)),
+      events.filter(isDecisionOrForget),
       async (run) => {
         const latest = latestPerMemory(run);
         await this.store.save(latest);

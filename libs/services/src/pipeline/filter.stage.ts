@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
+import { EngramEvent, STAGES, subscriptionOf, TurnScreened, UserForgotten } from '@engram/contracts';
 import { ScreeningConfig, ScreeningDecider } from '@engram/domain';
 import { EventPublisher } from './event-publisher';
 import { forward } from './segments';
@@ -17,7 +17,7 @@ export class FilterStage {
     @Inject(SCREENING_CONFIG) private readonly screening: ScreeningConfig,
   ) {}
 
-  @EventPattern({ topic: Topics.turns, group: 'filter' })
+  @EventPattern(subscriptionOf(STAGES.filter))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const out: (TurnScreened | UserForgotten)[] = [];
     for (const event of batch.events as EngramEvent[]) {
@@ -27,6 +27,6 @@ export class FilterStage {
         );
       else if (event.type === 'UserForgotten') out.push(forward(event));
     }
-    await this.publisher.publish(Topics.screened, out);
+    await this.publisher.publish(STAGES.filter.output, out);
   }
 }

@@ -1,5 +1,5 @@
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, MemoryDecision, Topics, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoryDecision, STAGES, subscriptionOf, UserForgotten } from '@engram/contracts';
 import { SearchProjection } from './search.projection';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
@@ -9,7 +9,7 @@ import { StageController } from '../transport/rpc-passthrough.filter';
 export class IndexerStage {
   constructor(private readonly search: SearchProjection) {}
 
-  @EventPattern({ topic: Topics.facts, group: 'indexer' })
+  @EventPattern(subscriptionOf(STAGES.indexer))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     await this.search.apply(batch.events as (EngramEvent & (MemoryDecision | UserForgotten))[]);
   }

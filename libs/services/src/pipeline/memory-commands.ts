@@ -12,7 +12,7 @@ import {
   MemoryRevertRequested,
   newEvent,
   ProfileUpdateRequested,
-  Topics,
+  STAGES,
 } from '@engram/contracts';
 import {
   DEFAULT_PINNED_ATTRIBUTES,
@@ -125,15 +125,19 @@ export class MemoryCommandPublisher {
   ) {}
 
   publish(commands: readonly MemoryCommand[]): Promise<LogPosition> {
-    return this.publisher.publish(Topics.extracted, commands);
+    return this.publisher.publish(STAGES.resolver.input, commands);
   }
 
   /** Resolver past `position` on the extracted topic, then the indexer past what the resolver had published. */
   async waitApplied(position: LogPosition, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     const stages: { topic: string; group: string; target: () => Promise<LogPosition> }[] = [
-      { topic: Topics.extracted, group: 'resolver', target: async () => position },
-      { topic: Topics.facts, group: 'indexer', target: () => this.eventLog.endPosition(this.publisher.topic(Topics.facts)) },
+      { topic: STAGES.resolver.input, group: STAGES.resolver.group, target: async () => position },
+      {
+        topic: STAGES.indexer.input,
+        group: STAGES.indexer.group,
+        target: () => this.eventLog.endPosition(this.publisher.topic(STAGES.indexer.input)),
+      },
     ];
     for (const stage of stages) {
       const name = this.publisher.topic(stage.topic);

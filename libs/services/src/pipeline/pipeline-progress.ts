@@ -1,15 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Topics } from '@engram/contracts';
+import { readPath, Topics } from '@engram/contracts';
 import { EventLog, lag, LogPosition, reached } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 
-/** The stages between a turn and recall, in order: the consumers of each topic that recall depends on. */
-export const READ_PATH: readonly { topic: string; groups: readonly string[] }[] = [
-  { topic: Topics.turns, groups: ['filter'] },
-  { topic: Topics.screened, groups: ['extractor', 'sessions'] },
-  { topic: Topics.extracted, groups: ['resolver'] },
-  { topic: Topics.facts, groups: ['indexer'] },
-];
+/** The stages between a turn and recall, in order: the consumers of each topic that recall depends on (the topology's `readPath`). */
+export const READ_PATH: readonly { topic: string; groups: readonly string[] }[] = readPath();
 
 export interface StageLag {
   readonly topic: string;

@@ -2,7 +2,7 @@ import { Inject, Logger } from '@nestjs/common';
 import { createSummaryWriter } from '@engram/adapters-llm';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EngramConfig, insightRulesSource } from '@engram/config';
-import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, Topics, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, STAGES, subscriptionOf, UserForgotten } from '@engram/contracts';
 import {
   CompiledInsightRules,
   compileInsightRules,
@@ -55,7 +55,7 @@ export class ResolverStage {
     this.summaryWriter = createSummaryWriter(config);
   }
 
-  @EventPattern({ topic: Topics.extracted, group: 'resolver' })
+  @EventPattern(subscriptionOf(STAGES.resolver))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const relevant = (batch.events as EngramEvent[]).filter(
       (e): e is MemoriesExtracted | UserForgotten | MemoryCommand =>
@@ -100,7 +100,7 @@ export class ResolverStage {
         out.push(...insights);
       }
     }
-    await this.publisher.publish(Topics.facts, out);
+    await this.publisher.publish(STAGES.resolver.output, out);
     await this.facts.apply(out);
   }
 

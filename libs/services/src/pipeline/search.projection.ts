@@ -1,11 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
-import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
 import { EntityAliasTable, searchKeysOf, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
 import { canonicalEntitiesOf, configuredAliasTable } from './entity-aliases.provider';
-import { isDecision } from './facts.projection';
+import { isDecisionOrForget } from './facts.projection';
 import { applyInSegments } from './segments';
+import type { Projection } from './projection';
 
 /**
  * Projects decisions into the search index: BM25 terms from the domain
@@ -13,7 +14,7 @@ import { applyInSegments } from './segments';
  * revision as an external version, so replays are no-ops.
  */
 @Injectable()
-export class SearchProjection {
+export class SearchProjection implements Projection {
   readonly name = 'search';
   private readonly aliases: EntityAliasTable;
 
@@ -25,9 +26,9 @@ export class SearchProjection {
     this.aliases = configuredAliasTable(config);
   }
 
-  async apply(events: readonly (MemoryDecision | UserForgotten)[]): Promise<void> {
+  async apply(events: readonly EngramEvent[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
-      events.filter((e) => e.type === 'UserForgotten' || isDecision(e.type)),
+      events.filter(isDecisionOrForget),
       async (run) => {
         // Session summaries are read by session, never searched: ranking them would cost every question a candidate.
         const searchable = run.map((e) => e.payload.memory).filter((m) => m.kind !== SUMMARY_KIND);

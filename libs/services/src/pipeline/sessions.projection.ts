@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramEvent, Topics, TurnScreened, UserForgotten } from '@engram/contracts';
+import { EngramEvent, STAGES, subscriptionOf, TurnScreened, UserForgotten } from '@engram/contracts';
 import { SessionStore } from '@engram/ports';
 import { applyInSegments } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
+import type { Projection } from './projection';
 
 /**
  * The sessions projection reads the screened topic rather than the raw turns:
@@ -12,7 +13,7 @@ import { StageController } from '../transport/rpc-passthrough.filter';
  * when a producer wrote straight to the log without the gateway.
  */
 @Injectable()
-export class SessionsProjection {
+export class SessionsProjection implements Projection {
   readonly name = 'sessions';
 
   constructor(@Inject(SessionStore) private readonly store: SessionStore) {}
@@ -47,7 +48,7 @@ export class SessionsProjection {
 export class SessionsStage {
   constructor(private readonly sessions: SessionsProjection) {}
 
-  @EventPattern({ topic: Topics.screened, group: 'sessions' })
+  @EventPattern(subscriptionOf(STAGES.sessions))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     await this.sessions.apply(batch.events);
   }

@@ -9,8 +9,9 @@ import { FactsProjection } from './facts.projection';
 import { FilterStage, SCREENING_CONFIG } from './filter.stage';
 import { ForgettingSchedulerModule } from '../admin/forgetting/forgetting.job';
 import { IndexerStage } from './indexer.stage';
-import { Rebuilder } from './rebuilder';
-import { Reprocessor } from './reprocess';
+import { Rebuilder } from '../replay/rebuilder';
+import { ReplayProjections } from '../replay/replay-projections';
+import { Reprocessor } from '../replay/reprocessor';
 import { ResolverStage } from './resolver.stage';
 import { SearchProjection } from './search.projection';
 import { SessionsProjection, SessionsStage } from './sessions.projection';
@@ -47,7 +48,16 @@ export class IndexerModule {}
 
 /** Every projection, for rebuilds and reprocessing; and the log's own maintenance (encrypt-log). */
 @Module({
-  providers: [FactsProjection, SearchProjection, SessionsProjection, AccessProjection, Rebuilder, Reprocessor, LogEncryptor],
+  providers: [
+    FactsProjection,
+    SearchProjection,
+    SessionsProjection,
+    AccessProjection,
+    ReplayProjections,
+    Rebuilder,
+    Reprocessor,
+    LogEncryptor,
+  ],
   exports: [Rebuilder, Reprocessor, LogEncryptor],
 })
 export class ProjectionsModule {}

@@ -7,8 +7,8 @@ import type { EngramMetrics } from '../observability/metrics';
 import { deadLetterTopic, DeadLetter } from './dead-letter';
 
 /**
- * The pattern every stage handler subscribes with:
- * `@EventPattern({ topic: Topics.turns, group: 'filter' })`.
+ * The pattern every stage handler subscribes with, read from the topology:
+ * `@EventPattern(subscriptionOf(STAGES.filter))` is `{ topic: 'memory.turns.v1', group: 'filter' }`.
  */
 export interface StagePattern {
   readonly topic: string;

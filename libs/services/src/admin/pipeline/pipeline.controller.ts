@@ -1,7 +1,6 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../../http/api-contract';
-import { EngramConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import {
   EventLog,
@@ -14,6 +13,7 @@ import {
   type VersionedProjection,
 } from '@engram/ports';
 import { readDeadLetters } from '../../cli/dlq';
+import { EventPublisher } from '../../pipeline/event-publisher';
 import { deadLetterTopic, type DeadLetter } from '../../transport/dead-letter';
 import { AdminGuard } from '../rebuilds/rebuilds.controller';
 import { Public } from '../../http/tenancy';
@@ -74,7 +74,7 @@ export class AdminPipelineController {
   private readonly versioned: readonly ProjectionVersions<unknown>[];
 
   constructor(
-    private readonly config: EngramConfig,
+    private readonly publisher: EventPublisher,
     @Inject(EventLog) private readonly eventLog: EventLog,
     @Inject(FactStoreVersions) facts: ProjectionVersions<unknown>,
     @Inject(SessionStoreVersions) sessions: ProjectionVersions<unknown>,
@@ -100,7 +100,7 @@ export class AdminPipelineController {
   })
   @ApiOkResponse({ type: DeadLettersResponse })
   async deadLetters(): Promise<DeadLettersResponse> {
-    const topics = ALL_TOPICS.map((topic) => `${this.config.ENGRAM_TOPIC_PREFIX}${topic}`);
+    const topics = ALL_TOPICS.map((topic) => this.publisher.topic(topic));
     await this.eventLog.ensureTopics(topics.map(deadLetterTopic));
     return {
       topics: await Promise.all(

@@ -27,7 +27,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { EngramConfig } from '@engram/config';
 import { VERSIONED_PROJECTIONS, type VersionedProjection } from '@engram/ports';
-import { OnlineRebuilds, RebuildConflict, type RebuildStatus } from '../../pipeline/online-rebuild';
+import { OnlineRebuilds } from '../../replay/online-rebuilds';
+import { RebuildConflict, type RebuildStatus } from '../../replay/rebuild-status';
+import { ReplayProjections } from '../../replay/replay-projections';
 import { Public } from '../../http/tenancy';
 import { ApiErrors, JsonBody } from '../../http/api-contract';
 
@@ -146,7 +148,7 @@ export class AdminRebuildsController {
 /** The online rebuilds and their admin endpoints; imported by the HTTP apps that serve the read side. */
 @Module({
   controllers: [AdminRebuildsController],
-  providers: [OnlineRebuilds, AdminGuard],
+  providers: [ReplayProjections, OnlineRebuilds, AdminGuard],
   exports: [OnlineRebuilds],
 })
 export class AdminRebuildsModule {}

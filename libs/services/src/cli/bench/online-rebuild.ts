@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { RecallResponse } from '../../recall/recall.dto';
-import type { RebuildStatus } from '../../pipeline/online-rebuild';
+import type { RebuildStatus } from '../../replay/rebuild-status';
 import { pick, probeStatement, questionAbout, seededRandom, streamSeed, TEMPLATES, userIdOf, userStatements } from './workload';
 import { round2, summariseLatencies } from './statistics';
 import {

@@ -1,60 +1,23 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { EngramConfig } from '@engram/config';
-import { EngramEvent, MemoryDecision, parseEvent, Topics, UserForgotten } from '@engram/contracts';
+import { EngramEvent } from '@engram/contracts';
 import {
-  Embedder,
   EventLog,
   FactStore,
-  FactStoreVersions,
   followActiveVersion,
   lag,
   LogPosition,
-  ProjectionVersions,
   reached,
   RebuildLedger,
-  RebuildPhase,
   RebuildRecord,
-  ReprocessLineage,
-  SearchIndex,
-  SearchIndexVersions,
-  SessionStore,
-  SessionStoreVersions,
   Subscription,
   VersionedProjection,
 } from '@engram/ports';
-import { FactsProjection } from './facts.projection';
-import {
-  fromPosition,
-  isReprocessRun,
-  type ReplaySource,
-  reprocessedSources,
-  reprocessLineageOf,
-  withoutStaleDecisions,
-} from './reprocess';
-import { SearchProjection } from './search.projection';
-import { SessionsProjection } from './sessions.projection';
-
-/** What `GET /v1/admin/rebuilds` reports for one rebuild. */
-export interface RebuildStatus {
-  readonly projection: VersionedProjection;
-  readonly version: number;
-  readonly previousVersion: number;
-  readonly phase: RebuildPhase;
-  /** Messages of the input topic applied to the new version (its consumer group's committed offsets, plus the batch in flight). */
-  readonly done: number;
-  /** Messages in the input topic (grows while the live system writes). */
-  readonly total: number;
-  /** Over the last few seconds; 0 when not running in this process. */
-  readonly eventsPerSecond: number;
-  /** Seconds until the replay reaches the live end at the current rate; null when unknown or caught up. */
-  readonly etaSeconds: number | null;
-  /** True when this process runs the rebuild (else the numbers are the last persisted ones). */
-  readonly running: boolean;
-  readonly startedAt: string;
-  readonly swappedAt?: string;
-  readonly finishedAt?: string;
-  readonly error?: string;
-}
+import { fromPosition, isReprocessRun, lineageToRebuild, type ReplaySource, reprocessedSources } from './lineage';
+import { parseMessages } from './parse-messages';
+import { ReplayProjections } from './replay-projections';
+import { RebuildConflict, RebuildInterrupted, RebuildStatus, recordedStatus, Running, runningStatus, sample } from './rebuild-status';
+import { withoutStaleDecisions } from './stale-decisions';
 
 export interface OnlineRebuildOptions {
   /** Called once the new version caught up with the live end, right before the swap (tests, operators' checks). */
@@ -65,26 +28,6 @@ export interface OnlineRebuildOptions {
   readonly keepOld?: boolean;
   /** Catch-up rounds before the swap while the live end keeps moving. Default 5. */
   readonly maxCatchUpRounds?: number;
-}
-
-/** Thrown inside a rebuild when the process shuts down: the rebuild stops where it is and resumes at the next start. */
-class RebuildInterrupted extends Error {
-  constructor() {
-    super('interrupted by shutdown');
-  }
-}
-
-interface Running {
-  record: RebuildRecord;
-  done: number;
-  total: number;
-  /** Messages of the topics read before the live one (a reprocess run's topic): fixed, counted in `total`. */
-  fixed: number;
-  samples: { at: number; done: number }[];
-  subscription?: Subscription;
-  failure?: unknown;
-  /** Resolves once the rebuild finished, failed or was interrupted. */
-  finished: Promise<RebuildRecord>;
 }
 
 type Apply = (events: readonly EngramEvent[]) => Promise<void>;
@@ -133,10 +76,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
-    @Inject(FactStoreVersions) private readonly facts: ProjectionVersions<FactStore>,
-    @Inject(SessionStoreVersions) private readonly sessions: ProjectionVersions<SessionStore>,
-    @Inject(SearchIndexVersions) private readonly search: ProjectionVersions<SearchIndex>,
-    @Inject(Embedder) private readonly embedder: Embedder,
+    private readonly projections: ReplayProjections,
     @Optional() private readonly config: EngramConfig = new EngramConfig(),
   ) {}
 
@@ -161,7 +101,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
 
   /** Starts rebuilding a projection into a new version; resolves once it started (its record is persisted). */
   async start(projection: VersionedProjection, options: OnlineRebuildOptions = {}): Promise<RebuildStatus> {
-    return this.statusOf(await this.begin(projection, options));
+    return runningStatus(await this.begin(projection, options));
   }
 
   /** Starts a rebuild and waits until it is done (tests, scripts); throws if it failed. */
@@ -187,9 +127,9 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
         );
       }
       if (unfinished) throw new RebuildConflict(projection);
-      const versions = this.versions(projection);
+      const versions = this.projections.versions(projection);
       const previousVersion = await versions.active();
-      const lineage = await this.lineageToReplay(projection, previousVersion);
+      const lineage = await lineageToRebuild(this.ledger, projection, previousVersion);
       // The next number after the serving one. A leftover under that number (a rebuild that died
       // before recording itself, or failed) is never served: it is dropped and rebuilt from empty.
       const version = previousVersion + 1;
@@ -214,34 +154,6 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /**
-   * The lineage the new version replays when the serving one was built by a
-   * reprocess (undefined: the input topic from the start). A rebuild would drop a
-   * reprocessed version still waiting for activation (it takes the next number):
-   * refuse, and say what to do.
-   */
-  private async lineageToReplay(projection: VersionedProjection, active: number): Promise<ReprocessLineage | undefined> {
-    if (projection === 'sessions') return undefined;
-    for (const r of await this.ledger.list()) {
-      if (r.projection !== projection || !r.reprocess || r.phase === 'failed') continue;
-      if (r.version > active) {
-        throw new RebuildConflict(
-          projection,
-          `${projection}@${r.version} holds reprocess run ${r.reprocess.runId} (${r.phase}): activate or drop it first (engram projections activate|drop ${projection}@${r.version})`,
-        );
-      }
-    }
-    const lineage = await reprocessLineageOf(this.ledger, projection, active);
-    if (lineage && !lineage.switchPosition) {
-      // Activation moves the pointers, then records the switch: it stopped in between.
-      throw new RebuildConflict(
-        projection,
-        `${projection}@${active} of reprocess run ${lineage.runId} serves without a recorded switch position: activate it again (engram projections activate facts@${lineage.factsVersion})`,
-      );
-    }
-    return lineage;
-  }
-
   /** What a rebuild reads, in order: the input topic from the start, or a reprocessed version's run topic and then memory.facts.v1 from the switch. */
   private sources(record: RebuildRecord): ReplaySource[] {
     const topic = this.topic(record.projection);
@@ -256,23 +168,9 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       const running = this.running.get(record.projection);
       if (running && running.record.version === record.version) {
         await this.refreshTotal(running);
-        result.push(this.statusOf(running));
+        result.push(runningStatus(running));
       } else {
-        result.push({
-          projection: record.projection,
-          version: record.version,
-          previousVersion: record.previousVersion,
-          phase: record.phase,
-          done: record.done ?? 0,
-          total: Math.max(record.done ?? 0, record.phase === 'done' ? (record.done ?? 0) : 0),
-          eventsPerSecond: 0,
-          etaSeconds: null,
-          running: false,
-          startedAt: record.startedAt,
-          ...(record.swappedAt ? { swappedAt: record.swappedAt } : {}),
-          ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
-          ...(record.error ? { error: record.error } : {}),
-        });
+        result.push(recordedStatus(record));
       }
     }
     return result;
@@ -282,48 +180,25 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     return this.running.has(projection) || this.starting.has(projection);
   }
 
-  private versions(projection: VersionedProjection): ProjectionVersions<object> {
-    switch (projection) {
-      case 'facts':
-        return this.facts;
-      case 'sessions':
-        return this.sessions;
-      case 'search':
-        return this.search;
-    }
-  }
-
   /**
    * The projection applied to one version's store: the same classes live stages use.
    * A reprocessed version leaves out stale decisions around its switch, judged by the
    * facts being built (facts) or the serving facts (search), as the offline rebuild does.
    */
   private projector(projection: VersionedProjection, store: object, reprocessed: boolean): Apply {
-    switch (projection) {
-      case 'facts': {
-        const p = new FactsProjection(store as FactStore);
-        if (reprocessed) return async (events) => p.apply(await withoutStaleDecisions(store as FactStore, events));
-        return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
-      }
-      case 'sessions': {
-        const p = new SessionsProjection(store as SessionStore);
-        return (events) => p.apply(events);
-      }
-      case 'search': {
-        const p = new SearchProjection(store as SearchIndex, this.embedder, this.config);
-        if (reprocessed) {
-          // Follows the pointer: a facts rebuild running beside this one swaps and drops the version this started with.
-          const facts = followActiveVersion(this.facts, { maxAgeMs: this.config.ENGRAM_PROJECTION_POINTER_TTL_MS });
-          return async (events) => p.apply(await withoutStaleDecisions(facts, events));
-        }
-        return (events) => p.apply(events as readonly (MemoryDecision | UserForgotten)[]);
-      }
-    }
+    const p = this.projections.over(projection, store);
+    if (!reprocessed || projection === 'sessions') return (events) => p.apply(events);
+    // Search follows the pointer: a facts rebuild running beside this one swaps and drops the version this started with.
+    const facts =
+      projection === 'facts'
+        ? (store as FactStore)
+        : followActiveVersion(this.projections.facts, { maxAgeMs: this.config.ENGRAM_PROJECTION_POINTER_TTL_MS });
+    return async (events) => p.apply(await withoutStaleDecisions(facts, events));
   }
 
   /** The input topic as this deployment names it (search and facts from decisions, sessions from screened turns). */
   topic(projection: VersionedProjection): string {
-    return `${this.config.ENGRAM_TOPIC_PREFIX}${projection === 'sessions' ? Topics.screened : Topics.facts}`;
+    return this.projections.topic(projection);
   }
 
   private launch(record: RebuildRecord, options: OnlineRebuildOptions): Running {
@@ -340,7 +215,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
 
   private async execute(running: Running, options: OnlineRebuildOptions): Promise<RebuildRecord> {
     const { projection, version, previousVersion, group } = running.record;
-    const versions = this.versions(projection);
+    const versions = this.projections.versions(projection);
     const topic = this.topic(projection);
     const sources = this.sources(running.record);
     const live = sources[sources.length - 1];
@@ -360,7 +235,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       running.fixed = fixed;
       running.total = 0;
       await this.refreshTotal(running);
-      this.sample(running);
+      sample(running);
       // A reprocess run's topic first, to its end (it is finished; after a restart, what is left of it).
       for (const source of sources.slice(0, -1)) {
         if (reached(await this.eventLog.committedPosition(source.topic, group), await this.eventLog.endPosition(source.topic))) continue;
@@ -451,19 +326,13 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     let failures = 0;
     return this.eventLog.subscribe({ topic, group: running.record.group, maxBatchSize }, async (messages) => {
       try {
-        const events: EngramEvent[] = [];
-        for (const message of fromPosition(messages, skipBelow)) {
-          if (message.shredded) continue;
-          try {
-            events.push(parseEvent(message.value));
-          } catch (error) {
-            this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during online rebuild');
-          }
-        }
+        const events = parseMessages(fromPosition(messages, skipBelow), (message, error) =>
+          this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during online rebuild'),
+        );
         await apply(events);
         running.done += messages.length;
         running.total = Math.max(running.total, running.done);
-        this.sample(running);
+        sample(running);
         if (rate > 0) await this.sleep((messages.length * 1000) / rate);
         // Progress for other processes' GET /v1/admin/rebuilds (the checkpoint itself is the group's offsets).
         if (Date.now() - lastSaved >= 1000) {
@@ -517,44 +386,5 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
       const timer = setTimeout(done, ms);
       this.wakeUps.add(done);
     });
-  }
-
-  private sample(running: Running): void {
-    const now = Date.now();
-    running.samples.push({ at: now, done: running.done });
-    while (running.samples.length > 2 && now - running.samples[0].at > 5000) running.samples.shift();
-  }
-
-  private statusOf(running: Running): RebuildStatus {
-    const first = running.samples[0];
-    const last = running.samples[running.samples.length - 1];
-    const seconds = first && last ? (last.at - first.at) / 1000 : 0;
-    const eventsPerSecond = seconds > 0 ? Math.round((last.done - first.done) / seconds) : 0;
-    const remaining = Math.max(0, running.total - running.done);
-    const { record } = running;
-    return {
-      projection: record.projection,
-      version: record.version,
-      previousVersion: record.previousVersion,
-      phase: record.phase,
-      done: running.done,
-      total: Math.max(running.total, running.done),
-      eventsPerSecond,
-      etaSeconds: remaining === 0 ? 0 : eventsPerSecond > 0 ? Math.ceil(remaining / eventsPerSecond) : null,
-      running: true,
-      startedAt: record.startedAt,
-      ...(record.swappedAt ? { swappedAt: record.swappedAt } : {}),
-      ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
-    };
-  }
-}
-
-/** A rebuild of the projection is already running. */
-export class RebuildConflict extends Error {
-  constructor(
-    readonly projection: VersionedProjection,
-    message = `a ${projection} rebuild is already running`,
-  ) {
-    super(message);
   }
 }

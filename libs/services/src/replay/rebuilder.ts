@@ -1,37 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EngramEvent, MemoryDecision, parseEvent, Topics } from '@engram/contracts';
-import {
-  EventLog,
-  FactStore,
-  FactStoreVersions,
-  lag,
-  ProjectionVersions,
-  RebuildLedger,
-  SearchIndex,
-  SearchIndexVersions,
-} from '@engram/ports';
-import { AccessProjection } from './access.projection';
+import { EngramEvent, PROJECTION_NAMES, ProjectionName, PROJECTIONS } from '@engram/contracts';
+import { EventLog, lag, RebuildLedger } from '@engram/ports';
+import { AccessProjection } from '../pipeline/access.projection';
+import { FactsProjection } from '../pipeline/facts.projection';
+import type { Projection } from '../pipeline/projection';
+import { SearchProjection } from '../pipeline/search.projection';
+import { SessionsProjection } from '../pipeline/sessions.projection';
 import { consumeUpTo } from './consume-up-to';
-import { EventPublisher } from './event-publisher';
-import { FactsProjection } from './facts.projection';
-import { replayReprocessed, reprocessLineageOf, withoutStaleDecisions } from './reprocess';
-import { SearchProjection } from './search.projection';
-import { SessionsProjection } from './sessions.projection';
-
-export const PROJECTION_NAMES = ['facts', 'sessions', 'search', 'access'] as const;
-export type ProjectionName = (typeof PROJECTION_NAMES)[number];
-
-interface Replayable {
-  readonly name: ProjectionName;
-  readonly topic: string;
-  /**
-   * The consumer group that feeds the projection in normal operation (facts: the rebuild's own,
-   * used when facts replays alone; replayed with search, the pass goes on `indexer`).
-   */
-  readonly group: string;
-  apply(events: readonly EngramEvent[]): Promise<void>;
-  truncate(): Promise<void>;
-}
+import { reprocessLineageOf } from './lineage';
+import { parseMessages } from './parse-messages';
+import { ReplayProjections } from './replay-projections';
+import { replayReprocessed } from './replay-reprocessed';
+import { withoutStaleDecisions } from './stale-decisions';
 
 export interface RebuildProgress {
   /** What the pass replays into: a projection, or `facts+search` (one pass over memory.facts.v1 feeds both). */
@@ -52,39 +32,20 @@ export interface RebuildProgress {
 @Injectable()
 export class Rebuilder {
   private readonly log = new Logger(Rebuilder.name);
-  private readonly projections: readonly Replayable[];
+  /** Every projection, in the topology's order (facts before search). */
+  private readonly projections: readonly Projection[];
 
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
-    private readonly publisher: EventPublisher,
+    private readonly registry: ReplayProjections,
     facts: FactsProjection,
     sessions: SessionsProjection,
     search: SearchProjection,
     access: AccessProjection,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
-    @Inject(FactStoreVersions) private readonly factVersions: ProjectionVersions<FactStore>,
-    @Inject(SearchIndexVersions) private readonly searchVersions: ProjectionVersions<SearchIndex>,
   ) {
-    const decisions = (apply: (e: readonly MemoryDecision[]) => Promise<void>) => (events: readonly EngramEvent[]) =>
-      apply(events as readonly MemoryDecision[]);
-    this.projections = [
-      {
-        name: 'facts',
-        topic: Topics.facts,
-        group: 'facts-rebuild',
-        apply: decisions((e) => facts.apply(e)),
-        truncate: () => facts.truncate(),
-      },
-      { name: 'sessions', topic: Topics.screened, group: 'sessions', apply: (e) => sessions.apply(e), truncate: () => sessions.truncate() },
-      {
-        name: 'search',
-        topic: Topics.facts,
-        group: 'indexer',
-        apply: decisions((e) => search.apply(e)),
-        truncate: () => search.truncate(),
-      },
-      { name: 'access', topic: Topics.access, group: 'access', apply: (e) => access.apply(e), truncate: () => access.truncate() },
-    ];
+    const byName: Record<ProjectionName, Projection> = { facts, sessions, search, access };
+    this.projections = PROJECTION_NAMES.map((name) => byName[name]);
   }
 
   /** Events applied, counted per projection (a decision feeding facts and search counts twice, as when replayed apart). */
@@ -100,22 +61,23 @@ export class Rebuilder {
    * The projections in replay order, facts and search as one pass when both are asked for and
    * neither is a reprocessed version (whose search replay needs the facts store rebuilt first).
    */
-  private async passes(names: readonly ProjectionName[]): Promise<Replayable[][]> {
+  private async passes(names: readonly ProjectionName[]): Promise<Projection[][]> {
     const selected = this.projections.filter((p) => names.includes(p.name));
     const together =
       names.includes('facts') &&
       names.includes('search') &&
-      !(await reprocessLineageOf(this.ledger, 'facts', await this.factVersions.active())) &&
-      !(await reprocessLineageOf(this.ledger, 'search', await this.searchVersions.active()));
+      !(await reprocessLineageOf(this.ledger, 'facts', await this.registry.facts.active())) &&
+      !(await reprocessLineageOf(this.ledger, 'search', await this.registry.search.active()));
     if (!together) return selected.map((p) => [p]);
     const shared = selected.filter((p) => p.name === 'facts' || p.name === 'search');
     return selected.filter((p) => p.name !== 'search').map((p) => (p.name === 'facts' ? shared : [p]));
   }
 
-  private async replay(projection: Replayable, onProgress?: (p: RebuildProgress) => void): Promise<number> {
-    const topic = this.publisher.topic(projection.topic);
+  private async replay(projection: Projection, onProgress?: (p: RebuildProgress) => void): Promise<number> {
+    const { group } = PROJECTIONS[projection.name];
+    const topic = this.registry.topic(projection.name);
     // A version built by `engram reprocess` is its run's topic, then memory.facts.v1 from the switch.
-    const versions = projection.name === 'facts' ? this.factVersions : projection.name === 'search' ? this.searchVersions : undefined;
+    const versions = projection.name === 'facts' ? this.registry.facts : projection.name === 'search' ? this.registry.search : undefined;
     const lineage = versions && (await reprocessLineageOf(this.ledger, projection.name as 'facts' | 'search', await versions.active()));
     if (lineage) {
       await projection.truncate();
@@ -123,14 +85,14 @@ export class Rebuilder {
       let done = 0;
       onProgress?.({ projection: projection.name, done, total });
       // The facts store (rebuilt first) decides which live decisions around the switch were stale.
-      const facts = await this.factVersions.open(await this.factVersions.active());
+      const facts = await this.registry.facts.open(await this.registry.facts.active());
       const apply = async (events: readonly EngramEvent[]) => projection.apply(await withoutStaleDecisions(facts, events));
-      await replayReprocessed(this.eventLog, lineage, topic, `${projection.group}-reprocessed`, apply, {
+      await replayReprocessed(this.eventLog, lineage, topic, `${group}-reprocessed`, apply, {
         onBatch: (n) => onProgress?.({ projection: projection.name, done: Math.min((done += n), total), total }),
       });
       // The live group goes on from the end, as after a plain replay.
-      await this.eventLog.resetGroup(topic, projection.group, { to: 'beginning' });
-      await consumeUpTo(this.eventLog, topic, projection.group, await this.eventLog.endPosition(topic), async () => undefined, {
+      await this.eventLog.resetGroup(topic, group, { to: 'beginning' });
+      await consumeUpTo(this.eventLog, topic, group, await this.eventLog.endPosition(topic), async () => undefined, {
         maxBatchSize: 2000,
       });
       return total;
@@ -143,9 +105,9 @@ export class Rebuilder {
    * `indexer` when facts and search go together), parsing each event once for all of them.
    * Returns the topic's events.
    */
-  private async replayTogether(projections: readonly Replayable[], onProgress?: (p: RebuildProgress) => void): Promise<number> {
-    const topic = this.publisher.topic(projections[0].topic);
-    const group = projections[projections.length - 1].group;
+  private async replayTogether(projections: readonly Projection[], onProgress?: (p: RebuildProgress) => void): Promise<number> {
+    const topic = this.registry.topic(projections[0].name);
+    const group = PROJECTIONS[projections[projections.length - 1].name].group;
     const label = projections.map((p) => p.name).join('+');
     await this.eventLog.ensureTopics([topic]);
     for (const projection of projections) await projection.truncate();
@@ -161,15 +123,9 @@ export class Rebuilder {
       group,
       end,
       async (messages) => {
-        const events: EngramEvent[] = [];
-        for (const message of messages) {
-          if (message.shredded) continue;
-          try {
-            events.push(parseEvent(message.value));
-          } catch (error) {
-            this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild');
-          }
-        }
+        const events = parseMessages(messages, (message, error) =>
+          this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild'),
+        );
         for (const projection of projections) await projection.apply(events);
         done += messages.length;
         onProgress?.({ projection: label, done: Math.min(done, total), total });
