@@ -11,7 +11,7 @@ import { validateSync } from 'class-validator';
 import { PROJECTION_NAMES, ProjectionName, Rebuilder } from '../pipeline/rebuilder';
 import { rebuildOnline } from './online-rebuild-cli';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
-import { announceServer, runningServer } from './server-file';
+import { announceServer, runningServer } from '../server-file';
 import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';

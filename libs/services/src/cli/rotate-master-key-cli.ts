@@ -5,7 +5,7 @@ import { keyStoreWith } from '../bindings/bindings';
 import { finishKeyFileRotation, rotationKeys, usesKeyFile } from '../crypto';
 import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
-import { runningServer } from './server-file';
+import { runningServer } from '../server-file';
 
 /**
  * `engram rotate-master-key`: every data key rewrapped under the new master key (docs/security.md,

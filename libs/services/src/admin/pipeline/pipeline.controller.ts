@@ -13,7 +13,7 @@ import {
   VERSIONED_PROJECTIONS,
   type VersionedProjection,
 } from '@engram/ports';
-import { readDeadLetters } from '../../cli/dlq';
+import { readDeadLetters } from '../../transport/dead-letters';
 import { deadLetterTopic, type DeadLetter } from '../../transport/dead-letter';
 import { AdminGuard } from '../rebuilds/rebuilds.controller';
 import { Public } from '../../http/tenancy';

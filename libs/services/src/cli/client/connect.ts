@@ -5,7 +5,7 @@
  */
 import type { INestApplication, Type } from '@nestjs/common';
 import { startApp } from '../../bootstrap';
-import { runningServer } from '../server-file';
+import { runningServer } from '../../server-file';
 import type { EngramClient } from './engram-client';
 import { httpEngramClient } from './http-engram-client';
 import { inProcessEngramClient } from './in-process-engram-client';
