@@ -3,7 +3,7 @@ import { validateSync, ValidationError } from 'class-validator';
 import type { Command } from 'commander';
 import * as fs from 'node:fs';
 import { loadConfig } from '@engram/config';
-import { ExportBundleDto } from '../users/export.dto';
+import { ExportBundleDto } from '@engram/services/users/export.dto';
 import type { CliModules } from './cli-modules';
 import { type RemoteOptions, withClient } from './client/connect';
 

@@ -4,8 +4,8 @@
  * command and closed after it.
  */
 import type { INestApplication, Type } from '@nestjs/common';
-import { startApp } from '../../bootstrap';
-import { runningServer } from '../../server-file';
+import { startApp } from '@engram/services/bootstrap';
+import { runningServer } from '@engram/services/server-file';
 import type { EngramClient } from './engram-client';
 import { httpEngramClient } from './http-engram-client';
 import { inProcessEngramClient } from './in-process-engram-client';

@@ -4,12 +4,12 @@
  * (`inProcessEngramClient`: the Nest services of an app started here). `connect.ts` picks one.
  */
 import type { MemoryRecord } from '@engram/contracts';
-import type { ForgettingRun } from '../../admin/forgetting/forgetting.job';
-import type { PostTurnsDto, PostTurnsResponse } from '../../ingest/turns.dto';
-import type { RebuildStatus } from '../../pipeline/online-rebuild';
-import type { RecallDto, RecallResponse } from '../../recall/recall.dto';
-import type { ExportBundleDto, ImportResponse } from '../../users/export.dto';
-import type { MemoryCommandResponse, ProfileUpdateResponse } from '../../users/memory-control.dto';
+import type { ForgettingRun } from '@engram/services/admin/forgetting/forgetting.job';
+import type { PostTurnsDto, PostTurnsResponse } from '@engram/services/ingest/turns.dto';
+import type { RebuildStatus } from '@engram/services/pipeline/online-rebuild';
+import type { RecallDto, RecallResponse } from '@engram/services/recall/recall.dto';
+import type { ExportBundleDto, ImportResponse } from '@engram/services/users/export.dto';
+import type { MemoryCommandResponse, ProfileUpdateResponse } from '@engram/services/users/memory-control.dto';
 
 /** A stored memory as `GET /v1/users/:id/memories` lists it (without the resolver's bookkeeping). */
 export type ListedMemory = Omit<MemoryRecord, 'appliedItemIds'>;

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
-import { startApp } from '../../bootstrap';
+import { startApp } from '@engram/services/bootstrap';
 import type { CliModules } from '../cli-modules';
 import type { EngramClient } from '../client/engram-client';
 import { httpEngramClient } from '../client/http-engram-client';

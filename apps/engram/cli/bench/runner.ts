@@ -1,6 +1,6 @@
 import { SingleBar } from 'cli-progress';
 import { performance } from 'node:perf_hooks';
-import type { PostTurnsDto, TurnDto } from '../../ingest/turns.dto';
+import type { PostTurnsDto, TurnDto } from '@engram/services/ingest/turns.dto';
 import { measureOnlineRebuild } from './online-rebuild';
 import type { BenchOptions, BenchReport, OnlineRebuildReport } from './options';
 import { pick, probeStatement, seededRandom, streamSeed, TEMPLATES, userIdOf, workloadQueries, workloadRequests } from './workload';

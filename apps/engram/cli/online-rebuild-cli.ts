@@ -1,6 +1,6 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
-import type { RebuildStatus } from '../pipeline/online-rebuild';
+import type { RebuildStatus } from '@engram/services/pipeline/online-rebuild';
 import type { EngramClient } from './client/engram-client';
 
 const TARGETS = [...VERSIONED_PROJECTIONS, 'all'];

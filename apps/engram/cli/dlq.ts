@@ -3,9 +3,9 @@ import { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { ALL_TOPICS } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
-import { startApp } from '../bootstrap';
-import { EventPublisher } from '../pipeline/event-publisher';
-import { readDeadLetters, replayDeadLetters } from '../transport/dead-letters';
+import { startApp } from '@engram/services/bootstrap';
+import { EventPublisher } from '@engram/services/pipeline/event-publisher';
+import { readDeadLetters, replayDeadLetters } from '@engram/services/transport/dead-letters';
 import type { CliModules } from './cli-modules';
 
 /** `engram dlq list|replay`, on the log of the data directory (or the distributed log). */

@@ -6,13 +6,13 @@
  */
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FactStore } from '@engram/ports';
-import { ForgettingService } from '../../admin/forgetting/forgetting.job';
-import { DEFAULT_TENANT } from '../../http/tenancy';
-import { IngestService } from '../../ingest/ingest.service';
-import { PipelineProgress } from '../../pipeline/pipeline-progress';
-import { RecallService } from '../../recall/recall.service';
-import { ExportService } from '../../users/export.service';
-import { MemoryControlService } from '../../users/memory-control.service';
+import { ForgettingService } from '@engram/services/admin/forgetting/forgetting.job';
+import { DEFAULT_TENANT } from '@engram/services/http/tenancy';
+import { IngestService } from '@engram/services/ingest/ingest.service';
+import { PipelineProgress } from '@engram/services/pipeline/pipeline-progress';
+import { RecallService } from '@engram/services/recall/recall.service';
+import { ExportService } from '@engram/services/users/export.service';
+import { MemoryControlService } from '@engram/services/users/memory-control.service';
 import type { EngramClient } from './engram-client';
 
 export function inProcessEngramClient(app: INestApplication): EngramClient {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { PostTurnsDto } from '../../ingest/turns.dto';
-import type { RecallDto } from '../../recall/recall.dto';
-import type { RebuildStatus } from '../../pipeline/online-rebuild';
+import type { PostTurnsDto } from '@engram/services/ingest/turns.dto';
+import type { RecallDto } from '@engram/services/recall/recall.dto';
+import type { RebuildStatus } from '@engram/services/pipeline/online-rebuild';
 import { pick, probeStatement, questionAbout, seededRandom, streamSeed, TEMPLATES, userIdOf, userStatements } from './workload';
 import { round2, summariseLatencies } from './statistics';
 import { compareSnapshots, type ProjectionSnapshot, snapshotMemories, snapshotRecall, type UserSnapshot } from './snapshots';
