@@ -4,7 +4,8 @@
  * for its own writes, fills in turn ids and words its errors for applications, where the CLI sends
  * exactly what the command says and reports a failure as `<METHOD> <path> → <status>: <body>`.
  */
-import type { EngramClient } from './engram-client';
+import type { RebuildStatus } from '@engram/services/pipeline/online-rebuild';
+import type { EngramClient, ListedMemory } from './engram-client';
 
 /** Memories per HTTP import request, so a large bundle stays under the server's body limit. */
 const IMPORT_CHUNK = 300;
@@ -47,7 +48,7 @@ export function httpEngramClient(options: HttpEngramClientOptions): EngramClient
     pipelineStatus: () => call('GET', '/v1/pipeline/status'),
     recall: (body) => call('POST', '/v1/recall', body),
     memories: async (userId, status) =>
-      (await call<{ memories: [] }>('GET', `${user(userId)}/memories${status ? `?status=${status}` : ''}`)).memories,
+      (await call<{ memories: ListedMemory[] }>('GET', `${user(userId)}/memories${status ? `?status=${status}` : ''}`)).memories,
     export: (userId) => call('GET', `${user(userId)}/export`),
     import: async (userId, bundle) => {
       const total = { memories: 0, added: 0, consistent: true };
@@ -64,7 +65,8 @@ export function httpEngramClient(options: HttpEngramClientOptions): EngramClient
     retract: (userId, memoryId, reason) => call('DELETE', `${user(userId)}/memories/${encodeURIComponent(memoryId)}`, { reason }),
     revert: (userId, memoryId, version) => call('POST', `${user(userId)}/memories/${encodeURIComponent(memoryId)}/revert`, { version }),
     saveProfile: (userId, attributes) => call('PUT', `${user(userId)}/profile`, { attributes }),
-    startRebuilds: async (projection) => (await call<{ rebuilds: [] }>('POST', '/v1/admin/rebuilds', { projection }, adminKey)).rebuilds,
-    rebuilds: async () => (await call<{ rebuilds: [] }>('GET', '/v1/admin/rebuilds', undefined, adminKey)).rebuilds,
+    startRebuilds: async (projection) =>
+      (await call<{ rebuilds: RebuildStatus[] }>('POST', '/v1/admin/rebuilds', { projection }, adminKey)).rebuilds,
+    rebuilds: async () => (await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds', undefined, adminKey)).rebuilds,
   };
 }
