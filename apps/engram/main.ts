@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { runCli } from '@engram/services';
+import { runCli } from './cli/engram-cli';
 import { EngramModule } from './engram.module';
 
 void runCli(

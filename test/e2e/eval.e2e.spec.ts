@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngramModule } from '../../apps/engram/engram.module';
-import type { CliModules } from '@engram/services';
-import { embeddedEngine, EvalReport, registerEvalCommand, runEval } from '../../libs/services/src/cli/eval';
+import type { CliModules } from '../../apps/engram/cli/cli-modules';
+import { embeddedEngine, EvalReport, registerEvalCommand, runEval } from '../../apps/engram/cli/eval';
 
 /**
  * The recall quality eval on the shipped bilingual dataset, in-process on the real embedded

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { openSqliteDatabase, SqliteKeyStore } from '@engram/adapters-sqlite';
 import { loadConfig } from '@engram/config';
 import { MasterKey, parseMasterKey } from '@engram/domain';
-import { buildCli, rotationKeys } from '@engram/services';
+import { rotationKeys } from '@engram/services';
+import { buildCli } from '../../apps/engram/cli/engram-cli';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, startEngram, turnsBody } from '../support/engram-harness';
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '@engram/config';
-import { buildCli } from '@engram/services';
+import { buildCli } from '../../apps/engram/cli/engram-cli';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, rebuildOffline, startEngram, TestClock, turnsBody } from '../support/engram-harness';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadConfig } from '@engram/config';
-import { buildCli } from '@engram/services';
+import { buildCli } from '../../apps/engram/cli/engram-cli';
 import { EngramModule } from '../../apps/engram/engram.module';
 import { EngramHarness, readAllFiles, startEngram, turnsBody } from '../support/engram-harness';
 

@@ -10,7 +10,7 @@
 import 'reflect-metadata';
 import { loadConfig } from '@engram/config';
 import { DEFAULT_TENANT, IngestService } from '@engram/services';
-import { workloadRequests } from '../../libs/services/src/cli/bench';
+import { workloadRequests } from '../../apps/engram/cli/bench';
 import { drained, startOldEngram } from './old-engram';
 
 async function main(): Promise<void> {

@@ -13,11 +13,21 @@ const compilerOptions = {
   sourceMap: false,
   inlineSourceMap: true,
 };
-const aliases = new Map(Object.entries(config.compilerOptions.paths).map(([alias, [target]]) => [alias, path.join(root, target)]));
+const paths = Object.entries(config.compilerOptions.paths);
+const aliases = new Map(paths.filter(([alias]) => !alias.endsWith('/*')).map(([alias, [target]]) => [alias, path.join(root, target)]));
+// `@engram/services/*` → `libs/services/src/*` (the engram app's CLI imports modules by path).
+const prefixes = paths
+  .filter(([alias]) => alias.endsWith('/*'))
+  .map(([alias, [target]]) => [alias.slice(0, -1), path.join(root, target.slice(0, -1))]);
+const aliased = (request) => {
+  if (aliases.has(request)) return aliases.get(request);
+  const prefix = prefixes.find(([from]) => request.startsWith(from));
+  return prefix ? prefix[1] + request.slice(prefix[0].length) : request;
+};
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, ...rest) {
-  return resolve.call(this, aliases.get(request) ?? request, ...rest);
+  return resolve.call(this, aliased(request), ...rest);
 };
 require.extensions['.ts'] = (module, filename) => {
   const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions, fileName: filename });

@@ -15,16 +15,8 @@ import {
   SessionStoreVersions,
   VersionedProjection,
 } from '@engram/ports';
-import {
-  DEFAULT_TENANT,
-  diffFactVersions,
-  formatDiff,
-  OnlineRebuilds,
-  PipelineProgress,
-  type RebuildStatus,
-  Reprocessor,
-  startApp,
-} from '@engram/services';
+import { DEFAULT_TENANT, OnlineRebuilds, PipelineProgress, type RebuildStatus, Reprocessor, startApp } from '@engram/services';
+import { diffFactVersions, formatDiff } from '../../../apps/engram/cli/diff-projections';
 import {
   ChatCompletionsStub,
   FIXTURE_TURNS,

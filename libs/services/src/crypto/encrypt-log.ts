@@ -5,7 +5,7 @@ import { EngramConfig } from '@engram/config';
 import { Topics, topicVersionOf, versionedTopic } from '@engram/contracts';
 import { ConsumedMessage, EventLog, LogMigration, LogPosition, LogVersions, reached, RebuildLedger, ResetTarget } from '@engram/ports';
 import { STORED_EVENT_LOG } from '../bindings/stored-event-log';
-import { runningServer } from '../cli/server-file';
+import { runningServer } from '../server-file';
 import { consumeUpToOrFail } from '../replay/consume-up-to';
 import { DataKeyRing } from './data-key-ring';
 import { LogCopier } from './encrypt-log-copy';

@@ -5,7 +5,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { deterministicId, TurnRecorded } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { eventually } from '@engram/testing';
-import { readDeadLetters, replayDeadLetters } from '../cli/dlq';
+import { readDeadLetters, replayDeadLetters } from './dead-letters';
 import { deadLetterTopic } from './dead-letter';
 import { EngramMetrics } from '../observability/metrics';
 import { EventLogTransport, StageBatch } from './event-log.transport';

@@ -12,7 +12,7 @@ import {
   VERSIONED_PROJECTIONS,
   type VersionedProjection,
 } from '@engram/ports';
-import { readDeadLetters } from '../../cli/dlq';
+import { readDeadLetters } from '../../transport/dead-letters';
 import { EventPublisher } from '../../pipeline/event-publisher';
 import { deadLetterTopic, type DeadLetter } from '../../transport/dead-letter';
 import { AdminGuard } from '../rebuilds/rebuilds.controller';

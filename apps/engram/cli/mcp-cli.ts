@@ -2,8 +2,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Command } from 'commander';
 import { EngramClient } from '@engram/client';
 import { loadConfig } from '@engram/config';
-import { createEngramMcpServer } from '../mcp/engram-mcp-server';
-import { runningServer } from './server-file';
+import { createEngramMcpServer } from '@engram/services/mcp/engram-mcp-server';
+import { runningServer } from '@engram/services/server-file';
 
 /**
  * `engram mcp`: the MCP tools on stdin/stdout for an agent, talking to a running engram: `--url`,

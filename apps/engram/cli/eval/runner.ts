@@ -11,6 +11,7 @@ import { type EvalReport, pinnedTurnIds, type QuestionResult, rankedTurnIds, ran
 import { Bm25Index, denseRanking } from './baselines';
 import { summarise } from './summary';
 import { formatMisses, formatReport } from './format';
+import type { EngramClient } from '../client/engram-client';
 import { type EvalEngine, remoteEngine } from './engines';
 
 export interface EvalOptions {
@@ -53,26 +54,29 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
   const baselines = await baselineRankers(dataset, embedder, config.ENGRAM_EMBEDDINGS_BATCH_SIZE, bars);
 
   const engine = options.url ? remoteEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY) : await startEmbedded();
+  const { engram } = engine;
   const results: QuestionResult[] = [];
   const sources = new Map<string, Set<string>>();
   try {
     const ingestBar = progressBar(bars, 'ingest  ', dataset.turns.length);
     for (const request of toRequests(dataset.turns, config.ENGRAM_MAX_TURNS_PER_REQUEST)) {
-      await engine.ingest(request);
+      await engram.ingest(request);
       ingestBar.increment(request.turns.length);
     }
     ingestBar.stop();
-    await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
-    await engine.sweep();
-    await drain(engine, bars, options.stallTimeoutMs ?? 120_000);
+    await drain(engram, bars, options.stallTimeoutMs ?? 120_000);
+    // One forgetting sweep, as a deployment runs within the hour of ingest (the dataset is a backfill:
+    // what expires after a week of world time expires now). A running engram sweeps on its own schedule.
+    if (engram.kind === 'in-process') await engram.runForgetting();
+    await drain(engram, bars, options.stallTimeoutMs ?? 120_000);
 
     for (const userId of new Set(dataset.questions.map((q) => q.userId)))
-      sources.set(userId, new Set(await engine.memorySourceTurnIds(userId)));
+      sources.set(userId, new Set((await engram.memories(userId, 'all')).flatMap((memory) => memory.sourceTurnIds)));
 
     const askBar = progressBar(bars, 'recall  ', dataset.questions.length);
     for (const [index, question] of dataset.questions.entries()) {
       const started = performance.now();
-      const response = await engine.recall({ userId: question.userId, query: question.question, k: depth, now: question.askedAt });
+      const response = await engram.recall({ userId: question.userId, query: question.question, k: depth, now: question.askedAt });
       const latencyMs = performance.now() - started;
       results.push({
         questionId: question.questionId,
@@ -174,14 +178,14 @@ async function baselineRankers(dataset: EvalDataset, embedder: Embedder, batchSi
   };
 }
 
-async function drain(engine: EvalEngine, bars: boolean, stallTimeoutMs: number): Promise<void> {
-  let pending = await engine.pending();
+async function drain(engram: EngramClient, bars: boolean, stallTimeoutMs: number): Promise<void> {
+  let pending = await engram.pending();
   const total = Math.max(1, pending);
   const bar = progressBar(bars, 'pipeline', total);
   let lastChange = Date.now();
   while (pending > 0) {
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = await engine.pending();
+    const now = await engram.pending();
     if (now !== pending) lastChange = Date.now();
     else if (Date.now() - lastChange > stallTimeoutMs)
       throw new Error(`the pipeline has been stuck at ${now} pending events for ${stallTimeoutMs} ms`);

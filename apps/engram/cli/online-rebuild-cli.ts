@@ -1,32 +1,18 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
-import type { RebuildStatus } from '../replay/rebuild-status';
+import type { RebuildStatus } from '@engram/services/replay/rebuild-status';
+import type { EngramClient } from './client/engram-client';
 
 const TARGETS = [...VERSIONED_PROJECTIONS, 'all'];
 
 /**
  * `engram rebuild --url`: starts online rebuilds on a running engram
- * (POST /v1/admin/rebuilds) and follows GET /v1/admin/rebuilds with one progress
+ * (`startRebuilds`: POST /v1/admin/rebuilds) and follows `rebuilds()` (GET /v1/admin/rebuilds) with one progress
  * bar per projection (events/s, ETA, phase) until each is done or failed.
  */
-export async function rebuildOnline(
-  url: string,
-  projection: string,
-  adminKey: string | undefined,
-  options: { pollMs?: number } = {},
-): Promise<void> {
+export async function rebuildOnline(engram: EngramClient, projection: string, options: { pollMs?: number } = {}): Promise<void> {
   if (!TARGETS.includes(projection)) throw new Error(`--projection must be one of ${TARGETS.join(', ')} for an online rebuild`);
-  const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(new URL(path, url), {
-      method,
-      headers: { 'content-type': 'application/json', ...(adminKey ? { authorization: `Bearer ${adminKey}` } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
-    return JSON.parse(text) as T;
-  };
-  const { rebuilds: started } = await call<{ rebuilds: RebuildStatus[] }>('POST', '/v1/admin/rebuilds', { projection });
+  const started = await engram.startRebuilds(projection);
   const key = (r: Pick<RebuildStatus, 'projection' | 'version'>) => `${r.projection}@${r.version}`;
   const wanted = new Set(started.map(key));
   const multi = new MultiBar(
@@ -46,8 +32,7 @@ export async function rebuildOnline(
   let last: RebuildStatus[];
   try {
     for (;;) {
-      const { rebuilds } = await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds');
-      last = rebuilds.filter((r) => wanted.has(key(r)));
+      last = (await engram.rebuilds()).filter((r) => wanted.has(key(r)));
       for (const r of last) {
         const payload = {
           name: `${r.projection} v${r.version}`.padEnd(13),

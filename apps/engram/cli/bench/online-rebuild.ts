@@ -1,55 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import type { RecallResponse } from '../../recall/recall.dto';
-import type { RebuildStatus } from '../../replay/rebuild-status';
+import type { PostTurnsDto } from '@engram/services/ingest/turns.dto';
+import type { RecallDto } from '@engram/services/recall/recall.dto';
+import type { RebuildStatus } from '@engram/services/replay/rebuild-status';
 import { pick, probeStatement, questionAbout, seededRandom, streamSeed, TEMPLATES, userIdOf, userStatements } from './workload';
 import { round2, summariseLatencies } from './statistics';
-import {
-  compareSnapshots,
-  type MemoryDocument,
-  type ProjectionSnapshot,
-  snapshotMemories,
-  snapshotRecall,
-  type UserSnapshot,
-} from './snapshots';
+import { compareSnapshots, type ProjectionSnapshot, snapshotMemories, snapshotRecall, type UserSnapshot } from './snapshots';
 import { progressBar, sleep } from './cli-helpers';
 import type { BenchOptions, OnlineRebuildReport } from './options';
 import { waitUntilRecalled } from './engines';
-
-interface HttpAnswer<T> {
-  readonly status: number;
-  readonly body: T;
-}
-
-function httpClient(url: string, apiKey: string | undefined, adminKey: string | undefined) {
-  return async <T>(method: 'GET' | 'POST', route: string, body?: unknown, admin = false): Promise<HttpAnswer<T>> => {
-    const key = admin ? adminKey : apiKey;
-    const response = await fetch(new URL(route, url), {
-      method,
-      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: keep the text for the error message
-    }
-    return { status: response.status, body: parsed as T };
-  };
-}
-
-type Call = ReturnType<typeof httpClient>;
-
-async function ok<T>(answer: Promise<HttpAnswer<T>>, what: string): Promise<T> {
-  const { status, body } = await answer;
-  if (status < 200 || status >= 300) throw new Error(`${what} → ${status}: ${typeof body === 'string' ? body : JSON.stringify(body)}`);
-  return body;
-}
+import type { EngramClient } from '../client/engram-client';
 
 /** Starts an online rebuild of every projection and follows it until each is done (throws if one failed). */
 async function onlineRebuild(
-  call: Call,
+  engram: EngramClient,
   bars: boolean,
   label: string,
 ): Promise<{
@@ -61,10 +24,7 @@ async function onlineRebuild(
   statusErrors: number;
 }> {
   const started = performance.now();
-  const { rebuilds } = await ok(
-    call<{ rebuilds: RebuildStatus[] }>('POST', '/v1/admin/rebuilds', { projection: 'all' }, true),
-    'POST /v1/admin/rebuilds',
-  );
+  const rebuilds = await engram.startRebuilds('all');
   const key = (r: Pick<RebuildStatus, 'projection' | 'version'>) => `${r.projection}@${r.version}`;
   const wanted = new Set(rebuilds.map(key));
   const atSwap = new Map<string, number>();
@@ -75,19 +35,17 @@ async function onlineRebuild(
   let statusErrors = 0;
   for (let consecutive = 0; ;) {
     // A status read that fails now and then (a store connection reset) is counted, not fatal: the rebuild runs server-side.
-    const answer = await call<{ rebuilds: RebuildStatus[] }>('GET', '/v1/admin/rebuilds', undefined, true).catch((error: unknown) => ({
-      status: 0,
-      body: String(error),
-    }));
-    if (answer.status !== 200) {
+    let listed: RebuildStatus[];
+    try {
+      listed = await engram.rebuilds();
+    } catch (error) {
       statusErrors++;
-      if (++consecutive >= 40) throw new Error(`GET /v1/admin/rebuilds → ${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (++consecutive >= 40) throw error;
       await sleep(500);
       continue;
     }
     consecutive = 0;
-    const listed = answer.body as { rebuilds: RebuildStatus[] };
-    const mine = listed.rebuilds.filter((r) => wanted.has(key(r)));
+    const mine = listed.filter((r) => wanted.has(key(r)));
     const failed = mine.find((r) => r.phase === 'failed');
     if (failed) {
       bar.stop();
@@ -127,18 +85,21 @@ async function onlineRebuild(
  * ENGRAM_ACCESS_WEIGHT > 0 a second dump ranks with the first one's accesses (read-side feedback,
  * not part of any rebuilt projection), so compare rebuilds with the weight at 0.
  */
-async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, label: string, now: string): Promise<ProjectionSnapshot> {
+async function dumpReadSide(
+  engram: EngramClient,
+  options: BenchOptions,
+  bars: boolean,
+  label: string,
+  now: string,
+): Promise<ProjectionSnapshot> {
   const users = Math.min(options.users, options.turns);
   const bar = progressBar(bars, label, users);
   const snapshot: Record<string, UserSnapshot> = {};
   for (let user = 0; user < users; user++) {
     const userId = userIdOf(user);
-    const { memories } = await ok(
-      call<{ memories: MemoryDocument[] }>('GET', `/v1/users/${encodeURIComponent(userId)}/memories?status=all`),
-      `memories of ${userId}`,
-    );
+    const memories = await engram.memories(userId, 'all');
     const query = questionAbout(userStatements(options.seed, user, 1)[0], seededRandom(streamSeed(options.seed, 'dump', user)));
-    const answer = await ok(call<RecallResponse>('POST', '/v1/recall', { userId, query, sessionId: 's0', now }), `recall of ${userId}`);
+    const answer = await engram.recall({ userId, query, sessionId: 's0', now } as RecallDto);
     snapshot[userId] = { memories: snapshotMemories(memories), recall: snapshotRecall(answer) };
     bar.increment();
   }
@@ -146,8 +107,8 @@ async function dumpReadSide(call: Call, options: BenchOptions, bars: boolean, la
   return snapshot;
 }
 
-async function drainHttp(call: Call): Promise<void> {
-  while ((await ok(call<{ pending: number }>('GET', '/v1/pipeline/status'), 'GET /v1/pipeline/status')).pending > 0) await sleep(100);
+async function drainHttp(engram: EngramClient): Promise<void> {
+  while ((await engram.pending()) > 0) await sleep(100);
 }
 
 const PROBE_TIMEOUT_MS = 120_000;
@@ -161,8 +122,7 @@ const REBUILD_POSTS_IN_FLIGHT = 8;
  * missing. Then the ingest stops, the read side drains and is dumped; a second online rebuild of
  * the same log with nothing ingested (a from-scratch build) must give the same dump.
  */
-export async function measureOnlineRebuild(url: string, options: BenchOptions, bars: boolean): Promise<OnlineRebuildReport> {
-  const call = httpClient(url, options.apiKey ?? process.env.ENGRAM_API_KEY, options.adminKey ?? process.env.ENGRAM_ADMIN_KEY);
+export async function measureOnlineRebuild(engram: EngramClient, options: BenchOptions, bars: boolean): Promise<OnlineRebuildReport> {
   const users = Math.min(options.users, options.turns);
 
   const probes = Array.from({ length: Math.min(20, users) }, (_, n) => ({
@@ -173,25 +133,14 @@ export async function measureOnlineRebuild(url: string, options: BenchOptions, b
   const probeBar = progressBar(bars, 'probes   ', probes.length);
   for (const probe of probes) {
     const turn = { turnId: probe.turnId, role: 'user', text: probe.text, occurredAt: new Date().toISOString() };
-    const { position } = await ok(
-      call<{ position: string }>('POST', '/v1/turns', { userId: probe.userId, sessionId: 'online-rebuild', turns: [turn] }),
-      'POST /v1/turns',
-    );
-    const found = await waitUntilRecalled(
-      { recall: (body) => ok(call<RecallResponse>('POST', '/v1/recall', body), 'POST /v1/recall') },
-      probe.userId,
-      probe.marker,
-      probe.turnId,
-      position,
-      performance.now(),
-      PROBE_TIMEOUT_MS,
-    );
+    const { position } = await engram.ingest({ userId: probe.userId, sessionId: 'online-rebuild', turns: [turn] } as PostTurnsDto);
+    const found = await waitUntilRecalled(engram, probe.userId, probe.marker, probe.turnId, position, performance.now(), PROBE_TIMEOUT_MS);
     if (found === null)
       throw new Error(`probe ${probe.turnId} of ${probe.userId} not recalled within ${PROBE_TIMEOUT_MS / 1000} s before the rebuild`);
     probeBar.increment();
   }
   probeBar.stop();
-  await drainHttp(call);
+  await drainHttp(engram);
 
   let stop = false;
   const ingestStats = { turns: 0, failures: 0 };
@@ -208,8 +157,8 @@ export async function measureOnlineRebuild(url: string, options: BenchOptions, b
       if (stop) break;
       const userId = userIdOf(Math.floor(random() * users));
       const turn = { turnId: `or${i}`, role: 'user', text: pick(random, TEMPLATES)(random).text, occurredAt: new Date().toISOString() };
-      const post = call('POST', '/v1/turns', { userId, sessionId: 'online-rebuild', turns: [turn] }).then(
-        (answer) => void (answer.status === 202 ? ingestStats.turns++ : ingestStats.failures++),
+      const post = engram.ingest({ userId, sessionId: 'online-rebuild', turns: [turn] } as PostTurnsDto).then(
+        () => void ingestStats.turns++,
         () => void ingestStats.failures++,
       );
       inFlight.add(post);
@@ -224,11 +173,9 @@ export async function measureOnlineRebuild(url: string, options: BenchOptions, b
       const probe = probes[i % probes.length];
       const started = performance.now();
       try {
-        const answer = await call<RecallResponse>('POST', '/v1/recall', { userId: probe.userId, query: probe.marker, k: 5 });
+        const answer = await engram.recall({ userId: probe.userId, query: probe.marker, k: 5 } as RecallDto);
         latencies.push(performance.now() - started);
-        if (answer.status !== 200) recallStats.errors++;
-        else if (![...answer.body.facts, ...answer.body.memories].some((m) => m.sourceTurnIds.includes(probe.turnId)))
-          recallStats.missing++;
+        if (![...answer.facts, ...answer.memories].some((m) => m.sourceTurnIds.includes(probe.turnId))) recallStats.missing++;
       } catch {
         latencies.push(performance.now() - started);
         recallStats.errors++;
@@ -238,18 +185,18 @@ export async function measureOnlineRebuild(url: string, options: BenchOptions, b
 
   let underIngest: Awaited<ReturnType<typeof onlineRebuild>>;
   try {
-    underIngest = await onlineRebuild(call, bars, 'rebuild (under ingest) ');
+    underIngest = await onlineRebuild(engram, bars, 'rebuild (under ingest) ');
   } finally {
     stop = true;
     await Promise.all([ingestLoop, recallLoop]);
   }
-  await drainHttp(call);
+  await drainHttp(engram);
   // Both dumps rank at one instant, so time decay cannot tell them apart.
   const dumpNow = new Date().toISOString();
-  const first = await dumpReadSide(call, options, bars, 'dump     ', dumpNow);
-  const scratch = await onlineRebuild(call, bars, 'rebuild (from scratch) ');
-  await drainHttp(call);
-  const second = await dumpReadSide(call, options, bars, 'dump     ', dumpNow);
+  const first = await dumpReadSide(engram, options, bars, 'dump     ', dumpNow);
+  const scratch = await onlineRebuild(engram, bars, 'rebuild (from scratch) ');
+  await drainHttp(engram);
+  const second = await dumpReadSide(engram, options, bars, 'dump     ', dumpNow);
   const comparison = compareSnapshots(first, second);
   const events = underIngest.rebuilt.reduce((sum, r) => sum + r.events, 0);
   const scratchEvents = scratch.rebuilt.reduce((sum, r) => sum + r.events, 0);

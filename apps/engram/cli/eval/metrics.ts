@@ -1,4 +1,4 @@
-import type { RecallResponse } from '../../recall/recall.dto';
+import type { RecallResponse } from '@engram/services/recall/recall.dto';
 import { TurnLineDto } from '../turn-lines';
 
 /** Recall is reported at these cut-offs in every run; `--k` picks the headline one (MRR, hit rate, the floor). */

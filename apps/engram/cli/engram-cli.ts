@@ -1,23 +1,18 @@
-import { INestApplication, Type } from '@nestjs/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigError, EngramConfig, loadConfig } from '@engram/config';
-import { boundAddress, openApiDocument, startApp } from '../bootstrap';
-import { DEFAULT_TENANT } from '../http/tenancy';
-import { IngestService } from '../ingest/ingest.service';
-import { RecallService } from '../recall/recall.service';
-import { RecallDto } from '../recall/recall.dto';
+import { ConfigError, loadConfig } from '@engram/config';
+import { boundAddress, openApiDocument, startApp } from '@engram/services/bootstrap';
+import { RecallDto } from '@engram/services/recall/recall.dto';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { PROJECTION_NAMES, ProjectionName } from '@engram/contracts';
-import { Rebuilder } from '../replay/rebuilder';
+import { Rebuilder } from '@engram/services/replay/rebuilder';
 import { rebuildOnline } from './online-rebuild-cli';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
-import { announceServer, runningServer } from './server-file';
+import { announceServer, runningServer } from '@engram/services/server-file';
 import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
@@ -29,6 +24,9 @@ import { registerRotateMasterKeyCommand } from './rotate-master-key-cli';
 import { LineError, parseTurnLines, toRequests } from './turn-lines';
 import { registerMcpCommand } from './mcp-cli';
 import { registerAsyncApiCommand } from './asyncapi-cli';
+import { withClient, withEmbedded } from './client/connect';
+import type { EngramClient } from './client/engram-client';
+import { httpEngramClient } from './client/http-engram-client';
 import type { CliModules } from './cli-modules';
 
 export type { CliModules } from './cli-modules';
@@ -79,28 +77,20 @@ export function buildCli(modules: CliModules): Command {
       const lines = parseTurnLines(fs.readFileSync(file, 'utf8'));
       const requests = toRequests(lines, config.ENGRAM_MAX_TURNS_PER_REQUEST);
       const bar = progressBar('ingest', lines.length);
-      const remote = remoteOf(options, config);
-      if (remote) {
+      await withClient(options, config.ENGRAM_DATA_DIR, { module: () => modules.server(config), stages: true }, async (engram) => {
         let last = '';
         for (const request of requests) {
-          const response = await remote.post<{ accepted: number; position: string }>('/v1/turns', request);
-          last = response.position;
+          last = (await engram.ingest(request)).position;
           bar.increment(request.turns.length);
         }
         bar.stop();
-        await waitRemote(remote);
-        console.log(JSON.stringify({ turns: lines.length, position: last }));
-        return;
-      }
-      await withEmbedded(modules.server(config), true, async (app) => {
-        const ingest = app.get(IngestService);
-        for (const request of requests) {
-          await ingest.ingest(DEFAULT_TENANT, request);
-          bar.increment(request.turns.length);
+        if (engram.kind === 'http') {
+          await waitRemote(engram);
+          console.log(JSON.stringify({ turns: lines.length, position: last }));
+        } else {
+          await drain(engram);
+          console.log(JSON.stringify({ turns: lines.length }));
         }
-        bar.stop();
-        await drain(app.get(PipelineProgress));
-        console.log(JSON.stringify({ turns: lines.length }));
       });
     });
 
@@ -121,13 +111,8 @@ export function buildCli(modules: CliModules): Command {
     .action(async (userId: string, query: string, options: RecallOptions) => {
       const config = cliConfig();
       const body = recallBody(userId, query, options);
-      const remote = remoteOf(options, config);
-      if (remote) {
-        console.log(JSON.stringify(await remote.post('/v1/recall', body), null, 2));
-        return;
-      }
-      await withEmbedded(modules.server(config), false, async (app) => {
-        console.log(JSON.stringify(await app.get(RecallService).recall(DEFAULT_TENANT, body), null, 2));
+      await withClient(options, config.ENGRAM_DATA_DIR, { module: () => modules.server(config), stages: false }, async (engram) => {
+        console.log(JSON.stringify(await engram.recall(body), null, 2));
       });
     });
 
@@ -144,7 +129,10 @@ export function buildCli(modules: CliModules): Command {
     .action(async (options: { projection: string; url?: string; adminKey?: string }) => {
       const config = cliConfig();
       if (options.url) {
-        await rebuildOnline(options.url, options.projection, options.adminKey ?? process.env.ENGRAM_ADMIN_KEY);
+        await rebuildOnline(
+          httpEngramClient({ url: options.url, adminKey: options.adminKey ?? process.env.ENGRAM_ADMIN_KEY }),
+          options.projection,
+        );
         return;
       }
       const names: readonly ProjectionName[] =
@@ -180,14 +168,8 @@ export function buildCli(modules: CliModules): Command {
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action(async (options: { url?: string; apiKey?: string }) => {
       const config = cliConfig();
-      const remote = remoteOf(options, config);
-      if (remote) {
-        console.log(JSON.stringify(await remote.get('/v1/pipeline/status'), null, 2));
-        return;
-      }
-      await withEmbedded(modules.rebuild(config), false, async (app) => {
-        const stages = await app.get(PipelineProgress).stages();
-        console.log(JSON.stringify({ pending: stages.reduce((s, x) => s + x.lag, 0), stages }, null, 2));
+      await withClient(options, config.ENGRAM_DATA_DIR, { module: () => modules.rebuild(config), stages: false }, async (engram) => {
+        console.log(JSON.stringify(await engram.pipelineStatus(), null, 2));
       });
     });
 
@@ -268,15 +250,6 @@ export async function runCli(modules: CliModules, argv: readonly string[]): Prom
   }
 }
 
-async function withEmbedded(module: Type<unknown> | object, stages: boolean, work: (app: INestApplication) => Promise<void>) {
-  const app = await startApp(module, { http: false, stages });
-  try {
-    await work(app);
-  } finally {
-    await app.close();
-  }
-}
-
 function progressBar(label: string, total: number): SingleBar {
   const bar = new SingleBar(
     {
@@ -291,11 +264,12 @@ function progressBar(label: string, total: number): SingleBar {
   return bar;
 }
 
-async function drain(progress: PipelineProgress): Promise<void> {
-  const bar = progressBar('pipeline', Math.max(1, await progress.pending()));
+/** Waits, with a progress bar, until recall sees everything ingested. */
+async function drain(engram: EngramClient): Promise<void> {
+  const bar = progressBar('pipeline', Math.max(1, await engram.pending()));
   const total = bar.getTotal();
   for (;;) {
-    const pending = await progress.pending();
+    const pending = await engram.pending();
     bar.update(Math.max(0, total - pending));
     if (pending === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -304,33 +278,7 @@ async function drain(progress: PipelineProgress): Promise<void> {
   bar.stop();
 }
 
-interface Remote {
-  get<T = unknown>(path: string): Promise<T>;
-  post<T = unknown>(path: string, body: unknown): Promise<T>;
-}
-
-/** `--url`, or the server announced in the data directory. */
-function remoteOf(options: { url?: string; apiKey?: string }, config: EngramConfig): Remote | null {
-  const url = options.url ?? runningServer(config.ENGRAM_DATA_DIR)?.url;
-  if (!url) return null;
-  const key = options.apiKey ?? process.env.ENGRAM_API_KEY;
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(new URL(path, url), {
-      method,
-      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
-    return JSON.parse(text) as T;
-  };
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
-}
-
-async function waitRemote(remote: Remote): Promise<void> {
-  for (;;) {
-    const { pending } = await remote.get<{ pending: number }>('/v1/pipeline/status');
-    if (pending === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Waits, without a bar, until a running engram's recall sees everything ingested. */
+async function waitRemote(engram: EngramClient): Promise<void> {
+  while ((await engram.pending()) !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
 }

@@ -1,12 +1,13 @@
 import { SingleBar } from 'cli-progress';
 import { performance } from 'node:perf_hooks';
-import type { PostTurnsDto, TurnDto } from '../../ingest/turns.dto';
+import type { PostTurnsDto, TurnDto } from '@engram/services/ingest/turns.dto';
 import { measureOnlineRebuild } from './online-rebuild';
 import type { BenchOptions, BenchReport, OnlineRebuildReport } from './options';
 import { pick, probeStatement, seededRandom, streamSeed, TEMPLATES, userIdOf, workloadQueries, workloadRequests } from './workload';
 import { type BenchEngine, httpEngine, waitUntilRecalled } from './engines';
 import { round2, summariseLatencies } from './statistics';
 import { formatBenchReport } from './report';
+import { httpEngramClient } from '../client/http-engram-client';
 import { progressBar, sleep } from './cli-helpers';
 
 const MB = 1024 * 1024;
@@ -32,7 +33,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     const ingestBar = progressBar(bars, 'ingest   ', options.turns);
     const ingestStarted = performance.now();
     for (const request of workloadRequests(options)) {
-      await engine.ingest(request);
+      await engine.engram.ingest(request);
       ingestBar.increment(request.turns.length);
     }
     ingestBar.stop();
@@ -49,7 +50,12 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     let onlineRebuild: OnlineRebuildReport | undefined;
     if (options.onlineRebuild) {
       if (!engine.url) throw new Error("--online-rebuild needs the engram's HTTP API");
-      onlineRebuild = await measureOnlineRebuild(engine.url, options, bars);
+      const engram = httpEngramClient({
+        url: engine.url,
+        apiKey: options.apiKey ?? process.env.ENGRAM_API_KEY,
+        adminKey: options.adminKey ?? process.env.ENGRAM_ADMIN_KEY,
+      });
+      onlineRebuild = await measureOnlineRebuild(engram, options, bars);
       memories = onlineRebuild.comparison.memories.right;
     } else {
       // 2. Freshness at a steady rate, at that size.
@@ -63,7 +69,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       const recallBar = progressBar(bars, 'recall   ', queries.length);
       for (const query of queries) {
         const started = performance.now();
-        await engine.recall(query);
+        await engine.engram.recall(query);
         sequential.push(performance.now() - started);
         recallBar.increment();
       }
@@ -75,7 +81,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
           while (next < queries.length) {
             const query = queries[next++];
             const started = performance.now();
-            await engine.recall(query);
+            await engine.engram.recall(query);
             concurrent.push(performance.now() - started);
             concurrentBar.increment();
           }
@@ -85,7 +91,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
 
       const memoriesBar = progressBar(bars, 'count    ', Math.min(options.users, options.turns));
       for (let user = 0; user < Math.min(options.users, options.turns); user++) {
-        memories += await engine.memories(userIdOf(user));
+        memories += (await engine.engram.memories(userIdOf(user))).length;
         memoriesBar.increment();
       }
       memoriesBar.stop();
@@ -182,7 +188,7 @@ async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars
     const probe = i % probeEvery === 0 ? probeStatement(options.seed, i / probeEvery) : null;
     const text = probe ? probe.text : pick(random, TEMPLATES)(random).text;
     const posted = performance.now();
-    const ingested = engine.ingest({
+    const ingested = engine.engram.ingest({
       userId,
       sessionId: 'fresh',
       turns: [{ turnId, role: 'user', text, occurredAt: new Date().toISOString() } as TurnDto],
@@ -190,7 +196,7 @@ async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars
     if (probe) {
       waits.push(
         ingested
-          .then((position) => waitUntilRecalled(engine, userId, probe.marker, turnId, position, posted))
+          .then(({ position }) => waitUntilRecalled(engine.engram, userId, probe.marker, turnId, position, posted))
           .then((ms) => {
             bar.increment();
             return ms;
@@ -257,12 +263,12 @@ class RssSampler {
 }
 
 async function drain(engine: BenchEngine, bars: boolean): Promise<void> {
-  let pending = await engine.pending();
+  let pending = await engine.engram.pending();
   const bar = progressBar(bars, 'pipeline ', Math.max(1, pending));
   const total = Math.max(1, pending);
   while (pending > 0) {
     await sleep(20);
-    pending = await engine.pending();
+    pending = await engine.engram.pending();
     bar.update(Math.max(0, total - pending));
   }
   bar.update(total);

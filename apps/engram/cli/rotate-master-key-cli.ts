@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { loadConfig } from '@engram/config';
-import { startApp } from '../bootstrap';
-import { keyStoreWith } from '../bindings/bindings';
-import { finishKeyFileRotation, rotationKeys, usesKeyFile } from '../crypto';
+import { startApp } from '@engram/services/bootstrap';
+import { keyStoreWith } from '@engram/services/bindings/bindings';
+import { finishKeyFileRotation, rotationKeys, usesKeyFile } from '@engram/services/crypto';
 import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
-import { runningServer } from './server-file';
+import { runningServer } from '@engram/services/server-file';
 
 /**
  * `engram rotate-master-key`: every data key rewrapped under the new master key (docs/security.md,

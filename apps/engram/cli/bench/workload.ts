@@ -1,5 +1,5 @@
-import type { RecallDto } from '../../recall/recall.dto';
-import type { PostTurnsDto, TurnDto } from '../../ingest/turns.dto';
+import type { RecallDto } from '@engram/services/recall/recall.dto';
+import type { PostTurnsDto, TurnDto } from '@engram/services/ingest/turns.dto';
 
 /** mulberry32: a small, fast, well-mixed 32-bit PRNG; returns floats in [0, 1). */
 export function seededRandom(seed: number): () => number {

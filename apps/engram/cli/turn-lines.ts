@@ -1,8 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { Equals, IsString, Matches, validateSync } from 'class-validator';
-import { validationExceptionFactory } from '../http/http-exception.filter';
-import { ID_MESSAGE, ID_PATTERN, TurnDto } from '../ingest/turns.dto';
-import type { PostTurnsDto } from '../ingest/turns.dto';
+import { validationExceptionFactory } from '@engram/services/http/http-exception.filter';
+import { ID_MESSAGE, ID_PATTERN, TurnDto } from '@engram/services/ingest/turns.dto';
+import type { PostTurnsDto } from '@engram/services/ingest/turns.dto';
 
 /** One line of an ingest file: `{"type":"turn","userId","sessionId","turnId","role","speaker"?,"text","occurredAt"}`. */
 export class TurnLineDto extends TurnDto {

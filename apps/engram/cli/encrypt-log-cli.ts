@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '@engram/config';
 import { Topics, versionedTopic } from '@engram/contracts';
-import { startApp } from '../bootstrap';
-import { LogEncryptor } from '../crypto/encrypt-log';
+import { startApp } from '@engram/services/bootstrap';
+import { LogEncryptor } from '@engram/services/crypto/encrypt-log';
 import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
 

@@ -1,10 +1,8 @@
-import { HttpException } from '@nestjs/common';
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '@engram/config';
-import { MemoryControlService } from '../users/memory-control.service';
-import { DEFAULT_TENANT } from '../http/tenancy';
 import type { CliModules } from './cli-modules';
-import { remoteOf, RemoteOptions, withEmbedded } from './export-import';
+import { type RemoteOptions, withClient } from './client/connect';
+import type { EngramClient } from './client/engram-client';
 
 /**
  * `engram retract`, `engram revert` and `engram profile`: the HTTP per-memory commands from the
@@ -14,29 +12,11 @@ import { remoteOf, RemoteOptions, withEmbedded } from './export-import';
  */
 export function registerMemoryControlCommands(program: Command, modules: CliModules): Command {
   const cliConfig = () => loadConfig({ LOG_LEVEL: 'warn', ...process.env });
-  const users = (userId: string) => `/v1/users/${encodeURIComponent(userId)}`;
 
   /** Remote or embedded; an HTTP error (404 unknown memory…) becomes the command's error, naming the field. */
-  async function run(
-    options: RemoteOptions,
-    remoteCall: (remote: NonNullable<ReturnType<typeof remoteOf>>) => Promise<unknown>,
-    local: (service: MemoryControlService) => Promise<unknown>,
-  ) {
+  async function run(options: RemoteOptions, command: (engram: EngramClient) => Promise<unknown>) {
     const config = cliConfig();
-    const remote = remoteOf(options, config.ENGRAM_DATA_DIR);
-    const result = remote
-      ? await remoteCall(remote)
-      : await withEmbedded(modules.server(config), true, async (app) => {
-          try {
-            return await local(app.get(MemoryControlService));
-          } catch (error) {
-            if (!(error instanceof HttpException)) throw error;
-            const body = error.getResponse() as { message?: string[]; fields?: string[] };
-            throw new Error(`${error.getStatus()}: ${(body.message ?? [error.message]).join('; ')} (${(body.fields ?? []).join(', ')})`, {
-              cause: error,
-            });
-          }
-        });
+    const result = await withClient(options, config.ENGRAM_DATA_DIR, { module: () => modules.server(config), stages: true }, command);
     console.log(JSON.stringify(result, null, 2));
   }
 
@@ -47,11 +27,7 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
     .option('--url <url>', 'send to a running engram')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action((userId: string, memoryId: string, options: RemoteOptions & { reason: string }) =>
-      run(
-        options,
-        (remote) => remote('DELETE', `${users(userId)}/memories/${encodeURIComponent(memoryId)}`, { reason: options.reason }),
-        (service) => service.retract(DEFAULT_TENANT, userId, memoryId, options.reason),
-      ),
+      run(options, (engram) => engram.retract(userId, memoryId, options.reason)),
     );
 
   program
@@ -61,11 +37,7 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
     .option('--url <url>', 'send to a running engram')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action((userId: string, memoryId: string, options: RemoteOptions & { version: number }) =>
-      run(
-        options,
-        (remote) => remote('POST', `${users(userId)}/memories/${encodeURIComponent(memoryId)}/revert`, { version: options.version }),
-        (service) => service.revert(DEFAULT_TENANT, userId, memoryId, options.version),
-      ),
+      run(options, (engram) => engram.revert(userId, memoryId, options.version)),
     );
 
   program
@@ -75,11 +47,7 @@ export function registerMemoryControlCommands(program: Command, modules: CliModu
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action((userId: string, pairs: string[], options: RemoteOptions) => {
       const attributes = Object.fromEntries(pairs.map(attributePair));
-      return run(
-        options,
-        (remote) => remote('PUT', `${users(userId)}/profile`, { attributes }),
-        (service) => service.saveProfile(DEFAULT_TENANT, userId, attributes),
-      );
+      return run(options, (engram) => engram.saveProfile(userId, attributes));
     });
 
   return program;

@@ -1,5 +1,5 @@
 import type { MemoryRecord, MemoryVersion } from '@engram/contracts';
-import type { RecallResponse } from '../../recall/recall.dto';
+import type { RecallResponse } from '@engram/services/recall/recall.dto';
 
 /** What two builds of the facts projection must agree on for one memory: not when it was processed. */
 export interface MemorySnapshot {
