@@ -6,7 +6,7 @@ export * from './screening.decider';
 export * from './extraction.strategy';
 export * from './extraction.decider';
 export * from './episodes';
-export * from './rule-extractor.config';
+export * from './rules/rule-extractor.config';
 export * from './rule-extractor';
 export * from './text-values';
 export {

@@ -1,7 +1,7 @@
 import type { MemoryKind } from '@engram/contracts';
 import { escapeRegExp, findCue } from './cue-matching';
 import { LAST_MENTIONED, mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from './extraction.strategy';
-import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rule-extractor.config';
+import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rules/rule-extractor.config';
 import {
   canonicalProduct,
   extractAmount,
@@ -93,7 +93,7 @@ function scopeBudgets(drafts: ExtractedItemDraft[], text: string, config: RuleEx
 
 /** What the turn says is being bought: the words after a purchase cue, up to the clause's end. */
 export function purchaseOf(text: string, config: RuleExtractorConfig = defaultRuleExtractorConfig): string | null {
-  const cue = findCue(text, config.cues.purchase);
+  const cue = findCue(text, config.plans.purchase);
   if (!cue) return null;
   const rest = text.slice(cue.end).split(/[，,。.;；!！?？、]|\s+(?:and|for|with|but|under|around|about)\s+|预算|左右|以内/iu)[0];
   const thing = trimClause(rest)
@@ -164,14 +164,14 @@ const clauseBreaks = new WeakMap<readonly string[], RegExp>();
 
 /** Commas, a full stop that is not an abbreviation's ("Dr. Alvarez"), or "and/but/so" before a new subject. */
 function clauseBreak(config: RuleExtractorConfig): RegExp {
-  let re = clauseBreaks.get(config.abbreviations);
+  let re = clauseBreaks.get(config.clauses.abbreviations);
   if (!re) {
-    const abbreviations = config.abbreviations.map(escapeRegExp).join('|');
+    const abbreviations = config.clauses.abbreviations.map(escapeRegExp).join('|');
     re = new RegExp(
       `，|,(?!\\d)|(?<=\\.)(?<!(?<![\\p{L}])(?:${abbreviations})\\.)\\s+|\\s+(?:and|but|so)\\s+(?=(?:i|i'm|we|we're|my|our|the|it|it's|let's|you|he|she|they|also)\\b)`,
       'giu',
     );
-    clauseBreaks.set(config.abbreviations, re);
+    clauseBreaks.set(config.clauses.abbreviations, re);
   }
   return re;
 }
@@ -207,27 +207,32 @@ export function splitClauses(text: string, config: RuleExtractorConfig = default
  * compiled regex per list *object*, so a list rebuilt per call compiled a large alternation per
  * sentence (~4 % of ingest CPU).
  */
-const derivedCues = new WeakMap<RuleExtractorConfig['cues'], { leads: readonly string[]; employer: readonly string[] }>();
+const derivedCues = new WeakMap<RuleExtractorConfig, { leads: readonly string[]; employer: readonly string[] }>();
 
-function derived(cues: RuleExtractorConfig['cues']): { leads: readonly string[]; employer: readonly string[] } {
-  let lists = derivedCues.get(cues);
+function derived(config: RuleExtractorConfig): { leads: readonly string[]; employer: readonly string[] } {
+  let lists = derivedCues.get(config);
   if (!lists) {
     lists = {
-      leads: [...cues.connectors, ...cues.remember, ...cues.correctionLead, ...cues.correctionAlone],
-      employer: cues.employer.filter((e) => e !== '我在'),
+      leads: [
+        ...config.clauses.connectors,
+        ...config.clauses.remember,
+        ...config.corrections.correctionLead,
+        ...config.corrections.correctionAlone,
+      ],
+      employer: config.identity.employer.filter((e) => e !== '我在'),
     };
-    derivedCues.set(cues, lists);
+    derivedCues.set(config, lists);
   }
   return lists;
 }
 
 const relationPatterns = new WeakMap<
-  RuleExtractorConfig['relations'],
+  RuleExtractorConfig['identity']['relations'],
   { subject: string; han: boolean; startsWithWo: boolean; re: RegExp }[]
 >();
 
 /** "我老婆", "my wife": one compiled prefix per relation name, once per configuration. */
-function relationsOf(relations: RuleExtractorConfig['relations']) {
+function relationsOf(relations: RuleExtractorConfig['identity']['relations']) {
   let patterns = relationPatterns.get(relations);
   if (!patterns) {
     patterns = Object.entries(relations).flatMap(([subject, names]) =>
@@ -244,7 +249,7 @@ function relationsOf(relations: RuleExtractorConfig['relations']) {
 }
 
 function mergePieces(text: string, pieces: readonly Span[], config: RuleExtractorConfig): Span[] {
-  const leads = derived(config.cues).leads;
+  const leads = derived(config).leads;
   const merged: Span[] = [];
   let carry: Span | null = null;
   for (const piece of pieces) {
@@ -308,11 +313,7 @@ const IMPORTANCE: Readonly<Record<MemoryKind, number>> = {
 const FIRST_PERSON = /^(?:我们|我|咱们|we|i)\s*/iu;
 
 class ClauseReader {
-  private readonly cues: RuleExtractorConfig['cues'];
-
-  constructor(private readonly config: RuleExtractorConfig) {
-    this.cues = config.cues;
-  }
+  constructor(private readonly config: RuleExtractorConfig) {}
 
   prepare(raw: string, role: ExtractionInput['role']): Clause | null {
     const content = trimClause(raw);
@@ -333,8 +334,8 @@ class ClauseReader {
       remembered: remember.matched,
       corrected: correction.matched,
       // "其实我也喜欢 Python" adds to what was said; it corrects nothing.
-      retargets: correction.strong && findCue(body, this.cues.additive) === null,
-      emphasised: findCue(content, this.cues.emphasis) !== null,
+      retargets: correction.strong && findCue(body, this.config.clauses.additive) === null,
+      emphasised: findCue(content, this.config.clauses.emphasis) !== null,
     };
   }
 
@@ -343,13 +344,17 @@ class ClauseReader {
    * "always remember that …"): the preamble goes with the cue, so it cannot become the subject.
    */
   private stripRemember(body: string): { rest: string; matched: boolean } {
-    const direct = stripLead(body, this.cues.remember);
+    const direct = stripLead(body, this.config.clauses.remember);
     if (direct.matched) return direct;
     let rest = body;
-    for (let lead = stripLead(rest, this.cues.rememberPreamble); lead.matched; lead = stripLead(rest, this.cues.rememberPreamble)) {
+    for (
+      let lead = stripLead(rest, this.config.clauses.rememberPreamble);
+      lead.matched;
+      lead = stripLead(rest, this.config.clauses.rememberPreamble)
+    ) {
       rest = lead.rest;
     }
-    const after = rest === body ? direct : stripLead(rest, this.cues.remember);
+    const after = rest === body ? direct : stripLead(rest, this.config.clauses.remember);
     return after.matched ? after : { rest: body, matched: false };
   }
 
@@ -359,10 +364,10 @@ class ClauseReader {
     let matched = false;
     let strong = false;
     for (let round = 0; round < 2; round++) {
-      const lead = findCue(rest, this.cues.correctionLead);
-      const alone = findCue(rest, this.cues.correctionAlone);
+      const lead = findCue(rest, this.config.corrections.correctionLead);
+      const alone = findCue(rest, this.config.corrections.correctionAlone);
       if (lead && lead.index === 0) {
-        strong ||= findCue(lead.cue, this.cues.weakCorrectionLead)?.end !== lead.cue.length;
+        strong ||= findCue(lead.cue, this.config.corrections.weakCorrectionLead)?.end !== lead.cue.length;
         rest = this.stripConnectors(rest.slice(lead.end));
       } else if (alone && alone.index === 0 && /^\s*[,，。.!！;；:：]/u.test(rest.slice(alone.end))) {
         rest = this.stripConnectors(rest.slice(alone.end));
@@ -437,7 +442,7 @@ class ClauseReader {
    * fact, so "我们用什么数据库" finds "不是MySQL，是PostgreSQL" and "which database" finds "数据库用 PG".
    */
   private attributeWords(attribute: string): string | null {
-    const words = this.config.attributes[attribute.split(':')[0]];
+    const words = this.config.words.attributes[attribute.split(':')[0]];
     return words ? words.join(' ') : null;
   }
 
@@ -497,9 +502,9 @@ class ClauseReader {
 
   private retraction(c: Clause, nested = false): Finding | null {
     // "forget that", "当我没说": the whole clause points back; "forget that I like durian" names its object.
-    const anaphora = findCue(c.body, this.cues.retractAnaphora);
+    const anaphora = findCue(c.body, this.config.corrections.retractAnaphora);
     const anaphoric = anaphora !== null && trimPunctuation(c.body.slice(0, anaphora.index) + c.body.slice(anaphora.end)) === '';
-    const cue = findCue(c.body, this.cues.retract);
+    const cue = findCue(c.body, this.config.corrections.retract);
     if (!anaphoric && !cue) return null;
     const rest = cue ? c.body.slice(0, cue.index) + ' ' + c.body.slice(cue.end) : c.body;
     const attribute = this.findAttribute(rest);
@@ -516,8 +521,9 @@ class ClauseReader {
     if (attribute) return retract(attribute.slug, product?.entry.category === attribute.slug ? product.entry.name : '');
     if (product) return retract(product.entry.category, product.entry.name);
     if (anaphoric) return retract(LAST_MENTIONED, '');
-    const forget = findCue(c.body, this.cues.forget);
-    const asked = forget !== null && (forget.index === 0 || stripLead(c.body.slice(0, forget.index), this.cues.forgetAsk).rest === '');
+    const forget = findCue(c.body, this.config.corrections.forget);
+    const asked =
+      forget !== null && (forget.index === 0 || stripLead(c.body.slice(0, forget.index), this.config.corrections.forgetAsk).rest === '');
     if (!forget || !asked || nested) return null; // "我不再吃肉了" names nothing we hold: a new preference, not a retraction.
     // "忘掉我之前说的喜欢吃榴莲": what to forget is itself a statement; read it with the other rules.
     const object = this.forgetObject(c.body.slice(forget.end));
@@ -539,9 +545,11 @@ class ClauseReader {
     let rest = trimClause(raw);
     for (let changed = true; changed;) {
       changed = false;
-      const lead = stripLead(rest, this.cues.forgetFillers);
+      const lead = stripLead(rest, this.config.corrections.forgetFillers);
       if (lead.matched) [rest, changed] = [lead.rest, true];
-      const tail = this.cues.forgetFillers.find((f) => /\p{Script=Han}/u.test(f) && rest.endsWith(f) && rest.length > f.length);
+      const tail = this.config.corrections.forgetFillers.find(
+        (f) => /\p{Script=Han}/u.test(f) && rest.endsWith(f) && rest.length > f.length,
+      );
       if (tail) [rest, changed] = [trimClause(rest.slice(0, -tail.length)), true];
     }
     return rest;
@@ -554,17 +562,17 @@ class ClauseReader {
     if (notBut?.groups) return this.correctTo(notBut.groups.pre, notBut.groups.neu, true, c.body);
     const assign = this.assignment(c.body);
     if (assign) return this.correctTo(assign.pre, assign.raw, false, c.body);
-    const change = findCue(c.body, this.cues.changeVerbs);
+    const change = findCue(c.body, this.config.corrections.changeVerbs);
     if (!change) return null;
     const pre = c.body.slice(0, change.index);
     // "now I have a drive for backups" opens with a change word but corrects nothing; "改成9点" does.
-    if (trimPunctuation(pre) === '' && findCue(change.cue, this.cues.openChangeVerbs)?.end !== change.cue.length) return null;
+    if (trimPunctuation(pre) === '' && findCue(change.cue, this.config.corrections.openChangeVerbs)?.end !== change.cue.length) return null;
     return this.correctTo(pre, c.body.slice(change.end), false, c.body);
   }
 
   /** "set the standup to 9am", "move my dentist appointment to Friday": the attribute, then the value. */
   private assignment(body: string): { pre: string; raw: string } | null {
-    const lead = findCue(body, this.cues.assignLeads);
+    const lead = findCue(body, this.config.corrections.assignLeads);
     if (!lead || lead.index !== 0) return null;
     const to = /\s+to\s+/iu.exec(body.slice(lead.end));
     if (!to) return null;
@@ -579,7 +587,7 @@ class ClauseReader {
    */
   private correctTo(pre: string, raw: string, explicit: boolean, sentence = raw): Finding | null {
     const amount = extractAmount(raw);
-    const money = findCue(sentence, this.cues.money) !== null || (amount !== null && isMoneyShaped(amount));
+    const money = findCue(sentence, this.config.corrections.money) !== null || (amount !== null && isMoneyShaped(amount));
     const named = this.findAttribute(pre)?.slug ?? this.productCategory(pre) ?? this.phraseAttribute(pre);
     const inferred = named ? null : this.inferAttribute(raw, money);
     const bare = trimPunctuation(pre.replace(FIRST_PERSON, '')) === '';
@@ -609,19 +617,20 @@ class ClauseReader {
       phrase = phrase.slice(lead[0].length);
     }
     phrase = this.clean(phrase.replace(/(?:的|'s)$/u, ''));
-    if (!phrase || FIRST_PERSON.test(phrase) || this.hasNowAdverb(phrase) || findCue(phrase, this.cues.notInAttribute)) return null;
+    if (!phrase || FIRST_PERSON.test(phrase) || this.hasNowAdverb(phrase) || findCue(phrase, this.config.corrections.notInAttribute))
+      return null;
     const han = /^\p{Script=Han}{2,12}$/u.test(phrase);
     const latin = /^[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}$/iu.test(phrase) && !/^(?:it|this|that|he|she|they|you)$/iu.test(phrase);
     return han || latin ? slugify(phrase) : null;
   }
 
   private hasNowAdverb(text: string): boolean {
-    return findCue(text, this.cues.nowAdverbs) !== null;
+    return findCue(text, this.config.words.nowAdverbs) !== null;
   }
 
   /** "我要低卡方案" → "低卡方案", "I want a low-calorie plan" → "low-calorie plan". */
   private openValue(raw: string): string {
-    const rest = stripLead(trimClause(raw), this.cues.openValueFillers).rest;
+    const rest = stripLead(trimClause(raw), this.config.corrections.openValueFillers).rest;
     return rest.replace(/^(?:an?|the)\s+/iu, '');
   }
 
@@ -640,7 +649,7 @@ class ClauseReader {
 
   private allergy(c: Clause): Finding | null {
     const zh = /对(.+?)过敏/u.exec(c.body);
-    const cue = zh ? null : findCue(c.body, this.cues.allergy);
+    const cue = zh ? null : findCue(c.body, this.config.identity.allergy);
     const raw = zh?.[1] ?? (cue ? c.body.slice(cue.end) : null);
     const value = raw ? this.clean(raw) : '';
     if (!value) return null;
@@ -648,7 +657,7 @@ class ClauseReader {
   }
 
   private name(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.name);
+    const cue = findCue(c.body, this.config.identity.name);
     if (cue) {
       const name = this.personName(c.body.slice(cue.end));
       if (name) return this.nameFinding(name, 0.9);
@@ -669,7 +678,7 @@ class ClauseReader {
 
   /** "I'm Italian", "我是意大利人": who they are by nationality, which is never their name. */
   private nationality(body: string, bareEnglish: string | undefined): string | null {
-    const known = (word: string) => this.config.nationalities.find((n) => n.toLowerCase() === word.toLowerCase()) ?? null;
+    const known = (word: string) => this.config.identity.nationalities.find((n) => n.toLowerCase() === word.toLowerCase()) ?? null;
     if (bareEnglish) return known(bareEnglish);
     const zh = /^我是(\p{Script=Han}{1,5})人$/u.exec(body);
     return zh ? known(zh[1]) : null;
@@ -693,17 +702,17 @@ class ClauseReader {
     const zhEmployer = /^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u.exec(c.body);
     if (zhEmployer) {
       const where = this.clean(zhEmployer[1]);
-      if (this.config.places.home.includes(where)) return null; // works from home: the episode keeps it
+      if (this.config.identity.places.home.includes(where)) return null; // works from home: the episode keeps it
       return [this.profileFinding(this.isPlace(where) ? 'location' : 'employer', where)];
     }
     const worksAs = /^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u.exec(c.body);
-    if (worksAs?.groups && findCue(worksAs.groups.org, this.config.organisationSuffixes)?.end === worksAs.groups.org.length) {
+    if (worksAs?.groups && findCue(worksAs.groups.org, this.config.identity.organisationSuffixes)?.end === worksAs.groups.org.length) {
       return [
         this.profileFinding('employer', this.clean(worksAs.groups.org)),
         this.profileFinding('role', this.clean(worksAs.groups.role)),
       ].filter((f) => f.value);
     }
-    const employer = findCue(c.body, derived(this.cues).employer);
+    const employer = findCue(c.body, derived(this.config).employer);
     if (employer) {
       const rest = c.body.slice(employer.end);
       const company = this.clean(rest.split(/\s+as\s+|\s+in\s+|[，,]/iu)[0]);
@@ -714,7 +723,7 @@ class ClauseReader {
       if (role && this.hasRoleSuffix(role[1])) found.push(this.profileFinding('role', this.clean(role[1])));
       return found.filter((f) => f.value);
     }
-    const role = findCue(c.body, this.cues.role) ?? (/^我是/u.test(c.body) ? { index: 0, end: 2, cue: '我是' } : null);
+    const role = findCue(c.body, this.config.identity.role) ?? (/^我是/u.test(c.body) ? { index: 0, end: 2, cue: '我是' } : null);
     if (role) {
       const rest = c.body.slice(role.end).replace(/^\s*(?:一名|一个|一位|an?\s+)/iu, '');
       const [title, where] = rest.split(/\s+(?:at|@|in|for)\s+|在/iu);
@@ -725,7 +734,7 @@ class ClauseReader {
       }
     }
     for (const slot of ['location', 'hometown'] as const) {
-      const cue = findCue(c.body, this.cues[slot]);
+      const cue = findCue(c.body, this.config.identity[slot]);
       const value = cue ? this.clean(c.body.slice(cue.end).split(/[，,]|\s+(?:and|but|since|for)\s+/iu)[0]) : '';
       if (value) return [this.profileFinding(slot, value)];
     }
@@ -734,13 +743,13 @@ class ClauseReader {
 
   /** A name ("Stripe", "3M", "字节跳动") or a kind of organisation ("一家外企"); not "a gym", "the team". */
   private isOrganisation(value: string): boolean {
-    return /^[\p{Lu}\p{N}\p{Script=Han}]/u.test(value) || findCue(value, this.config.organisationSuffixes)?.end === value.length;
+    return /^[\p{Lu}\p{N}\p{Script=Han}]/u.test(value) || findCue(value, this.config.identity.organisationSuffixes)?.end === value.length;
   }
 
   /** "北京", "苏州市", "浦东新区", but not "深圳市腾讯计算机系统有限公司" (an organisation by its end). */
   private isPlace(value: string): boolean {
-    if (findCue(value, this.config.organisationSuffixes)?.end === value.length) return false;
-    const { cities, placeSuffixes } = this.config.places;
+    if (findCue(value, this.config.identity.organisationSuffixes)?.end === value.length) return false;
+    const { cities, placeSuffixes } = this.config.identity.places;
     return cities.includes(value) || placeSuffixes.some((suffix) => value.endsWith(suffix));
   }
 
@@ -760,7 +769,7 @@ class ClauseReader {
   }
 
   private deadline(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.deadline);
+    const cue = findCue(c.body, this.config.plans.deadline);
     if (!cue) return this.dueBy(c);
     const date = extractDate(c.body.slice(cue.end)) ?? extractDate(c.body);
     const value = date ?? this.clean(c.body.slice(cue.end));
@@ -800,8 +809,8 @@ class ClauseReader {
     const named = this.findAttribute(c.body);
     // "actually, make that every Thursday": a correction of whatever schedule was said last.
     if (c.corrected && !named) return { kind: 'fact', attribute: LAST_MENTIONED, value: recurrence.value, confidence: 0.85 };
-    const event = stripEdges(c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''), this.config.leadingFillers, [
-      ...this.config.trailingParticles,
+    const event = stripEdges(c.body.replace(recurrence.value, ' ').replace(FIRST_PERSON, ''), this.config.words.leadingFillers, [
+      ...this.config.words.trailingParticles,
       'on',
       'at',
       'in',
@@ -820,7 +829,7 @@ class ClauseReader {
   }
 
   private decision(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.decision);
+    const cue = findCue(c.body, this.config.plans.decision);
     if (!cue) return null;
     const rest = c.body.slice(cue.end);
     const product = this.objectProducts(rest)[0];
@@ -838,7 +847,7 @@ class ClauseReader {
   // -- preferences --
 
   private dislike(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.dislike);
+    const cue = findCue(c.body, this.config.preferences.dislike);
     if (!cue) return null;
     const object = this.clean(c.body.slice(cue.end));
     if (!object) return null;
@@ -852,7 +861,7 @@ class ClauseReader {
   }
 
   private like(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.like) ?? findCue(c.body, this.cues.habit);
+    const cue = findCue(c.body, this.config.preferences.like) ?? findCue(c.body, this.config.preferences.habit);
     if (!cue) return null;
     const rest = c.body.slice(cue.end);
     const favourite = /^\s*(?<what>.{1,20}?)\s*(?:is|are|是)\s*(?<value>.+)$/iu.exec(rest);
@@ -870,7 +879,7 @@ class ClauseReader {
       const attribute = this.config.attributeKinds[category] === 'preference' ? category : `preferred_${category}`;
       return { kind: 'preference', attribute, value: product.entry.name, confidence: 0.85 };
     }
-    const habit = this.cues.habit.some((h) => h.toLowerCase() === cue.cue.toLowerCase());
+    const habit = this.config.preferences.habit.some((h) => h.toLowerCase() === cue.cue.toLowerCase());
     return {
       kind: 'preference',
       attribute: `preference:${this.objectKey(object)}`,
@@ -882,7 +891,7 @@ class ClauseReader {
   // -- tasks, statements, explicit notes --
 
   private task(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.task);
+    const cue = findCue(c.body, this.config.plans.task);
     if (!cue) return null;
     const value = this.clean(c.body.slice(cue.end));
     if (!value || [...value].length < 2) return null;
@@ -903,9 +912,9 @@ class ClauseReader {
     if (named) {
       const trailing = c.body.slice(named.end).replace(/^\s*(?:的|'s)?\s*/u, '');
       // "my position now is …": the adverb sits between the attribute and its copula.
-      const now = findCue(trailing, this.cues.nowAdverbs);
+      const now = findCue(trailing, this.config.words.nowAdverbs);
       const after = now && now.index === 0 ? trimClause(trailing.slice(now.end)) : trailing;
-      const copula = findCue(after, this.config.cues.copulas);
+      const copula = findCue(after, this.config.words.copulas);
       if (copula && copula.index === 0) return this.statementFinding(named.slug, this.valueFor(named.slug, after.slice(copula.end)));
     }
     const possessive =
@@ -965,10 +974,10 @@ class ClauseReader {
   // -- the assistant --
 
   private recommendation(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.recommendation);
+    const cue = findCue(c.body, this.config.assistant.recommendation);
     if (!cue) return null;
     const rest = c.body.slice(cue.end);
-    const object = stripEdges(rest.replace(/^\s*(?:你|您|you)\s*/iu, ''), this.config.leadingFillers, []);
+    const object = stripEdges(rest.replace(/^\s*(?:你|您|you)\s*/iu, ''), this.config.words.leadingFillers, []);
     const title = extractQuoted(rest)[0] ?? this.recommendedThing(object);
     if (!title) return null;
     return {
@@ -991,21 +1000,21 @@ class ClauseReader {
     const cut = object.split(/[，,。]|因为|because|since|—|-\s/iu)[0];
     const head = /的([^的]{2,12})$/u.exec(this.clean(cut));
     if (head) return this.clean(head[1]);
-    const proper = extractProperNouns(cut, this.config)[0];
+    const proper = extractProperNouns(cut, this.config.words)[0];
     if (proper) return proper;
     const value = this.clean(cut);
     return [...value].length >= 2 ? value : null;
   }
 
   private promise(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.promise);
+    const cue = findCue(c.body, this.config.assistant.promise);
     const value = cue ? this.clean(c.body.slice(cue.end)) : '';
     if (!value) return null;
     return { kind: 'task', subject: 'assistant', attribute: `promise:${slugify(value)}`, value, confidence: 0.8 };
   }
 
   private conclusion(c: Clause): Finding | null {
-    const cue = findCue(c.body, this.cues.conclusion);
+    const cue = findCue(c.body, this.config.assistant.conclusion);
     const value = cue ? this.clean(c.body.slice(cue.end)) : '';
     if (!value) return null;
     return { kind: 'fact', subject: 'assistant', attribute: `conclusion:${slugify(value)}`, value, confidence: 0.75 };
@@ -1016,19 +1025,19 @@ class ClauseReader {
   private isQuestion(raw: string): boolean {
     if (/[?？]\s*$/u.test(raw)) return true;
     const bare = trimPunctuation(raw);
-    if (this.cues.questionEndings.some((e) => bare.endsWith(e))) return true;
-    const start = findCue(this.stripConnectors(bare), this.cues.question);
+    if (this.config.clauses.questionEndings.some((e) => bare.endsWith(e))) return true;
+    const start = findCue(this.stripConnectors(bare), this.config.clauses.question);
     return start !== null && start.index === 0;
   }
 
   private isRequest(body: string): boolean {
-    const cue = findCue(body, this.cues.request);
+    const cue = findCue(body, this.config.clauses.request);
     return cue !== null && cue.index <= 1;
   }
 
   private stripConnectors(text: string): string {
     let rest = trimClause(text);
-    for (let lead = stripLead(rest, this.cues.connectors); lead.matched; lead = stripLead(rest, this.cues.connectors)) {
+    for (let lead = stripLead(rest, this.config.clauses.connectors); lead.matched; lead = stripLead(rest, this.config.clauses.connectors)) {
       rest = lead.rest;
     }
     return rest;
@@ -1041,7 +1050,7 @@ class ClauseReader {
     if (named && !this.isNotEntity(named[1]) && named[0].length < body.length) {
       return { subject: slugify(named[1]), body: body.slice(named[0].length) };
     }
-    for (const { subject, han, startsWithWo, re } of relationsOf(this.config.relations)) {
+    for (const { subject, han, startsWithWo, re } of relationsOf(this.config.identity.relations)) {
       const zhOrMy = han ? /^我/u.test(body) || startsWithWo : /^my\s/iu.test(body);
       const m = zhOrMy ? re.exec(body) : null;
       if (m && m[0].length < body.length) return { subject, body: body.slice(m[0].length) };
@@ -1051,7 +1060,7 @@ class ClauseReader {
 
   private findAttribute(text: string): { slug: string; index: number; end: number } | null {
     let best: { slug: string; index: number; end: number } | null = null;
-    for (const [slug, words] of Object.entries(this.config.attributes)) {
+    for (const [slug, words] of Object.entries(this.config.words.attributes)) {
       const m = findCue(text, words);
       if (m && (!best || m.index < best.index || (m.index === best.index && m.end > best.end))) {
         best = { slug, index: m.index, end: m.end };
@@ -1091,7 +1100,7 @@ class ClauseReader {
   }
 
   private clean(raw: string): string {
-    return stripEdges(raw, this.config.leadingFillers, this.config.trailingParticles);
+    return stripEdges(raw, this.config.words.leadingFillers, this.config.words.trailingParticles);
   }
 
   /**
@@ -1113,11 +1122,11 @@ class ClauseReader {
   }
 
   private hasRoleSuffix(text: string): boolean {
-    return findCue(text, this.cues.roleSuffixes) !== null;
+    return findCue(text, this.config.identity.roleSuffixes) !== null;
   }
 
   private isNotEntity(word: string): boolean {
-    return this.config.notEntities.some((w) => w.toLowerCase() === word.toLowerCase());
+    return this.config.words.notEntities.some((w) => w.toLowerCase() === word.toLowerCase());
   }
 
   entities(content: string, extra: readonly string[]): string[] {
@@ -1126,7 +1135,7 @@ class ClauseReader {
       ...extra,
       ...products,
       ...extractQuoted(content),
-      ...extractProperNouns(content, this.config).filter(
+      ...extractProperNouns(content, this.config.words).filter(
         (noun) => !products.some((p) => p.toLowerCase() === noun.toLowerCase()) && !content.includes(`[${noun}]`),
       ),
     ]);

@@ -1,0 +1,41 @@
+import type { PreferenceCues } from '../../language-pack';
+
+/** English cues of the preference rules (`rules/preferences.rules.ts`): likes, dislikes, habits. */
+export const enPreferences: PreferenceCues = {
+  like: [
+    'i really like',
+    'i prefer',
+    'i like',
+    'i love',
+    'i enjoy',
+    "i'm a fan of",
+    'i am a fan of',
+    'i prefer to',
+    'i would rather',
+    "i'd rather",
+    'my favorite',
+    'my favourite',
+    'prefer',
+  ],
+  dislike: [
+    "i don't really like",
+    "i'm not really into",
+    'not a fan of',
+    "i don't love",
+    "i don't like",
+    'i do not like',
+    'i dislike',
+    'i hate',
+    'i never',
+    "i can't stand",
+    'i cannot stand',
+    'i avoid',
+    "i don't eat",
+    "i don't drink",
+    "i don't use",
+    "i don't want",
+    'i no longer',
+    "i'm not a fan of",
+  ],
+  habit: ['i usually', 'i always', 'i often', 'i normally', 'i tend to', 'i typically', 'usually'],
+};
