@@ -49,7 +49,6 @@ export default tseslint.config(
       'libs/domain/src/resolution.decider.ts',
       'libs/services/src/crypto/encrypt-log.ts',
       'libs/services/src/pipeline/reprocess.ts',
-      'libs/domain/src/rule-extractor.ts',
     ],
     rules: { 'max-lines': ['error', { max: 400 }] },
   },

@@ -7,7 +7,9 @@ export * from './extraction.strategy';
 export * from './extraction.decider';
 export * from './episodes';
 export * from './rules/rule-extractor.config';
-export * from './rule-extractor';
+export * from './rules/rule-extractor';
+export type { LanguagePack } from './rules/language-pack';
+export { LANGUAGE_PACKS } from './rules/lang/packs';
 export * from './text-values';
 export {
   ResolutionDecider,

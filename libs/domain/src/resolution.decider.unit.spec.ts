@@ -3,7 +3,7 @@ import { deterministicId, parseEvent, type MemoriesExtracted, type MemoryDecisio
 import { ExtractionDecider } from './extraction.decider';
 import { mergeKeyOf, type ExtractedItemDraft } from './extraction.strategy';
 import { ResolutionDecider, memoryIdOf, sameValue, similarity, type ResolutionOptions, type ResolverState } from './resolution.decider';
-import { RuleExtractor } from './rule-extractor';
+import { RuleExtractor } from './rules/rule-extractor';
 import { deciderSpec } from './testing/decider-spec';
 import { extracted, TENANT, turnScreened, USER } from './testing/fixtures';
 

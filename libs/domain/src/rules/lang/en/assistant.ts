@@ -25,4 +25,7 @@ export const enAssistant: AssistantCues = {
   ],
   promise: ["i'll remind you", 'i will remind you', "i'll send you", "i'll follow up", 'i will follow up'],
   conclusion: ['in summary', 'to summarize', 'in conclusion', 'the conclusion is', 'bottom line'],
+  addressee: ['you'],
+  reasonBreaks: ['because', 'since'],
+  headNoun: [],
 };

@@ -46,4 +46,7 @@ export const enClauses: ClauseCues = {
   questionEndings: [],
   request: ['please', 'help me', 'can you', 'could you', 'show me', 'tell me', 'give me', 'find me', 'look up'],
   abbreviations: ['Dr', 'Mr', 'Mrs', 'Ms', 'St', 'Mt', 'Prof', 'Jr', 'Sr', 'vs', 'etc', 'No', 'approx'],
+  clauseJoins: ['and', 'but', 'so'],
+  newSubjects: ['i', "i'm", 'we', "we're", 'my', 'our', 'the', 'it', "it's", "let's", 'you', 'he', 'she', 'they', 'also'],
+  notButIs: [{ not: /\bnot\b/iu, but: /^(?:it's|it is|but|rather)\b/iu }],
 };

@@ -76,4 +76,13 @@ export const enCorrections: CorrectionCues = {
   forgetAsk: ['please', 'can you', 'could you', 'just'],
   forgetFillers: ['what i said about', 'what i told you about', 'that i said', 'i said', 'that', 'about'],
   openValueFillers: ['we want', 'i want', "i'd like", 'i would like', 'i need'],
+  forgetFillersAfter: [],
+  notXButY: [/^(?<pre>.*?)\bnot\s+(?<old>.+?),?\s+(?:but|it's|it is)\s+(?<neu>.+)$/iu],
+  assignTo: ['to'],
+  valueCopulas: ['is', 'are', 'was'],
+  phraseLeads: ['my', 'our', 'the'],
+  attributePhrases: [/^[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}$/iu],
+  pronouns: ['it', 'this', 'that', 'he', 'she', 'they', 'you'],
+  valueArticles: ['an?', 'the'],
+  bareValueLeads: ["it's", 'it is', "that's", 'that is', 'make that', 'it should be', 'should be'],
 };

@@ -3,6 +3,7 @@ import type { LanguagePack } from '../../language-pack';
 import { enAssistant } from './assistant';
 import { enClauses } from './clauses';
 import { enCorrections } from './corrections';
+import { enFacts } from './facts';
 import { enIdentity } from './identity';
 import { enPlans } from './plans';
 import { enPreferences } from './preferences';
@@ -20,5 +21,6 @@ export const en: LanguagePack = {
   preferences: enPreferences,
   procedures: enProcedures,
   assistant: enAssistant,
+  facts: enFacts,
   screening: enScreening,
 };

@@ -57,4 +57,13 @@ export const enPlans: PlanCues = {
     'replace my',
     'get a new',
   ],
+  purchaseEnds: [String.raw`\s+(?:and|for|with|but|under|around|about)\s+`],
+  purchaseArticles: ['the', 'a', 'an', 'new'],
+  purchaseParticles: [],
+  deadlineScopeLeads: ['the', 'our', 'my', 'this'],
+  genericScopes: ['project', 'it', 'this'],
+  dueAfterDate: [],
+  dueBeforeDate: ['by', 'before'],
+  dueVerbs: ['have to', 'need to', 'must'],
+  scheduleTrailers: ['on', 'at', 'in'],
 };

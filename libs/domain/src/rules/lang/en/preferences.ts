@@ -38,4 +38,7 @@ export const enPreferences: PreferenceCues = {
     "i'm not a fan of",
   ],
   habit: ['i usually', 'i always', 'i often', 'i normally', 'i tend to', 'i typically', 'usually'],
+  favourite: ['favou?rite'],
+  favouriteCopulas: ['is', 'are'],
+  objectEnds: [String.raw`\s+(?:after|before|at|in|on|during|when|for|with|because|than|over|instead)\s+`],
 };

@@ -30,4 +30,5 @@ export const enProcedures: ProcedureCues = {
   oneOff: ['this question', 'this time', 'this one', 'just this once', 'right now', 'for now'],
   addressing: ['want you to', 'like you to', 'need you to', 'you should', 'you always', 'you never'],
   anaphora: ['that', 'this', 'these', 'those', 'the above', 'it in mind'],
+  selfOpeners: [String.raw`i\b`, String.raw`we\b`, String.raw`my\b`, String.raw`our\b`],
 };

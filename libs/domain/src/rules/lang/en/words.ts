@@ -152,4 +152,7 @@ export const enWords: WordCues = {
     'Try',
     'FYI',
   ],
+  firstPerson: ['we', 'i'],
+  genitives: ["'s"],
+  productJoins: ['and', 'or', 'plus', 'the', 'a', 'an', 'to', 'on', 'with'],
 };

@@ -25,4 +25,7 @@ export const zhAssistant: AssistantCues = {
   ],
   promise: ['我会提醒你', '我会帮你', '我会在', '我稍后'],
   conclusion: ['总结一下', '总之', '结论是', '综上'],
+  addressee: ['你', '您'],
+  reasonBreaks: ['因为'],
+  headNoun: [/的([^的]{2,12})$/u],
 };

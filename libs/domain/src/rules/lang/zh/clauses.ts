@@ -30,4 +30,7 @@ export const zhClauses: ClauseCues = {
   questionEndings: ['吗', '呢', '么', '什么', '哪个', '哪家', '哪里', '多少', '几点', '怎么样', '如何', '是不是', '对不对', '没有'],
   request: ['帮我', '请你', '麻烦你', '给我', '你帮', '能不能', '可不可以', '查一下', '看看'],
   abbreviations: [],
+  clauseJoins: [],
+  newSubjects: [],
+  notButIs: [{ not: /不是/u, but: /^(?:而是|是|而)/u }],
 };

@@ -1,5 +1,24 @@
 import type { CorrectionCues } from '../../language-pack';
 
+/** Words around a forget request's object ("我之前说的", "这件事"). */
+const FORGET_FILLERS = [
+  '我之前说过的',
+  '我之前说的',
+  '之前说过的',
+  '之前说的',
+  '我刚才说的',
+  '刚才说的',
+  '我说过的',
+  '我说的',
+  '关于',
+  '这件事',
+  '那件事',
+  '这个事',
+  '这事',
+  '的事',
+  '吧',
+];
+
 /** Chinese cues of the correction rules (`rules/corrections.rules.ts`): retractions, corrections, forget requests. */
 export const zhCorrections: CorrectionCues = {
   retract: ['忘掉', '忘记我', '忘了我', '忘了吧', '别记', '不用记', '不要记', '删掉', '删除', '作废', '取消了', '取消', '不再'],
@@ -69,22 +88,16 @@ export const zhCorrections: CorrectionCues = {
   money: ['预算', '经费', '钱', '元', '块', '花费', '开销', '工资', '薪资', '月薪', '年薪', '费用', '美元', '人民币', '￥'],
   forget: ['忘掉', '忘记', '忘了', '别记', '不用记', '不要记', '删掉'],
   forgetAsk: ['请', '帮我', '麻烦你', '麻烦', '你', '就'],
-  forgetFillers: [
-    '我之前说过的',
-    '我之前说的',
-    '之前说过的',
-    '之前说的',
-    '我刚才说的',
-    '刚才说的',
-    '我说过的',
-    '我说的',
-    '关于',
-    '这件事',
-    '那件事',
-    '这个事',
-    '这事',
-    '的事',
-    '吧',
-  ],
+  forgetFillers: FORGET_FILLERS,
   openValueFillers: ['我想要', '我要', '我想', '我们要'],
+  // Chinese says them after the object too ("忘掉喜欢吃榴莲这件事").
+  forgetFillersAfter: FORGET_FILLERS,
+  notXButY: [/^(?<pre>.*?)不是(?<old>[^，,]+?)[，,\s]*(?:而是|是|而)(?<neu>.+)$/u],
+  assignTo: [],
+  valueCopulas: ['是', '为'],
+  phraseLeads: ['把', '将', '我的', '我们的', '咱们的'],
+  attributePhrases: [/^\p{Script=Han}{2,12}$/u],
+  pronouns: [],
+  valueArticles: [],
+  bareValueLeads: ['应该是', '是'],
 };

@@ -3,7 +3,8 @@ import type { IdentityCues } from '../../language-pack';
 /** Chinese cues of the identity rules (`rules/identity.rules.ts`): name, employer, role, places, allergies, nationality, relations. */
 export const zhIdentity: IdentityCues = {
   name: ['我叫', '我的名字是', '我的名字叫', '叫我', '名字是'],
-  employer: ['我在'],
+  // "我在字节跳动工作" is read by `workplaceFrames`; "我在…" alone says where the user is, not who employs them.
+  employer: [],
   location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在'],
   hometown: ['我来自', '我老家是', '我老家在', '老家是', '老家在'],
   role: ['我是一名', '我是一个', '我的职位是', '我的工作是', '我做', '我当'],
@@ -139,4 +140,24 @@ export const zhIdentity: IdentityCues = {
     boss: ['老板', '领导', '上司'],
     partner: ['男朋友', '女朋友', '对象'],
   },
+  relationForms: [{ names: /\p{Script=Han}/u, opener: /^我/u, owner: '我' }],
+  relationOwners: ['我的?'],
+  namedPossessive: [],
+  allergyFrames: [/对(.+?)过敏/u],
+  bareNames: [/^我是(\p{Script=Han}{2,4})$/u],
+  // "我是不是…", "我是一个…", "我是北京人": not names.
+  notBareNames: [/^[不在说想觉个一很挺真这那]/u, /人$/u],
+  bareWords: [],
+  nationalityFrames: [/^我是(\p{Script=Han}{1,5})人$/u],
+  nameShapes: [/^(\p{Script=Han}{1,4}?)(?=$|[的是，,。\s]|就|吧|啊|呀|哦)/u],
+  // "我在字节跳动工作", but not "我在评估工作量": the verb ends the clause or is followed by a particle.
+  workplaceFrames: [/^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u],
+  worksAsFrames: [/^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u],
+  employerEnds: [],
+  employerRole: [],
+  roleOpeners: ['我是'],
+  roleArticles: ['一名', '一个', '一位'],
+  roleEmployerJoins: ['在'],
+  placeEnds: [],
+  organisationNames: [/^\p{Script=Han}/u],
 };

@@ -3,6 +3,7 @@ import type { LanguagePack } from '../../language-pack';
 import { zhAssistant } from './assistant';
 import { zhClauses } from './clauses';
 import { zhCorrections } from './corrections';
+import { zhFacts } from './facts';
 import { zhIdentity } from './identity';
 import { zhPlans } from './plans';
 import { zhPreferences } from './preferences';
@@ -20,5 +21,6 @@ export const zh: LanguagePack = {
   preferences: zhPreferences,
   procedures: zhProcedures,
   assistant: zhAssistant,
+  facts: zhFacts,
   screening: zhScreening,
 };

@@ -70,4 +70,13 @@ export const zhPlans: PlanCues = {
     '添个',
     '置办',
   ],
+  purchaseEnds: ['预算', '左右', '以内'],
+  purchaseArticles: ['个', '一个', '台', '一台', '辆', '一辆', '件', '一件', '款', '一款', '新的?'],
+  purchaseParticles: ['吧', '呢', '啊', '了'],
+  deadlineScopeLeads: ['这个', '我们的', '我们', '我的', '项目的?'],
+  genericScopes: ['项目', '这个'],
+  dueAfterDate: ['之前', '以前', '前'],
+  dueBeforeDate: [],
+  dueVerbs: ['要', '得', '需要', '必须'],
+  scheduleTrailers: ['在', '的', '有', '开'],
 };

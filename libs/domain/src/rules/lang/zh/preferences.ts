@@ -51,4 +51,7 @@ export const zhPreferences: PreferenceCues = {
     '忌口',
   ],
   habit: ['我习惯', '习惯用', '我一般', '我通常', '我平时', '我经常', '我每天', '通常', '一般'],
+  favourite: ['最喜欢的'],
+  favouriteCopulas: ['是'],
+  objectEnds: ['比'],
 };

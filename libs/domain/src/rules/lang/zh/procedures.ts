@@ -57,4 +57,5 @@ export const zhProcedures: ProcedureCues = {
   oneOff: ['这个问题', '这次', '这一次', '这一题', '这段'],
   addressing: ['希望你', '要你', '请你', '你以后', '你今后', '你每次'],
   anaphora: ['这个', '这些', '这点', '这样', '上面', '以上'],
+  selfOpeners: ['我', '咱们'],
 };

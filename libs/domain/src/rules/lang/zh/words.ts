@@ -92,4 +92,7 @@ export const zhWords: WordCues = {
     '一下',
   ],
   notEntities: [],
+  firstPerson: ['我们', '我', '咱们'],
+  genitives: ['的'],
+  productJoins: ['和', '与', '跟', '加', '及', '以及', '还有', '或者', '或', '用', '使用', '的是', '是'],
 };
