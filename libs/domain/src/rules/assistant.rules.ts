@@ -18,7 +18,7 @@ function recommendation(c: Clause, rules: RuleContext): Finding | null {
   const cue = findCue(c.body, cues.recommendation);
   if (!cue) return null;
   const rest = c.body.slice(cue.end);
-  const addressee = alternation(cues.addressee, (a) => `^\\s*(?:${a})\\s*`, 'iu');
+  const addressee = alternation(cues.addressee, '^\\s*(?:…)\\s*', 'iu');
   const object = stripEdges(rest.replace(addressee, ''), rules.config.words.leadingFillers, []);
   const title = extractQuoted(rest)[0] ?? recommendedThing(object, rules);
   if (!title) return null;
@@ -39,7 +39,7 @@ function recommendedThing(object: string, rules: RuleContext): string | null {
   if (quoted) return quoted;
   const product = findCatalog(object, rules.config.catalog)[0];
   if (product) return product.entry.name;
-  const cut = object.split(alternation(rules.config.assistant.reasonBreaks, (a) => `[，,。]|${a}|—|-\\s`, 'iu'))[0];
+  const cut = object.split(alternation(rules.config.assistant.reasonBreaks, '[，,。]|…|—|-\\s', 'iu'))[0];
   const head = firstMatch(rules.config.assistant.headNoun, rules.clean(cut));
   if (head) return rules.clean(head[1]);
   const proper = extractProperNouns(cut, rules.config.words)[0];

@@ -211,8 +211,8 @@ function relationPatterns(config: RuleExtractorConfig) {
   let patterns = relationCache.get(config);
   if (!patterns) {
     const { relations, relationForms, relationOwners } = config.identity;
-    const owners = alternation(relationOwners, (a) => a, 'iu').source;
-    const genitives = alternation(config.words.genitives, (a) => a, 'iu').source;
+    const owners = alternation(relationOwners, '…', 'iu').source;
+    const genitives = alternation(config.words.genitives, '…', 'iu').source;
     patterns = Object.entries(relations).flatMap(([subject, names]) =>
       names.map((name) => {
         const form = relationForms.find((f) => f.names.test(name));

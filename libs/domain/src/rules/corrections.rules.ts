@@ -84,7 +84,7 @@ function assignment(body: string, rules: RuleContext): { pre: string; raw: strin
   const { corrections } = rules.config;
   const lead = findCue(body, corrections.assignLeads);
   if (!lead || lead.index !== 0) return null;
-  const to = alternation(corrections.assignTo, (a) => `\\s+(?:${a})\\s+`, 'iu').exec(body.slice(lead.end));
+  const to = alternation(corrections.assignTo, '\\s+(?:…)\\s+', 'iu').exec(body.slice(lead.end));
   if (!to) return null;
   return { pre: body.slice(lead.end, lead.end + to.index), raw: body.slice(lead.end + to.index + to[0].length) };
 }
@@ -120,18 +120,13 @@ function correctTo(pre: string, raw: string, explicit: boolean, sentence: string
 /** "我的收货地址", "把服务器时间", "my meeting room": a noun phrase that names what changes. */
 function phraseAttribute(pre: string, rules: RuleContext): string | null {
   const { corrections, words } = rules.config;
-  const leads = alternation(corrections.phraseLeads, (a) => `^(?:${a})\\s*`, 'iu');
+  const leads = alternation(corrections.phraseLeads, '^(?:…)\\s*', 'iu');
   let phrase = trimClause(pre);
   for (let lead = leads.exec(phrase); lead; lead = leads.exec(phrase)) phrase = phrase.slice(lead[0].length);
-  phrase = rules.clean(
-    phrase.replace(
-      alternation(words.genitives, (a) => `(?:${a})$`, 'u'),
-      '',
-    ),
-  );
+  phrase = rules.clean(phrase.replace(alternation(words.genitives, '(?:…)$', 'u'), ''));
   if (!phrase || rules.firstPerson.test(phrase) || findCue(phrase, words.nowAdverbs) || findCue(phrase, corrections.notInAttribute))
     return null;
-  const pronoun = alternation(corrections.pronouns, (a) => `^(?:${a})$`, 'iu');
+  const pronoun = alternation(corrections.pronouns, '^(?:…)$', 'iu');
   return corrections.attributePhrases.some((re) => re.test(phrase)) && !pronoun.test(phrase) ? slugify(phrase) : null;
 }
 
@@ -139,19 +134,13 @@ function phraseAttribute(pre: string, rules: RuleContext): string | null {
 function openValue(raw: string, rules: RuleContext): string {
   const { corrections } = rules.config;
   const rest = stripLead(trimClause(raw), corrections.openValueFillers).rest;
-  return rest.replace(
-    alternation(corrections.valueArticles, (a) => `^(?:${a})\\s+`, 'iu'),
-    '',
-  );
+  return rest.replace(alternation(corrections.valueArticles, '^(?:…)\\s+', 'iu'), '');
 }
 
 /** "actually it's 50k", "我改主意了，…": nothing else matched, so the clause is a bare new value. */
 export function anaphoricCorrection(c: Clause, rules: RuleContext): Finding | null {
   if (!c.corrected) return null;
-  const raw = c.body.replace(
-    alternation(rules.config.corrections.bareValueLeads, (a) => `^(?:${a})\\s*`, 'iu'),
-    '',
-  );
+  const raw = c.body.replace(alternation(rules.config.corrections.bareValueLeads, '^(?:…)\\s*', 'iu'), '');
   const found = correctTo('', raw, true, c.body, rules);
   // "no, I haven't": words after a lead that is as often an answer correct nothing; "no, 10" does.
   if (!found || c.retargets || found.attribute !== LAST_MENTIONED || valueShapeOf(found.value) !== 'text') return found;

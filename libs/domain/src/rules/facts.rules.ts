@@ -18,10 +18,7 @@ export function statement(c: Clause, rules: RuleContext): Finding[] | Finding | 
   }
   const named = rules.findAttribute(c.body);
   if (named) {
-    const trailing = c.body.slice(named.end).replace(
-      alternation(config.words.genitives, (a) => `^\\s*(?:${a})?\\s*`, 'u'),
-      '',
-    );
+    const trailing = c.body.slice(named.end).replace(alternation(config.words.genitives, '^\\s*(?:…)?\\s*', 'u'), '');
     // "my position now is …": the adverb sits between the attribute and its copula.
     const now = findCue(trailing, config.words.nowAdverbs);
     const after = now && now.index === 0 ? trimClause(trailing.slice(now.end)) : trailing;
@@ -41,7 +38,7 @@ export function statement(c: Clause, rules: RuleContext): Finding[] | Finding | 
 
 /** "我们项目用的是 NestJS 和 MongoDB": one fact per product, each filling its own category. */
 function productsInUse(c: Clause, rules: RuleContext): Finding[] {
-  const uses = alternation(rules.config.facts.useVerbs, (a) => `(?:${a})`, 'iu').exec(c.body);
+  const uses = alternation(rules.config.facts.useVerbs, '(?:…)', 'iu').exec(c.body);
   if (!uses) return [];
   const seen = new Set<string>();
   return rules

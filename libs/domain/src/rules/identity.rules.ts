@@ -71,7 +71,7 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
   const employer = findCue(c.body, identity.employer);
   if (employer) {
     const rest = c.body.slice(employer.end);
-    const company = rules.clean(rest.split(alternation(identity.employerEnds, (a) => `${a}|[，,]`, 'iu'))[0]);
+    const company = rules.clean(rest.split(alternation(identity.employerEnds, '…|[，,]', 'iu'))[0]);
     const role = firstMatch(identity.employerRole, rest);
     // An employer is an organisation by name: "I joined Stripe", not "I joined a gym" or "a nearby church".
     if (!isOrganisation(company, rules)) return null;
@@ -82,11 +82,8 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
   const opener = findCue(c.body, identity.roleOpeners);
   const role = findCue(c.body, identity.role) ?? (opener?.index === 0 ? opener : null);
   if (role) {
-    const rest = c.body.slice(role.end).replace(
-      alternation(identity.roleArticles, (a) => `^\\s*(?:${a})`, 'iu'),
-      '',
-    );
-    const [title, where] = rest.split(alternation(identity.roleEmployerJoins, (a) => a, 'iu'));
+    const rest = c.body.slice(role.end).replace(alternation(identity.roleArticles, '^\\s*(?:…)', 'iu'), '');
+    const [title, where] = rest.split(alternation(identity.roleEmployerJoins, '…', 'iu'));
     if (title && rules.hasRoleSuffix(title)) {
       const found = [profileFinding('role', rules.clean(title))];
       if (where) found.push(profileFinding('employer', rules.clean(where.split(/[，,]/u)[0])));
@@ -95,7 +92,7 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
   }
   for (const slot of ['location', 'hometown'] as const) {
     const cue = findCue(c.body, identity[slot]);
-    const value = cue ? rules.clean(c.body.slice(cue.end).split(alternation(identity.placeEnds, (a) => `[，,]|${a}`, 'iu'))[0]) : '';
+    const value = cue ? rules.clean(c.body.slice(cue.end).split(alternation(identity.placeEnds, '[，,]|…', 'iu'))[0]) : '';
     if (value) return [profileFinding(slot, value)];
   }
   return null;

@@ -1,22 +1,31 @@
 /**
- * Patterns built from a language pack's regex sources: the rule supplies the shape, the packs the
- * alternatives. `alternation(words.firstPerson, (a) => `^(?:${a})\\s*`, 'iu')` is `^(?:我们|我|咱们|we|i)\s*`.
- * Each pattern is compiled once per list and shape (a pattern rebuilt per clause costs CPU on ingest).
+ * Patterns built from a language pack's regex sources: the rule supplies the shape, with `…` where
+ * the alternatives go, the packs the alternatives. `alternation(words.firstPerson, '^(?:…)\\s*', 'iu')`
+ * is `^(?:我们|我|咱们|we|i)\s*`. Each pattern is compiled once per list, shape and flags (a pattern
+ * rebuilt per clause costs CPU on ingest).
  */
-const compiled = new WeakMap<readonly string[], Map<string, RegExp>>();
+const compiled = new WeakMap<readonly string[], Map<string, Map<string, RegExp>>>();
 
-export function alternation(sources: readonly string[], shape: (alternatives: string) => string, flags: string): RegExp {
-  const key = `${shape('\u0000')}/${flags}`;
+export function alternation(sources: readonly string[], shape: string, flags: string): RegExp {
   let byShape = compiled.get(sources);
   if (!byShape) {
     byShape = new Map();
     compiled.set(sources, byShape);
   }
-  let re = byShape.get(key);
+  let byFlags = byShape.get(shape);
+  if (!byFlags) {
+    byFlags = new Map();
+    byShape.set(shape, byFlags);
+  }
+  let re = byFlags.get(flags);
   if (!re) {
     // No alternatives (no pack has any): the pattern's alternatives match nothing.
-    re = new RegExp(shape(sources.length > 0 ? sources.join('|') : '(?!)'), flags);
-    byShape.set(key, re);
+    const alternatives = sources.length > 0 ? sources.join('|') : '(?!)';
+    re = new RegExp(
+      shape.replace('…', () => alternatives),
+      flags,
+    );
+    byFlags.set(flags, re);
   }
   return re;
 }

@@ -30,16 +30,10 @@ export function deadline(c: Clause, rules: RuleContext): Finding | null {
     c.body
       .slice(0, cue.index)
       .replace(date ?? '\u0000', '')
-      .replace(
-        alternation(words.genitives, (a) => `(?:${a})\\s*$`, 'u'),
-        '',
-      )
-      .replace(
-        alternation(plans.deadlineScopeLeads, (a) => `^(?:${a})\\s*`, 'iu'),
-        '',
-      ),
+      .replace(alternation(words.genitives, '(?:…)\\s*$', 'u'), '')
+      .replace(alternation(plans.deadlineScopeLeads, '^(?:…)\\s*', 'iu'), ''),
   );
-  const generic = !scope || alternation(plans.genericScopes, (a) => `^(?:${a})$`, 'iu').test(scope);
+  const generic = !scope || alternation(plans.genericScopes, '^(?:…)$', 'iu').test(scope);
   const attribute = generic ? 'deadline' : `deadline:${slugify(scope)}`;
   return { kind: 'task', attribute, value, confidence: 0.85, importance: 0.8 };
 }
@@ -50,18 +44,15 @@ function dueBy(c: Clause, rules: RuleContext): Finding | null {
   const date = extractDate(c.body);
   if (!date) return null;
   const at = c.body.indexOf(date);
-  const afterDate = alternation(plans.dueAfterDate, (a) => `^\\s*(?:${a})`, 'u');
-  const beforeDate = alternation(plans.dueBeforeDate, (a) => `\\b(?:${a})\\s*$`, 'iu');
+  const afterDate = alternation(plans.dueAfterDate, '^\\s*(?:…)', 'u');
+  const beforeDate = alternation(plans.dueBeforeDate, '\\b(?:…)\\s*$', 'iu');
   const before = afterDate.test(c.body.slice(at + date.length));
   const by = beforeDate.test(c.body.slice(0, at));
   if (!before && !by) return null;
   const what = rules.clean(
     (c.body.slice(0, at).replace(beforeDate, '') + ' ' + c.body.slice(at + date.length).replace(afterDate, ''))
       .replace(rules.firstPerson, '')
-      .replace(
-        alternation(plans.dueVerbs, (a) => `^(?:${a})\\s*`, 'iu'),
-        '',
-      ),
+      .replace(alternation(plans.dueVerbs, '^(?:…)\\s*', 'iu'), ''),
   );
   if (!what) return null;
   return { kind: 'task', attribute: `deadline:${slugify(what)}`, value: date, confidence: 0.8, importance: 0.8 };
@@ -116,16 +107,10 @@ export function purchaseOf(text: string, config: RuleExtractorConfig): string | 
   const { plans } = config;
   const cue = findCue(text, plans.purchase);
   if (!cue) return null;
-  const rest = text.slice(cue.end).split(alternation(plans.purchaseEnds, (a) => `[，,。.;；!！?？、]|${a}`, 'iu'))[0];
+  const rest = text.slice(cue.end).split(alternation(plans.purchaseEnds, '[，,。.;；!！?？、]|…', 'iu'))[0];
   const thing = trimClause(rest)
-    .replace(
-      alternation(plans.purchaseArticles, (a) => `^(?:${a})\\s*`, 'iu'),
-      '',
-    )
-    .replace(
-      alternation(plans.purchaseParticles, (a) => `(?:${a})$`, 'u'),
-      '',
-    )
+    .replace(alternation(plans.purchaseArticles, '^(?:…)\\s*', 'iu'), '')
+    .replace(alternation(plans.purchaseParticles, '(?:…)$', 'u'), '')
     .trim()
     .toLowerCase();
   // A name, not a sentence: at most 12 characters of Chinese or 4 words.

@@ -28,8 +28,8 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
   const cue = findCue(c.body, cues.like) ?? findCue(c.body, cues.habit);
   if (!cue) return null;
   const rest = c.body.slice(cue.end);
-  const favourite = alternation(cues.favouriteCopulas, (a) => `^\\s*(?<what>.{1,20}?)\\s*(?:${a})\\s*(?<value>.+)$`, 'iu').exec(rest);
-  if (alternation(cues.favourite, (a) => `(?:${a})`, 'iu').test(cue.cue) && favourite?.groups) {
+  const favourite = alternation(cues.favouriteCopulas, '^\\s*(?<what>.{1,20}?)\\s*(?:…)\\s*(?<value>.+)$', 'iu').exec(rest);
+  if (alternation(cues.favourite, '(?:…)', 'iu').test(cue.cue) && favourite?.groups) {
     const slug = rules.findAttribute(favourite.groups.what)?.slug ?? `favorite:${slugify(favourite.groups.what)}`;
     return { kind: 'preference', attribute: slug, value: rules.valueFor(slug, favourite.groups.value), confidence: 0.85 };
   }
@@ -57,7 +57,7 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
  * so a later "I drink coffee again" lands on the same memory.
  */
 function objectKey(object: string, rules: RuleContext): string {
-  const head = object.split(alternation(rules.config.preferences.objectEnds, (a) => a, 'iu'))[0];
+  const head = object.split(alternation(rules.config.preferences.objectEnds, '…', 'iu'))[0];
   const product = findCatalog(head, rules.config.catalog)[0];
   return slugify(product ? product.entry.name : rules.clean(head)) || slugify(object);
 }

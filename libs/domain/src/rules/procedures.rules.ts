@@ -30,7 +30,7 @@ export function procedureOf(body: string, config: RuleExtractorConfig): { topic:
   const text = trimPunctuation(body);
   if (findCue(text, cues.oneOff)) return null;
   // "我不用表情包", "I always answer emails at night": the user's own habits, not the assistant's rules.
-  const aboutSelf = alternation(cues.selfOpeners, (a) => `^(?:${a})`, 'iu');
+  const aboutSelf = alternation(cues.selfOpeners, '^(?:…)', 'iu');
   if (aboutSelf.test(text) && !findCue(text, cues.addressing)) return null;
   const topic = procedureTopic(text, config);
   const response = findCue(text, cues.responses);

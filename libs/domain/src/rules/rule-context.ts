@@ -60,7 +60,7 @@ export class RuleContext {
 
   /** "我们", "we" at the front of a phrase. */
   get firstPerson(): RegExp {
-    return alternation(this.config.words.firstPerson, (a) => `^(?:${a})\\s*`, 'iu');
+    return alternation(this.config.words.firstPerson, '^(?:…)\\s*', 'iu');
   }
 
   findAttribute(text: string): { slug: string; index: number; end: number } | null {
@@ -84,7 +84,7 @@ export class RuleContext {
    * what is used, so it is not the database.
    */
   objectProducts(rest: string): ReturnType<typeof findCatalog> {
-    const joins = alternation(this.config.words.productJoins, (a) => `^[\\s,，、+&/]*(?:(?:${a})\\s*)*$`, 'iu');
+    const joins = alternation(this.config.words.productJoins, '^[\\s,，、+&/]*(?:(?:…)\\s*)*$', 'iu');
     const objects: ReturnType<typeof findCatalog> = [];
     let at = 0;
     for (const product of findCatalog(rest, this.config.catalog)) {
