@@ -36,16 +36,9 @@ export default tseslint.config(
     },
   },
   {
-    // No source file over 400 lines (the restructuring issue). The files still over it are listed
-    // here, each to be split; the list only shrinks.
+    // No source file over 400 lines: a file that grows past it is split by what its parts do.
     files: ['apps/**/*.ts', 'libs/**/*.ts'],
-    ignores: [
-      '**/*.spec.ts',
-      'libs/*/src/generated/**',
-      'libs/domain/src/screening.config.ts',
-      'libs/domain/src/rule-extractor.ts',
-      'libs/domain/src/rule-extractor.config.ts',
-    ],
+    ignores: ['**/*.spec.ts', 'libs/*/src/generated/**'],
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
 );

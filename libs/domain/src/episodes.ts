@@ -1,5 +1,5 @@
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
-import { entitiesOf } from './rule-extractor';
+import { entitiesOf } from './rules/rule-extractor';
 
 /**
  * The episodic layer: every accepted turn (already PII-masked) kept whole, with its speaker, time

@@ -2,7 +2,7 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { deterministicId, parseEvent } from '@engram/contracts';
 import { ExtractionDecider, extractTurn, readTurn, type TurnRead } from './extraction.decider';
 import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
-import { RuleExtractor } from './rule-extractor';
+import { RuleExtractor } from './rules/rule-extractor';
 import { defaultScreeningConfig } from './screening.config';
 import { screenTurn } from './screening.decider';
 import { deciderSpec } from './testing/decider-spec';

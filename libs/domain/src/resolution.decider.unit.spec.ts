@@ -5,7 +5,7 @@ import { mergeKeyOf, type ExtractedItemDraft } from './extraction.strategy';
 import { ResolutionDecider, type ResolutionOptions, type ResolverState } from './resolution.decider';
 import { sameValue, similarity } from './resolution.matching';
 import { memoryIdOf } from './resolution.records';
-import { RuleExtractor } from './rule-extractor';
+import { RuleExtractor } from './rules/rule-extractor';
 import { deciderSpec } from './testing/decider-spec';
 import { extracted, TENANT, turnScreened, USER } from './testing/fixtures';
 

@@ -1,5 +1,5 @@
 import { escapeRegExp } from './cue-matching';
-import type { CatalogEntry, RuleExtractorConfig } from './rule-extractor.config';
+import type { CatalogEntry } from './rules/catalog';
 
 /**
  * Value shapes the rule extractor recognises in either language: money amounts, dates,
@@ -290,7 +290,7 @@ export function extractQuoted(text: string): string[] {
  * Latin proper nouns: runs of capitalised or digit-bearing words ("Designing Data-Intensive
  * Applications", "GPT-4o", "Stripe"), minus sentence-starting words like "I" or "The".
  */
-export function extractProperNouns(text: string, config: Pick<RuleExtractorConfig, 'notEntities'>): string[] {
+export function extractProperNouns(text: string, config: { readonly notEntities: readonly string[] }): string[] {
   const stop = new Set(config.notEntities.map((w) => w.toLowerCase()));
   const out: string[] = [];
   const latin = String.raw`[\p{Script=Latin}\d]`;

@@ -1,0 +1,26 @@
+/** The English language pack: every English cue and pattern of the rule extractor and of screening, by family. */
+import type { LanguagePack } from '../../language-pack';
+import { enAssistant } from './assistant';
+import { enClauses } from './clauses';
+import { enCorrections } from './corrections';
+import { enFacts } from './facts';
+import { enIdentity } from './identity';
+import { enPlans } from './plans';
+import { enPreferences } from './preferences';
+import { enProcedures } from './procedures';
+import { enScreening } from './screening';
+import { enWords } from './words';
+
+export const en: LanguagePack = {
+  language: 'en',
+  clauses: enClauses,
+  words: enWords,
+  identity: enIdentity,
+  corrections: enCorrections,
+  plans: enPlans,
+  preferences: enPreferences,
+  procedures: enProcedures,
+  assistant: enAssistant,
+  facts: enFacts,
+  screening: enScreening,
+};

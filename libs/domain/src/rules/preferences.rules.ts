@@ -1,0 +1,63 @@
+import { findCue } from '../cue-matching';
+import { findCatalog, slugify } from '../text-values';
+import type { Clause } from './clauses';
+import { alternation } from './patterns';
+import type { Finding, RuleContext } from './rule-context';
+
+/**
+ * The preference family: likes, dislikes and habits ("我不吃辣", "I prefer VS Code", "my favorite
+ * editor is Zed"). A known product names a single-valued attribute (editor, OS); anything else is
+ * `preference:<object>`. Cues: `preferences` of the language packs.
+ */
+export function dislike(c: Clause, rules: RuleContext): Finding | null {
+  const cue = findCue(c.body, rules.config.preferences.dislike);
+  if (!cue) return null;
+  const object = rules.clean(c.body.slice(cue.end));
+  if (!object) return null;
+  return {
+    kind: 'preference',
+    attribute: `preference:${objectKey(object, rules)}`,
+    value: 'dislike',
+    confidence: 0.8,
+    importance: 0.65,
+  };
+}
+
+export function like(c: Clause, rules: RuleContext): Finding | null {
+  const cues = rules.config.preferences;
+  const cue = findCue(c.body, cues.like) ?? findCue(c.body, cues.habit);
+  if (!cue) return null;
+  const rest = c.body.slice(cue.end);
+  const favourite = alternation(cues.favouriteCopulas, '^\\s*(?<what>.{1,20}?)\\s*(?:…)\\s*(?<value>.+)$', 'iu').exec(rest);
+  if (alternation(cues.favourite, '(?:…)', 'iu').test(cue.cue) && favourite?.groups) {
+    const slug = rules.findAttribute(favourite.groups.what)?.slug ?? `favorite:${slugify(favourite.groups.what)}`;
+    return { kind: 'preference', attribute: slug, value: rules.valueFor(slug, favourite.groups.value), confidence: 0.85 };
+  }
+  const object = rules.clean(rest);
+  if (!object) return null;
+  const product = findCatalog(object, rules.config.catalog)[0];
+  if (product && product.index === 0) {
+    // Tools one uses one of (editor, OS) are single-valued; a favourite language is kept apart
+    // from the team's language, which is a fact about the project, not a taste.
+    const category = product.entry.category;
+    const attribute = rules.config.attributeKinds[category] === 'preference' ? category : `preferred_${category}`;
+    return { kind: 'preference', attribute, value: product.entry.name, confidence: 0.85 };
+  }
+  const habit = cues.habit.some((h) => h.toLowerCase() === cue.cue.toLowerCase());
+  return {
+    kind: 'preference',
+    attribute: `preference:${objectKey(object, rules)}`,
+    value: habit ? 'habit' : 'like',
+    confidence: 0.75,
+  };
+}
+
+/**
+ * The key part of a preference's object: "coffee after 3pm" and "coffee" are both about coffee,
+ * so a later "I drink coffee again" lands on the same memory.
+ */
+function objectKey(object: string, rules: RuleContext): string {
+  const head = object.split(alternation(rules.config.preferences.objectEnds, '…', 'iu'))[0];
+  const product = findCatalog(head, rules.config.catalog)[0];
+  return slugify(product ? product.entry.name : rules.clean(head)) || slugify(object);
+}

@@ -1,0 +1,172 @@
+import type { TurnRole } from '@engram/contracts';
+import type { ExtractedItemDraft } from '../extraction.strategy';
+import { extractWithRules } from './rule-extractor';
+
+/**
+ * One table per rule family and language: a turn, and the items the rules read from it, each as
+ * "<kind> <subject>/<attribute> = <value>", with "(retract)" for a retraction and "[named]" /
+ * "[open]" for a correction. A new cue or pattern in a language pack gets a row here.
+ */
+type Rows = readonly (readonly [turn: string, items: readonly string[]])[];
+
+const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: Rows; readonly en: Rows }>> = {
+  identity: {
+    role: 'user',
+    zh: [
+      ['我叫老周', ['profile user/name = 老周']],
+      ['我在字节跳动工作', ['profile user/employer = 字节跳动']],
+      ['我在北京上班', ['profile user/location = 北京']],
+      ['我现在在上海', ['profile user/location = 上海']],
+      ['我是一名后端工程师', ['profile user/role = 后端工程师']],
+      ['我在一家外企做财务', ['profile user/employer = 外企', 'profile user/role = 财务']],
+      ['我老家在成都', ['profile user/hometown = 成都']],
+      ['我对花生过敏', ['profile user/allergy:花生 = 花生']],
+      ['我是意大利人', ['profile user/nationality = 意大利']],
+      ['我老婆不吃香菜', ['preference wife/preference:香菜 = dislike']],
+    ],
+    en: [
+      ['My name is Alex', ['profile user/name = Alex']],
+      ["I'm Alex", ['profile user/name = Alex']],
+      ["I'm Italian", ['profile user/nationality = Italian']],
+      ['I work at Stripe as a backend engineer', ['profile user/employer = Stripe', 'profile user/role = backend engineer']],
+      ['I joined a gym', []],
+      ['I live in Berlin', ['profile user/location = Berlin']],
+      ["I'm from Lyon", ['profile user/hometown = Lyon']],
+      ["I'm allergic to peanuts", ['profile user/allergy:peanuts = peanuts']],
+      ["Jess's birthday is October 3rd", ['profile jess/birthday = October 3rd']],
+    ],
+  },
+  corrections: {
+    role: 'user',
+    zh: [
+      ['不是三万，是五万', ['fact user/budget = 五万 [named]']],
+      ['预算提到五万了', ['fact user/budget = 五万 [named]']],
+      ['忘掉我之前说的喜欢吃榴莲', ['preference user/preference:榴莲 =  (retract) [named]']],
+      ['当我没说', ['fact user/@last =  (retract)']],
+      ['不对，改成9点', ['fact user/@last = 9点 [open]']],
+      ['我的收货地址改成世纪大道100号', ['fact user/收货地址 = 世纪大道100号 [named]']],
+      ['其实应该是周四', ['task user/deadline = 周四 [named]']],
+    ],
+    en: [
+      ["Actually, it's 50k", ['fact user/budget = 50k [named]']],
+      ['not MySQL but PostgreSQL', ['fact user/database = PostgreSQL [named]']],
+      ['set the standup to 9am', ['fact user/standup = 9am [named]']],
+      ['forget that', ['fact user/@last =  (retract)']],
+      ['scratch that', ['fact user/@last =  (retract)']],
+      ['forget what I said about durian', ['fact user/@last =  (retract) [open]']],
+      ['no, make it 10', ['fact user/@last = 10 [open]']],
+    ],
+  },
+  plans: {
+    role: 'user',
+    zh: [
+      ['我们决定用 Kafka', ['decision user/message_queue = Kafka']],
+      ['下周五前交报告', ['task user/deadline = 下周五']],
+      ['我需要在周五前写完周报', ['task user/deadline:写完周报 = 周五']],
+      ['项目截止日期是12月1日', ['task user/deadline = 12月1日']],
+      ['我们每周三下午开例会', ['fact user/weekly_meeting = 每周三']],
+      ['我正在学 Rust', ['task user/task:rust = Rust']],
+      ['想买个空气净化器，预算三千以内', ['fact user/budget:空气净化器 = 三千']],
+    ],
+    en: [
+      ['we decided to go with Redis', ['decision user/decision:go-with-redis = go with Redis']],
+      ['the deadline is Friday', ['task user/deadline = Friday']],
+      ['send the report by Friday', ['task user/deadline:send-the-report = Friday']],
+      ['standup is every day at 9:30', ['fact user/standup = every day at 9:30']],
+      ["I'm working on the billing service", ['task user/task:billing-service = billing service']],
+      ['I need to renew my passport', ['task user/task:renew-my-passport = renew my passport']],
+      ['budget is $5,000', ['fact user/budget = $5,000']],
+    ],
+  },
+  preferences: {
+    role: 'user',
+    zh: [
+      ['我喜欢用 VS Code', ['preference user/editor = VS Code']],
+      ['我不吃辣', ['preference user/preference:辣 = dislike']],
+      ['我讨厌香菜', ['preference user/preference:香菜 = dislike']],
+      ['我习惯早上跑步', ['preference user/preference:早上跑步 = habit']],
+    ],
+    en: [
+      ['I prefer VS Code for TypeScript work', ['preference user/editor = VS Code']],
+      ['I never drink coffee after 3pm', ['preference user/preference:coffee = dislike']],
+      ['I hate meetings before 10am', ['preference user/preference:meetings = dislike']],
+      ['I usually run in the morning', ['preference user/preference:run = habit']],
+      ['my favorite editor is Zed', ['preference user/editor = Zed']],
+    ],
+  },
+  procedures: {
+    role: 'user',
+    zh: [
+      ['以后用中文回答', ['procedure user/procedure:response_language = 以后用中文回答']],
+      ['别用表情包', ['procedure user/procedure:emoji = 别用表情包']],
+      ['代码示例用 TypeScript', ['procedure user/procedure:code_examples = 代码示例用 TypeScript']],
+      ['以后报价先给区间再给明细', ['procedure user/procedure:quote = 以后报价先给区间再给明细']],
+      ['这个问题用英文回答', []],
+    ],
+    en: [
+      ['always answer in English', ['procedure user/procedure:response_language = always answer in English']],
+      ['never use emojis', ['procedure user/procedure:emoji = never use emojis']],
+      ['use TypeScript for code examples', ['procedure user/procedure:code_examples = use TypeScript for code examples']],
+      ['please keep answers short from now on', ['procedure user/procedure:length = please keep answers short from now on']],
+      ['just this once, answer in French', []],
+    ],
+  },
+  facts: {
+    role: 'user',
+    zh: [
+      ['数据库用 PostgreSQL', ['fact user/database = PostgreSQL']],
+      ['我们的技术栈是 Spring Boot', ['profile user/tech_stack = Spring Boot']],
+      ['我们项目用的是 NestJS 和 MongoDB', ['fact user/framework = NestJS', 'fact user/database = MongoDB']],
+      ['用 Redis 做缓存', ['fact user/cache = Redis']],
+      ['记住我女儿的生日是5月3日', ['profile daughter/birthday = 5月3日']],
+    ],
+    en: [
+      ['we use Postgres as our database', ['fact user/database = PostgreSQL']],
+      ['our stack is NestJS', ['profile user/tech_stack = NestJS']],
+      ["we're on AWS and use Kafka", ['fact user/cloud = AWS']],
+      ['remember that the office code is 4321', ['fact user/note:office-code-is-4321 = office code is 4321']],
+      ['my email is [EMAIL]', []],
+    ],
+  },
+  assistant: {
+    role: 'assistant',
+    zh: [
+      ['我推荐你读《三体》', ['fact assistant/recommendation:三体 = 三体']],
+      ['我会提醒你周五交报告', ['task assistant/promise:周五交报告 = 周五交报告']],
+      ['总之先用 Kafka', ['fact assistant/conclusion:先用-kafka = 先用 Kafka']],
+      ['你喜欢 VS Code 吗？', []],
+    ],
+    en: [
+      ["I'd recommend trying Hakata Ramen Ichiran", ['fact assistant/recommendation:hakata-ramen-ichiran = Hakata Ramen Ichiran']],
+      ["I'll remind you on Friday", ['task assistant/promise:on-friday = on Friday']],
+      ['the conclusion is to start with Postgres', ['fact assistant/conclusion:start-with-postgres = start with Postgres']],
+      ['You prefer VS Code, right?', []],
+    ],
+  },
+};
+
+function read(text: string, role: TurnRole): string[] {
+  const items = extractWithRules({
+    tenantId: 'acme',
+    userId: 'u-1',
+    sessionId: 's-1',
+    turnId: 'turn-1',
+    role,
+    text,
+    occurredAt: '2026-11-30T08:00:00.000Z',
+    ephemeral: false,
+    signals: [],
+  });
+  return items.map(summary);
+}
+
+function summary(item: ExtractedItemDraft): string {
+  const retract = item.operation === 'retract' ? ' (retract)' : '';
+  const correction = item.correction ? ` [${item.correction}]` : '';
+  return `${item.kind} ${item.subject}/${item.attribute} = ${item.value}${retract}${correction}`;
+}
+
+describe.each(Object.entries(FAMILIES))('the %s rules', (_family, { role, zh, en }) => {
+  it.each(zh)('zh: "%s" → %j', (turn, items) => expect(read(turn, role)).toEqual(items));
+  it.each(en)('en: "%s" → %j', (turn, items) => expect(read(turn, role)).toEqual(items));
+});
