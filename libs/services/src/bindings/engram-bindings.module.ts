@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, Optional, Provider } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
 import { EngramConfig, PortBindings } from '@engram/config';
@@ -28,7 +28,7 @@ export class EngramBindingsModule implements OnApplicationShutdown {
 
   static forBindings(bindings: PortBindings): DynamicModule {
     const sqlite = bindings.eventLog === 'sqlite' || bindings.factStore === 'sqlite' || bindings.search === 'sqlite';
-    const providers: Provider[] = [
+    const providers: FactoryProvider[] = [
       ...(sqlite ? [sqliteDatabase] : []),
       ...(bindings.factStore === 'mongodb' ? mongoDatabase : []),
       ...eventLogProviders(bindings.eventLog),
@@ -40,7 +40,7 @@ export class EngramBindingsModule implements OnApplicationShutdown {
     return {
       module: EngramBindingsModule,
       providers,
-      exports: providers.map((provider) => (provider as { provide: symbol }).provide),
+      exports: providers.map((provider) => provider.provide),
     };
   }
 
