@@ -15,7 +15,8 @@ import {
 
 /**
  * The all-in-one server: every stage and both HTTP sides in one process, over
- * SQLite (embedded, the default) or Kafka, MongoDB and Elasticsearch (ENGRAM_MODE=distributed).
+ * SQLite (embedded, the default) or Kafka, MongoDB and Elasticsearch (ENGRAM_MODE=distributed),
+ * or a backend chosen per port (ENGRAM_EVENT_LOG, ENGRAM_FACT_STORE, ENGRAM_SEARCH).
  */
 @Module({})
 export class EngramModule {

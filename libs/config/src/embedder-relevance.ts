@@ -1,3 +1,4 @@
+import { defaultRelevanceConfig } from '@engram/domain';
 import type { EngramConfig } from './engram-config';
 
 /**
@@ -38,7 +39,14 @@ export interface EmbedderRelevance {
   readonly coverageWeight: number;
 }
 
-const HASHING: EmbedderRelevance = { floor: 0.1, gate: 0.35, admit: 0.35, cosineWeight: 0.1, coverageWeight: 0.2 };
+/** The hashing embedder's are the domain's defaults (`defaultRelevanceConfig`, measured with it). */
+const HASHING: EmbedderRelevance = {
+  floor: defaultRelevanceConfig.cosineFloor,
+  gate: defaultRelevanceConfig.cosineGate,
+  admit: defaultRelevanceConfig.cosineAdmit,
+  cosineWeight: defaultRelevanceConfig.cosineWeight,
+  coverageWeight: defaultRelevanceConfig.coverageWeight,
+};
 /**
  * Unrelated pairs: p50 0.82 (bilingual set), 0.785 (LoCoMo); evidence p50 0.88 / 0.83. The floor
  * sits at LoCoMo's unrelated median; weights from the grid in docs/benchmarks.md.

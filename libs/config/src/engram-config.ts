@@ -1,22 +1,40 @@
-import { readFileSync } from 'node:fs';
-import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
-// The rule schema is the domain's (pure, no I/O); configuration only reads and reports.
-import { parseInsightRules, parseMasterKey } from '@engram/domain';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+// Defaults the domain owns are read from it, so each is written once.
+import {
+  DEFAULT_FORGETTING_POLICY,
+  DEFAULT_INSIGHT_MIN_SUPPORT,
+  DEFAULT_ALIAS_MIN_SEEN,
+  defaultPriorConfig,
+  defaultRankingConfig,
+} from '@engram/domain';
 
 /**
- * The whole configuration, read once from the environment at start-up and
- * validated; a bad value stops the process with a message naming the variable.
- * Property names are the environment variable names, so an error message is
- * directly actionable.
+ * The whole configuration as the environment states it: one property per
+ * variable, named as the variable, so an error message is directly actionable.
+ * `loadConfig` builds and validates it once at start-up; `engramOptions` maps it
+ * into the typed options each consumer injects (engram-options.ts).
  */
 const toNumber = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
 
+/** The half-lives that have a variable; every kind's is in `defaultRankingConfig`. */
+const HALF_LIVES = defaultRankingConfig.halfLifeDays as Readonly<Record<'task' | 'decision' | 'fact' | 'preference', number>>;
+const ACCESS_HALF_LIFE_DAYS = defaultRankingConfig.access!.halfLifeDays;
+
 export class EngramConfig {
-  /** `embedded` runs every service in one process over SQLite; `distributed` binds Kafka, MongoDB and Elasticsearch. */
+  /**
+   * A preset of the three bindings below: `embedded` binds SQLite for each, `distributed` Kafka, MongoDB
+   * and Elasticsearch (port-bindings.ts). A binding that is set wins over the preset.
+   */
   @IsIn(['embedded', 'distributed']) ENGRAM_MODE: 'embedded' | 'distributed' = 'embedded';
+  /** The event log: `sqlite` (in ENGRAM_DATA_DIR) or `kafka` (KAFKA_*). Unset: ENGRAM_MODE's. */
+  @IsOptional() @IsIn(['sqlite', 'kafka']) ENGRAM_EVENT_LOG?: 'sqlite' | 'kafka';
+  /** The database of facts, sessions, access statistics, data keys and versions: `sqlite` or `mongodb` (MONGODB_*). Unset: ENGRAM_MODE's. */
+  @IsOptional() @IsIn(['sqlite', 'mongodb']) ENGRAM_FACT_STORE?: 'sqlite' | 'mongodb';
+  /** The search index: `sqlite` (FTS5 in ENGRAM_DATA_DIR) or `elasticsearch` (ELASTICSEARCH_*). Unset: ENGRAM_MODE's. */
+  @IsOptional() @IsIn(['sqlite', 'elasticsearch']) ENGRAM_SEARCH?: 'sqlite' | 'elasticsearch';
 
   @Transform(toNumber) @IsInt() @Min(0) @Max(65535) PORT = 3000;
   /** Defaults to 127.0.0.1 when no API keys are configured (an open server stays local). */
@@ -26,7 +44,8 @@ export class EngramConfig {
 
   /**
    * Wraps every user's data key (docs/security.md): 32 bytes, as 64 hex digits or base64. Required
-   * when distributed; embedded, unset, a key is generated into ENGRAM_DATA_DIR/master.key (0600).
+   * when the fact store (which keeps the data keys) is MongoDB; with SQLite, unset, a key is generated
+   * into ENGRAM_DATA_DIR/master.key (0600).
    */
   @IsOptional() @IsString() ENGRAM_MASTER_KEY?: string;
   /**
@@ -69,11 +88,11 @@ export class EngramConfig {
   /** Longest a memory may be in the context, in characters and tokens: longer ones are cut around the query's terms. */
   @Transform(toNumber) @IsInt() @Min(50) @Max(100_000) ENGRAM_MEMORY_MAX_CHARS = 400;
   @Transform(toNumber) @IsInt() @Min(20) @Max(100_000) ENGRAM_MEMORY_MAX_TOKENS = 200;
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = 0.05;
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_RECALL_THRESHOLD = defaultRankingConfig.threshold;
   /** Which retrieval legs run: both (hybrid), or one alone to measure it (`engram eval`) or to skip the embedder. */
   @IsIn(['both', 'bm25', 'knn']) ENGRAM_RECALL_LEGS: 'both' | 'bm25' | 'knn' = 'both';
   /** Share of a memory's score its priors (decay, importance, confidence, use) can move: tie-breakers, not multipliers. */
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = 0.1;
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_PRIOR_WEIGHT = defaultPriorConfig.weight;
   /**
    * Cosine at or below which the embedder says nothing, the cosine that says a question has a
    * relevant memory even with no query terms in common, the cosine that then makes a memory with
@@ -85,13 +104,13 @@ export class EngramConfig {
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(-1) @Max(1) ENGRAM_COSINE_ADMIT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COSINE_WEIGHT?: number;
   @IsOptional() @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_COVERAGE_WEIGHT?: number;
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = 7;
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = 7;
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = 30;
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_PREFERENCE_DAYS = 30;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_TASK_DAYS = HALF_LIVES.task;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_DECISION_DAYS = HALF_LIVES.decision;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_FACT_DAYS = HALF_LIVES.fact;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_HALF_LIFE_PREFERENCE_DAYS = HALF_LIVES.preference;
   /** Weight of recent use by recall in the priors' mean (decay, importance and confidence weigh 1 each), and how fast use fades. */
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_ACCESS_WEIGHT = 1;
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ACCESS_HALF_LIFE_DAYS = 30;
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(10) ENGRAM_ACCESS_WEIGHT = defaultPriorConfig.use;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ACCESS_HALF_LIFE_DAYS = ACCESS_HALF_LIFE_DAYS;
   /** How long `after` may wait for the read side before answering anyway. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_AFTER_TIMEOUT_MS = 5000;
 
@@ -112,13 +131,13 @@ export class EngramConfig {
 
   // Forgetting (docs/memory-model.md)
   /** Ephemeral items (one-off requests) expire this many days after they were last said; 0: never. */
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPHEMERAL_TTL_DAYS = 7;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPHEMERAL_TTL_DAYS = DEFAULT_FORGETTING_POLICY.ephemeralTtlDays;
   /** Items below this confidence that nobody recalled for ENGRAM_ARCHIVE_AFTER_DAYS are archived. */
-  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = 0.8;
+  @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_ARCHIVE_CONFIDENCE = DEFAULT_FORGETTING_POLICY.archiveConfidence;
   /** 0: never archive. */
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ARCHIVE_AFTER_DAYS = 90;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ARCHIVE_AFTER_DAYS = DEFAULT_FORGETTING_POLICY.archiveAfterDays;
   /** Episodes (the turns themselves) nobody said or recalled for this many days are archived; 0: kept until the user is forgotten. */
-  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPISODE_RETENTION_DAYS = 0;
+  @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_EPISODE_RETENTION_DAYS = DEFAULT_FORGETTING_POLICY.episodeRetentionDays ?? 0;
   /** How often the resolver process sweeps every user; 0: only on demand. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_FORGETTING_INTERVAL_MS = 3_600_000;
 
@@ -134,7 +153,7 @@ export class EngramConfig {
   /** Events/s an online rebuild may apply (spares the live system); 0: no limit. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_REBUILD_RATE_LIMIT = 0;
   /**
-   * How long a process may use a cached projection pointer (distributed; embedded reads it per call), and, in both modes, the
+   * How long a process may use a cached projection pointer (MongoDB; SQLite reads it per call), and, with either, the
    * log's version (`engram encrypt-log` waits twice this before it reads the log). Keep below the grace period.
    */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_PROJECTION_POINTER_TTL_MS = 1000;
@@ -143,7 +162,7 @@ export class EngramConfig {
   /** Extra aliases: JSON `{"Oracle": ["甲骨文"]}` or the path of such a file; added to the built-in table. */
   @IsString() ENGRAM_ENTITY_ALIASES = '';
   /** A glossed pair ("甲骨文（Oracle）") becomes an alias once seen in this many memories of a user; 0: off. */
-  @Transform(toNumber) @IsInt() @Min(0) @Max(100) ENGRAM_ALIAS_MIN_SEEN = 2;
+  @Transform(toNumber) @IsInt() @Min(0) @Max(100) ENGRAM_ALIAS_MIN_SEEN = DEFAULT_ALIAS_MIN_SEEN;
 
   // Insights (docs/memory-model.md §11)
   /** Derive insights (consistent memories → one higher-priority memory); off: none are derived, existing ones stay as they are. */
@@ -151,7 +170,7 @@ export class EngramConfig {
   /** Extra insight rules: a JSON array `[{"id","label":{"zh","en"},"groups":[{"id","cues"}],…}]` or the path of such a file; an id of a default rule replaces it. */
   @IsString() ENGRAM_INSIGHT_RULES = '';
   /** Distinct consistent statements an insight needs, for rules that set no `minSupport`. */
-  @Transform(toNumber) @IsInt() @Min(2) @Max(50) ENGRAM_INSIGHT_MIN_SUPPORT = 3;
+  @Transform(toNumber) @IsInt() @Min(2) @Max(50) ENGRAM_INSIGHT_MIN_SUPPORT = DEFAULT_INSIGHT_MIN_SUPPORT;
 
   // Embeddings
   @Transform(toNumber) @IsInt() @Min(8) @Max(4096) ENGRAM_EMBEDDING_DIMENSIONS = 256;
@@ -193,7 +212,7 @@ export class EngramConfig {
   @Matches(/^\s*(\*|[^\s,*=]+(\s*,\s*[^\s,*=]+)*)?\s*$/, { message: 'must be empty, * or a comma-separated list of tenant ids' })
   ENGRAM_RECALL_AUDIT_TENANTS = '';
 
-  // Distributed mode (ENGRAM_MODE=distributed): the three below are required there, see loadConfig.
+  // The distributed backends: KAFKA_BROKERS, MONGODB_URI and ELASTICSEARCH_URL are required when their port binds them (loadConfig).
   /** Comma-separated `host:port` list. */
   @IsOptional() @IsString() KAFKA_BROKERS?: string;
   @IsString() KAFKA_CLIENT_ID = 'engram';
@@ -225,132 +244,4 @@ export class EngramConfig {
   listenHost(): string {
     return this.HOST ?? (this.apiKeys().size === 0 ? '127.0.0.1' : '0.0.0.0');
   }
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
-
-/** Builds and validates the configuration; throws ConfigError naming every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): EngramConfig {
-  const known = Object.keys(new EngramConfig());
-  const relevant = Object.fromEntries(Object.entries(env).filter(([k, v]) => known.includes(k) && v !== undefined && v !== ''));
-  const config = plainToInstance(EngramConfig, relevant);
-  const problems = validateSync(config).flatMap((e) =>
-    Object.values(e.constraints ?? {}).map((c) => `${e.property}=${JSON.stringify(env[e.property])}: ${c}`),
-  );
-  problems.push(...apiKeyProblems(config));
-  if (config.ENGRAM_MODE === 'distributed') {
-    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'ELASTICSEARCH_URL'] as const) {
-      if (!config[name]?.trim()) problems.push(`${name}: required when ENGRAM_MODE=distributed`);
-    }
-  }
-  if (config.ENGRAM_MASTER_KEY !== undefined && !parseMasterKey(config.ENGRAM_MASTER_KEY)) {
-    // Never echoed: it is a secret.
-    problems.push('ENGRAM_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64 (e.g. `openssl rand -base64 32`)');
-  } else if (config.ENGRAM_MODE === 'distributed' && config.ENGRAM_MASTER_KEY === undefined) {
-    problems.push('ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed (32 bytes, as 64 hex digits or base64)');
-  }
-  if (config.ENGRAM_PREVIOUS_MASTER_KEY !== undefined) {
-    const previous = parseMasterKey(config.ENGRAM_PREVIOUS_MASTER_KEY);
-    const current = config.ENGRAM_MASTER_KEY === undefined ? undefined : parseMasterKey(config.ENGRAM_MASTER_KEY);
-    if (!previous) problems.push('ENGRAM_PREVIOUS_MASTER_KEY: must be 32 bytes, as 64 hex digits or as base64, like ENGRAM_MASTER_KEY');
-    else if (current?.equals(previous))
-      problems.push('ENGRAM_PREVIOUS_MASTER_KEY: is the same key as ENGRAM_MASTER_KEY; during a rotation it is the old one');
-  }
-  if (config.ENGRAM_EXTRACTOR === 'llm' && !config.ENGRAM_LLM_URL?.trim())
-    problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
-  else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim())
-    problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
-  problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
-  problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return config;
-}
-
-/**
- * Keys that would make authentication lie: a key listed twice (silently the last tenant's), a key
- * or tenant with spaces (trimmed away, or never sent), a tenant key that is also the admin or
- * metrics key. Keys are never echoed; entries are named by position.
- */
-function apiKeyProblems(config: EngramConfig): string[] {
-  const problems: string[] = [];
-  const seen = new Map<string, number>();
-  const entries = config.ENGRAM_API_KEYS.split(',');
-  entries.forEach((pair, i) => {
-    const at = `entry ${i + 1}`;
-    if (pair.trim() === '') {
-      if (entries.length > 1) problems.push(`ENGRAM_API_KEYS: ${at} is empty`);
-      return;
-    }
-    // Space around an entry is layout ("a=x, b=y"); inside one it is a mistake.
-    const [key, tenant, extra] = pair.trim().split('=');
-    if (!key || !tenant || extra !== undefined) {
-      problems.push(`ENGRAM_API_KEYS: ${at} must look like key=tenant`);
-      return;
-    }
-    if (/\s/.test(key)) problems.push(`ENGRAM_API_KEYS: ${at}: the key must not contain spaces`);
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(tenant))
-      problems.push(`ENGRAM_API_KEYS: ${at}: tenant "${tenant}" must be 1-64 letters, digits, ., _ or - (no spaces)`);
-    const first = seen.get(key);
-    if (first !== undefined) problems.push(`ENGRAM_API_KEYS: ${at} repeats the key of entry ${first}: each key names one tenant`);
-    else seen.set(key, i + 1);
-    if (config.ENGRAM_ADMIN_KEY && key === config.ENGRAM_ADMIN_KEY)
-      problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_ADMIN_KEY as a tenant key`);
-    if (config.ENGRAM_METRICS_KEY && key === config.ENGRAM_METRICS_KEY)
-      problems.push(`ENGRAM_API_KEYS: ${at} uses ENGRAM_METRICS_KEY as a tenant key`);
-  });
-  if (/\s/.test(config.ENGRAM_ADMIN_KEY)) problems.push('ENGRAM_ADMIN_KEY: must not contain spaces');
-  if (/\s/.test(config.ENGRAM_METRICS_KEY)) problems.push('ENGRAM_METRICS_KEY: must not contain spaces');
-  return problems;
-}
-
-/** The JSON text of ENGRAM_ENTITY_ALIASES: inline, or read from the file it names. */
-export function entityAliasesSource(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '' || trimmed.startsWith('{')) return trimmed;
-  return readFileSync(trimmed, 'utf8');
-}
-
-function entityAliasProblems(value: string): string[] {
-  let text: string;
-  try {
-    text = entityAliasesSource(value);
-  } catch {
-    return [`ENGRAM_ENTITY_ALIASES: cannot read file "${value.trim()}"`];
-  }
-  if (text === '') return [];
-  try {
-    const parsed: unknown = JSON.parse(text);
-    const ok =
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      !Array.isArray(parsed) &&
-      Object.values(parsed).every((aliases) => Array.isArray(aliases) && aliases.every((a) => typeof a === 'string'));
-    return ok ? [] : ['ENGRAM_ENTITY_ALIASES: must map each canonical name to a list of aliases, e.g. {"Oracle": ["甲骨文"]}'];
-  } catch {
-    return ['ENGRAM_ENTITY_ALIASES: must be JSON like {"Oracle": ["甲骨文"]} or the path of such a file'];
-  }
-}
-
-/** The JSON text of ENGRAM_INSIGHT_RULES: inline, or read from the file it names. */
-export function insightRulesSource(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '' || trimmed.startsWith('[')) return trimmed;
-  return readFileSync(trimmed, 'utf8');
-}
-
-function insightRuleProblems(value: string): string[] {
-  let text: string;
-  try {
-    text = insightRulesSource(value);
-  } catch {
-    return [`ENGRAM_INSIGHT_RULES: cannot read file "${value.trim()}"`];
-  }
-  if (text === '') return [];
-  const parsed = parseInsightRules(text);
-  return 'problems' in parsed ? parsed.problems.map((p) => `ENGRAM_INSIGHT_RULES${p.startsWith('[') ? '' : ': '}${p}`) : [];
 }

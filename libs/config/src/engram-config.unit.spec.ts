@@ -1,5 +1,5 @@
 import { relevanceFor } from './embedder-relevance';
-import { loadConfig } from './engram-config';
+import { loadConfig } from './load-config';
 
 describe('relevanceFor', () => {
   const thresholds = (env: Record<string, string>) => relevanceFor(loadConfig({ LOG_LEVEL: 'silent', ...env }));

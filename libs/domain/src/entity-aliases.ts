@@ -171,12 +171,15 @@ function isName(candidate: string): boolean {
   return true;
 }
 
+/** A glossed pair becomes an alias once seen in this many texts (ENGRAM_ALIAS_MIN_SEEN's default). */
+export const DEFAULT_ALIAS_MIN_SEEN = 2;
+
 /**
  * Learns aliases from texts (one per memory): a pair glossed in at least `minSeen` distinct texts.
  * The canonical name is the configured one if either side is already known, else the Latin side,
  * else the gloss. A learned alias never overrides a configured mapping.
  */
-export function learnAliases(texts: readonly string[], base: EntityAliasTable, minSeen = 2): EntityAliasTable {
+export function learnAliases(texts: readonly string[], base: EntityAliasTable, minSeen = DEFAULT_ALIAS_MIN_SEEN): EntityAliasTable {
   if (minSeen <= 0) return base;
   const counts = new Map<string, { pair: [string, string]; seen: number }>();
   for (const text of texts) {

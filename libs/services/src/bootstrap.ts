@@ -6,7 +6,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { EngramConfig } from '@engram/config';
+import { authOptionsFrom, EngramConfig, HttpOptions, httpOptionsFrom, pipelineOptionsFrom, PortBindings } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './ingest/input-limits';
@@ -16,11 +16,12 @@ import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
 export function configureHttp(app: INestApplication, config: EngramConfig): void {
+  const { bodyLimitBytes } = httpOptionsFrom(config);
   const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void; router: Parameters<typeof methodNotAllowed>[0] };
   express.disable('x-powered-by');
   app.use(methodNotAllowed(express.router));
-  app.use(MONITORING_PATHS, monitoringAuth(config));
-  const parseJson = json({ limit: config.ENGRAM_BODY_LIMIT_BYTES, verify: verifyJsonBody });
+  app.use(MONITORING_PATHS, monitoringAuth(authOptionsFrom(config)));
+  const parseJson = json({ limit: bodyLimitBytes, verify: verifyJsonBody });
   // Nest turns body-parser's SyntaxError into a bare 400 before any filter sees its `type`: name `body` here.
   app.use((req: Request, res: Response, next: (error?: unknown) => void) =>
     parseJson(req, res, (error?: unknown) =>
@@ -57,12 +58,13 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
 
 /** Attaches the stage handlers of the app's modules to the event log. */
 export function connectStages(app: INestApplication, config: EngramConfig): void {
+  const pipeline = pipelineOptionsFrom(config);
   app.connectMicroservice({
     strategy: new EventLogTransport(app.get(EventLog), {
-      topicPrefix: config.ENGRAM_TOPIC_PREFIX,
-      maxBatchSize: config.ENGRAM_BATCH_SIZE,
-      attempts: config.ENGRAM_STAGE_ATTEMPTS,
-      retryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
+      topicPrefix: pipeline.topicPrefix,
+      maxBatchSize: pipeline.batchSize,
+      attempts: pipeline.stageAttempts,
+      retryDelayMs: pipeline.stageRetryDelayMs,
       metrics: app.get(EngramMetrics),
     }),
   });
@@ -85,6 +87,8 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
     app.useLogger(app.get(Logger));
     app.enableShutdownHooks();
     const config = app.get(EngramConfig);
+    const { mode } = app.get<PortBindings>(PortBindings);
+    const http = app.get<HttpOptions>(HttpOptions);
     configureHttp(app, config);
     if (options.stages) {
       connectStages(app, config);
@@ -92,10 +96,10 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
     }
     if (options.http === 'health') {
       // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
-      const http = app.getHttpAdapter();
-      http.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode: config.ENGRAM_MODE }));
+      const adapter = app.getHttpAdapter();
+      adapter.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode }));
       const collector = app.get(MetricsCollector);
-      http.get('/metrics', (_req: Request, res: Response) => {
+      adapter.get('/metrics', (_req: Request, res: Response) => {
         collector.scrape().then(
           (text) => res.status(200).type(Registry.PROMETHEUS_CONTENT_TYPE).send(text),
           (error: unknown) =>
@@ -107,7 +111,7 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
       });
     }
     if (options.http) {
-      await app.listen(config.PORT, config.listenHost());
+      await app.listen(http.port, http.host);
       new NestLogger('engram').log(`listening on ${boundAddress(app)}`);
     } else await app.init();
   } catch (error) {

@@ -1,12 +1,17 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { EngramConfig, loadConfig } from '@engram/config';
+import { EngramConfig, ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions, loadConfig } from '@engram/config';
 import { Clock, systemClock } from '@engram/ports';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';
 
-/** Configuration, time, publishing, progress and metrics: what every engram process needs. */
+/**
+ * Configuration, time, publishing, progress and metrics: what every engram process needs. The
+ * configuration is mapped here, once, into the typed options each consumer injects (RecallOptions,
+ * IngestLimits, KafkaOptions…: libs/config); the whole EngramConfig stays provided for the
+ * consumers that still read it.
+ */
 @Global()
 @Module({})
 export class EngramCoreModule {
@@ -16,13 +21,14 @@ export class EngramCoreModule {
       module: EngramCoreModule,
       providers: [
         { provide: EngramConfig, useValue: config },
+        ...engramOptionProviders(engramOptions(config)),
         { provide: Clock, useValue: options.clock ?? systemClock },
         { provide: EngramMetrics, useValue: new EngramMetrics() },
         EventPublisher,
         PipelineProgress,
         MetricsCollector,
       ],
-      exports: [EngramConfig, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector],
+      exports: [EngramConfig, ...ENGRAM_OPTION_TOKENS, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector],
     };
   }
 }

@@ -1,5 +1,4 @@
 export * from './bindings/bindings';
-export * from './bindings/embedded-bindings.module';
 export * from './bootstrap';
 export * from './core.module';
 export * from './http/health.controller';

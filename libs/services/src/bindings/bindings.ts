@@ -1,37 +1,33 @@
-import type { INestApplicationContext, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import type { Db } from 'mongodb';
 import type { Database } from 'better-sqlite3';
-import type { EngramConfig } from '@engram/config';
+import { portBindingsFrom, type EngramConfig } from '@engram/config';
 import { SqliteKeyStore } from '@engram/adapters-sqlite';
 import { MongoKeyStore } from '@engram/adapters-mongodb';
 import type { KeyStore } from '@engram/ports';
 import type { MasterKeys } from '../crypto/master-key';
-import { DistributedBindingsModule, MONGO_DATABASE } from './distributed-bindings.module';
-import { EmbeddedBindingsModule, SQLITE_DATABASE } from './embedded-bindings.module';
+import { MONGO_DATABASE, SQLITE_DATABASE } from './databases';
+import { EngramBindingsModule } from './engram-bindings.module';
 
-export { DistributedBindingsModule } from './distributed-bindings.module';
+export { EngramBindingsModule } from './engram-bindings.module';
+export { MONGO_CLIENT, MONGO_DATABASE, SQLITE_DATABASE } from './databases';
 
 /**
- * Which adapters a process binds is the only difference between modes.
- * Embedded processes may also run as separate apps sharing one data directory
- * (SQLite in WAL mode serves several processes); distributed ones share
- * Kafka, MongoDB and Elasticsearch.
+ * Which adapters a process binds, per port (ENGRAM_EVENT_LOG, ENGRAM_FACT_STORE, ENGRAM_SEARCH;
+ * ENGRAM_MODE fills those not set). Processes bound to SQLite may run as separate apps sharing one
+ * data directory (SQLite in WAL mode serves several processes); those bound to Kafka, MongoDB and
+ * Elasticsearch share them across hosts.
  */
-export function bindingsFor(config: EngramConfig): Type<unknown> {
-  switch (config.ENGRAM_MODE) {
-    case 'embedded':
-      return EmbeddedBindingsModule;
-    case 'distributed':
-      return DistributedBindingsModule;
-  }
+export function bindingsFor(config: EngramConfig): DynamicModule {
+  return EngramBindingsModule.forBindings(portBindingsFrom(config));
 }
 
-/** A key store over the app's storage opened with other master keys than configured: a rotation's. */
+/** A key store over the app's fact-store database opened with other master keys than configured: a rotation's. */
 export function keyStoreWith(app: INestApplicationContext, config: EngramConfig, keys: MasterKeys): KeyStore {
-  switch (config.ENGRAM_MODE) {
-    case 'embedded':
+  switch (portBindingsFrom(config).factStore) {
+    case 'sqlite':
       return new SqliteKeyStore(app.get<Database>(SQLITE_DATABASE), keys.current, keys.previous);
-    case 'distributed':
+    case 'mongodb':
       return new MongoKeyStore(app.get<Db>(MONGO_DATABASE), keys.current, keys.previous);
   }
 }

@@ -1,7 +1,7 @@
 // `engram encrypt-log`: the run (LogEncryptor); its phases are encrypt-log-scan.ts, encrypt-log-copy.ts and
 // encrypt-log-verify.ts (checks and moving positions), its hold on the log encrypt-log-lease.ts.
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { EngramConfig, portBindingsFrom } from '@engram/config';
 import { Topics, topicVersionOf, versionedTopic } from '@engram/contracts';
 import { ConsumedMessage, EventLog, LogMigration, LogPosition, LogVersions, reached, RebuildLedger, ResetTarget } from '@engram/ports';
 import { STORED_EVENT_LOG } from '../bindings/stored-event-log';
@@ -131,7 +131,7 @@ export class LogEncryptor {
   }
 
   private refuseIfServerRuns(): void {
-    if (this.config.ENGRAM_MODE !== 'embedded') return;
+    if (portBindingsFrom(this.config).eventLog !== 'sqlite') return; // a server announces itself in the data directory of a SQLite log
     const server = runningServer(this.config.ENGRAM_DATA_DIR);
     if (server)
       throw new EncryptLogConflict(

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EngramConfig } from '@engram/config';
+import { bindingReason, portBindingsFrom, type EngramConfig } from '@engram/config';
 import { MasterKey, parseMasterKey } from '@engram/domain';
 
 export const MASTER_KEY_FILE = 'master.key';
@@ -8,7 +8,7 @@ export const MASTER_KEY_FILE = 'master.key';
 export const NEXT_MASTER_KEY_FILE = 'master.key.next';
 
 type MasterKeyConfig = Pick<EngramConfig, 'ENGRAM_MASTER_KEY' | 'ENGRAM_DATA_DIR' | 'ENGRAM_MODE'> &
-  Partial<Pick<EngramConfig, 'ENGRAM_PREVIOUS_MASTER_KEY'>>;
+  Partial<Pick<EngramConfig, 'ENGRAM_PREVIOUS_MASTER_KEY' | 'ENGRAM_FACT_STORE'>>;
 
 /** The key that wraps data keys, and the ones that only unwrap those still under them (a rotation). */
 export interface MasterKeys {
@@ -18,13 +18,14 @@ export interface MasterKeys {
 
 /**
  * The master key that wraps every data key: ENGRAM_MASTER_KEY when set (configuration has
- * validated it, and requires it when distributed); embedded without it, the key generated into
+ * validated it, and requires it when the data keys are in MongoDB); in SQLite without it, the key generated into
  * the data directory on first start (0600, created exclusively so two processes starting at once
  * agree) and read from there after.
  */
 export function loadMasterKey(config: MasterKeyConfig): MasterKey {
   if (config.ENGRAM_MASTER_KEY !== undefined) return new MasterKey(parseMasterKey(config.ENGRAM_MASTER_KEY)!);
-  if (config.ENGRAM_MODE === 'distributed') throw new Error('ENGRAM_MASTER_KEY: required when ENGRAM_MODE=distributed');
+  if (portBindingsFrom(config).factStore === 'mongodb')
+    throw new Error(`ENGRAM_MASTER_KEY: required when ${bindingReason(config, 'factStore')}`);
   const file = path.join(config.ENGRAM_DATA_DIR, MASTER_KEY_FILE);
   try {
     fs.writeFileSync(file, `${MasterKey.generate().encoded()}\n`, { mode: 0o600, flag: 'wx' });
@@ -58,9 +59,9 @@ export function loadMasterKeys(config: MasterKeyConfig): MasterKeys {
   };
 }
 
-/** Embedded without ENGRAM_MASTER_KEY: the master key lives in ENGRAM_DATA_DIR/master.key. */
+/** Data keys in SQLite (the embedded preset) without ENGRAM_MASTER_KEY: the master key lives in ENGRAM_DATA_DIR/master.key. */
 export function usesKeyFile(config: MasterKeyConfig): boolean {
-  return config.ENGRAM_MODE === 'embedded' && config.ENGRAM_MASTER_KEY === undefined;
+  return portBindingsFrom(config).factStore === 'sqlite' && config.ENGRAM_MASTER_KEY === undefined;
 }
 
 /**

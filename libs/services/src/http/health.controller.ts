@@ -1,6 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { EngramConfig } from '@engram/config';
+import { PortBindings } from '@engram/config';
 import { Public } from './tenancy';
 
 class HealthResponse {
@@ -11,12 +11,12 @@ class HealthResponse {
 @ApiTags('health')
 @Controller()
 export class HealthController {
-  constructor(private readonly config: EngramConfig) {}
+  constructor(@Inject(PortBindings) private readonly bindings: PortBindings) {}
 
   @Public()
   @Get('health')
   @ApiOkResponse({ type: HealthResponse })
   health(): HealthResponse {
-    return { status: 'ok', mode: this.config.ENGRAM_MODE };
+    return { status: 'ok', mode: this.bindings.mode };
   }
 }

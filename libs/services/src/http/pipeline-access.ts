@@ -3,13 +3,14 @@ import {
   CanActivate,
   createParamDecorator,
   ExecutionContext,
+  Inject,
   Injectable,
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { EngramConfig } from '@engram/config';
+import { AuthOptions } from '@engram/config';
 import { Public } from './tenancy';
 
 type Scope = 'tenant' | 'deployment';
@@ -24,9 +25,9 @@ export class PipelineAccessGuard implements CanActivate {
   private readonly tenantKeys: ReadonlyMap<string, string>;
   private readonly adminKey: Buffer | undefined;
 
-  constructor(config: EngramConfig) {
-    this.tenantKeys = config.apiKeys();
-    this.adminKey = config.ENGRAM_ADMIN_KEY ? Buffer.from(config.ENGRAM_ADMIN_KEY) : undefined;
+  constructor(@Inject(AuthOptions) auth: AuthOptions) {
+    this.tenantKeys = auth.apiKeys;
+    this.adminKey = auth.adminKey ? Buffer.from(auth.adminKey) : undefined;
   }
 
   canActivate(context: ExecutionContext): boolean {

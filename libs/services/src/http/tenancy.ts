@@ -1,8 +1,16 @@
-import { CanActivate, createParamDecorator, ExecutionContext, Injectable, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import {
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  SetMetadata,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { EngramConfig } from '@engram/config';
+import { AuthOptions } from '@engram/config';
 
 export const DEFAULT_TENANT = 'default';
 const PUBLIC = 'engram:public';
@@ -24,9 +32,9 @@ export class TenantGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    config: EngramConfig,
+    @Inject(AuthOptions) auth: AuthOptions,
   ) {
-    this.keys = config.apiKeys();
+    this.keys = auth.apiKeys;
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -1,7 +1,6 @@
-import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { BackpressureOptions } from '@engram/config';
 import { Clock } from '@engram/ports';
-import { Inject } from '@nestjs/common';
 import { EngramMetrics } from '../observability/metrics';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 
@@ -31,7 +30,7 @@ export class Backpressure {
   private pendingCache = { value: 0, atMs: -Infinity };
 
   constructor(
-    private readonly config: EngramConfig,
+    @Inject(BackpressureOptions) private readonly options: BackpressureOptions,
     private readonly progress: PipelineProgress,
     private readonly metrics: EngramMetrics,
     @Inject(Clock) private readonly clock: Clock,
@@ -43,7 +42,7 @@ export class Backpressure {
   }
 
   private async checkLag(): Promise<void> {
-    const max = this.config.ENGRAM_MAX_PENDING;
+    const max = this.options.maxPending;
     if (max === 0) return;
     const now = Date.now();
     // Lag costs a few queries (admin calls on Kafka): measure at most every 250 ms.
@@ -55,7 +54,7 @@ export class Backpressure {
   }
 
   private takeTokens(tenantId: string, turns: number): void {
-    const rate = this.config.ENGRAM_TENANT_RATE_LIMIT;
+    const rate = this.options.tenantRateLimit;
     if (rate === 0) return;
     const capacity = rate * 10;
     const nowMs = this.clock.now().getTime();

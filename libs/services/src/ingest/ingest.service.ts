@@ -1,9 +1,8 @@
-import { BadRequestException, Injectable, Logger } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { IngestLimits } from '@engram/config';
 import { deterministicId, newEvent, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
 import { Clock } from '@engram/ports';
-import { Inject } from '@nestjs/common';
 import { DataKeyRing } from '../crypto';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { encodePosition } from '../pipeline/pipeline-progress';
@@ -17,7 +16,7 @@ export class IngestService {
 
   constructor(
     private readonly publisher: EventPublisher,
-    private readonly config: EngramConfig,
+    @Inject(IngestLimits) private readonly limits: IngestLimits,
     @Inject(Clock) private readonly clock: Clock,
     private readonly keys: DataKeyRing,
   ) {}
@@ -99,15 +98,13 @@ export class IngestService {
 
   /** Checked again here for callers that are not the HTTP controller (the CLI), and against the clock. */
   private checkLimits(request: PostTurnsDto): void {
-    checkTurnLimits(request.turns, this.config);
+    checkTurnLimits(request.turns, this.limits);
     // A turn far in the future never decays and sorts after everything said since.
-    const latest = this.clock.now().getTime() + this.config.ENGRAM_MAX_FUTURE_MS;
+    const latest = this.clock.now().getTime() + this.limits.maxFutureMs;
     request.turns.forEach((turn, i) => {
       if (Date.parse(turn.occurredAt) > latest) {
         throw new BadRequestException({
-          message: [
-            `turns.${i}.occurredAt must be at most ${this.config.ENGRAM_MAX_FUTURE_MS} ms after the server's clock (ENGRAM_MAX_FUTURE_MS)`,
-          ],
+          message: [`turns.${i}.occurredAt must be at most ${this.limits.maxFutureMs} ms after the server's clock (ENGRAM_MAX_FUTURE_MS)`],
           fields: [`turns.${i}.occurredAt`],
         });
       }

@@ -1,9 +1,9 @@
-import { BadRequestException, CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { BadRequestException, CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { EngramConfig } from '@engram/config';
+import { AuthOptions, IngestLimits } from '@engram/config';
 
 /** Objects and arrays nested deeper than this are refused before parsing (validation recurses per level). */
 export const MAX_JSON_DEPTH = 32;
@@ -69,26 +69,23 @@ function isHighSurrogate(unit: number): boolean {
  */
 @Injectable()
 export class TurnsLimits implements CanActivate {
-  constructor(private readonly config: EngramConfig) {}
+  constructor(@Inject(IngestLimits) private readonly limits: IngestLimits) {}
 
   canActivate(context: ExecutionContext): boolean {
     const body = context.switchToHttp().getRequest<Request>().body as { turns?: unknown } | undefined;
-    checkTurnLimits(body?.turns, this.config);
+    checkTurnLimits(body?.turns, this.limits);
     return true;
   }
 }
 
 /** Throws a 400 naming the field when the batch is too long or a turn's text too long; anything else passes through. */
-export function checkTurnLimits(
-  turns: unknown,
-  config: Pick<EngramConfig, 'ENGRAM_MAX_TURNS_PER_REQUEST' | 'ENGRAM_MAX_TEXT_LENGTH'>,
-): void {
+export function checkTurnLimits(turns: unknown, limits: Pick<IngestLimits, 'maxTurnsPerRequest' | 'maxTextLength'>): void {
   if (!Array.isArray(turns)) return;
-  const maxTurns = config.ENGRAM_MAX_TURNS_PER_REQUEST;
+  const maxTurns = limits.maxTurnsPerRequest;
   if (turns.length > maxTurns) {
     throw new BadRequestException({ message: [`turns must contain at most ${maxTurns} items`], fields: ['turns'] });
   }
-  const maxText = config.ENGRAM_MAX_TEXT_LENGTH;
+  const maxText = limits.maxTextLength;
   turns.forEach((turn: unknown, i) => {
     const text = (turn as { text?: unknown } | null)?.text;
     // UTF-16 length is an upper bound of the code points: most texts need no count.
@@ -106,9 +103,9 @@ export function checkTurnLimits(
  * they need `Authorization: Bearer <ENGRAM_METRICS_KEY or ENGRAM_ADMIN_KEY>`; tenant keys do not open them.
  * An express middleware, because the docs are served outside Nest's guards.
  */
-export function monitoringAuth(config: EngramConfig): (req: Request, res: Response, next: () => void) => void {
-  const open = config.apiKeys().size === 0;
-  const keys = [config.ENGRAM_METRICS_KEY, config.ENGRAM_ADMIN_KEY].filter(Boolean).map((k) => Buffer.from(k));
+export function monitoringAuth(auth: AuthOptions): (req: Request, res: Response, next: () => void) => void {
+  const open = auth.apiKeys.size === 0;
+  const keys = [auth.metricsKey, auth.adminKey].filter(Boolean).map((k) => Buffer.from(k));
   return (req, res, next) => {
     if (open) return next();
     const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');

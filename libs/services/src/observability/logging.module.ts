@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { DestinationStream } from 'pino';
-import { EngramConfig } from '@engram/config';
+import { LoggingOptions } from '@engram/config';
 
 /**
  * Where the JSON lines go instead of stdout, when a global module provides it
@@ -18,10 +18,10 @@ export const LOG_DESTINATION = Symbol('LogDestination');
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      inject: [EngramConfig, { token: LOG_DESTINATION, optional: true }],
-      useFactory: (config: EngramConfig, destination?: DestinationStream) => {
+      inject: [LoggingOptions, { token: LOG_DESTINATION, optional: true }],
+      useFactory: (logging: LoggingOptions, destination?: DestinationStream) => {
         const options = {
-          level: config.LOG_LEVEL,
+          level: logging.level,
           genReqId: (req: { headers: Record<string, unknown> }) => (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
           // Polled endpoints would drown everything else.
@@ -30,7 +30,7 @@ export const LOG_DESTINATION = Symbol('LogDestination');
             req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
             res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
           },
-          ...(config.ENGRAM_LOG_PRETTY && !destination ? { transport: { target: 'pino-pretty' } } : {}),
+          ...(logging.pretty && !destination ? { transport: { target: 'pino-pretty' } } : {}),
         };
         return { pinoHttp: destination ? [options, destination] : options };
       },

@@ -3,6 +3,7 @@ import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
 import type { FactStore } from '@engram/ports';
 import {
   buildAliasTable,
+  DEFAULT_ALIAS_MIN_SEEN,
   DEFAULT_ENTITY_ALIASES,
   defaultAliasTable,
   EntityAliasTable,
@@ -32,7 +33,7 @@ export function configuredAliasTable(config?: EngramConfig): EntityAliasTable {
 /** The configured table plus the aliases glossed in enough of this user's turns (as kept in their memories). */
 export function userAliasTable(config: EngramConfig | undefined, memories: readonly MemoryRecord[]): EntityAliasTable {
   const base = configuredAliasTable(config);
-  const minSeen = config?.ENGRAM_ALIAS_MIN_SEEN ?? 2;
+  const minSeen = config?.ENGRAM_ALIAS_MIN_SEEN ?? DEFAULT_ALIAS_MIN_SEEN;
   if (minSeen === 0) return base;
   // One text per turn: a turn's fact and its episode say the same gloss once, not twice.
   const byTurn = new Map<string, string>();

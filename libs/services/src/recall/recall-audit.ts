@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RecallOptions } from '@engram/config';
 import type { MemoryRecord } from '@engram/contracts';
 import { maskPii, RankedMemory } from '@engram/domain';
 
@@ -22,8 +22,8 @@ export class RecallAudit {
   private readonly all: boolean;
   private readonly tenants: ReadonlySet<string>;
 
-  constructor(config: EngramConfig) {
-    const listed = parseAuditTenants(config.ENGRAM_RECALL_AUDIT_TENANTS);
+  constructor(@Inject(RecallOptions) options: RecallOptions) {
+    const listed = parseAuditTenants(options.auditTenants);
     this.all = listed === '*';
     this.tenants = new Set(listed === '*' ? [] : listed);
   }

@@ -1,10 +1,9 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
-import { EngramConfig, relevanceFor } from '@engram/config';
+import { ConsistencyOptions, EngramConfig, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
   AssembledContext,
   assembleContext,
-  defaultRankingConfig,
   dropCovered,
   expandQuery,
   fuse,
@@ -12,7 +11,6 @@ import {
   narrowsBeyondKinds,
   RankedMemory,
   rankMemories,
-  RankingConfig,
   RecallFilter,
   speakersOf,
   summaryLines,
@@ -38,9 +36,11 @@ import type { FactView, MemoryView, RecallDebugView, RecallDto, RecallResponse, 
 @Injectable()
 export class RecallService {
   private readonly log = new Logger(RecallService.name);
-  private readonly ranking: RankingConfig;
 
   constructor(
+    @Inject(RecallOptions) private readonly recallOptions: RecallOptions,
+    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
+    // Only for the alias tables (pipeline/entity-aliases.provider.ts), which still read the whole configuration.
     private readonly config: EngramConfig,
     private readonly progress: PipelineProgress,
     private readonly publisher: EventPublisher,
@@ -51,9 +51,7 @@ export class RecallService {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AccessStore) private readonly access: AccessStore,
     private readonly audit: RecallAudit,
-  ) {
-    this.ranking = rankingConfigFrom(config);
-  }
+  ) {}
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
     if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
@@ -66,12 +64,12 @@ export class RecallService {
       if (!position || !(await this.progress.issued(position))) {
         throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
       }
-      consistent = await this.progress.waitFor(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+      consistent = await this.progress.waitFor(position, this.consistency.afterTimeoutMs);
     }
     const asOf = request.asOf ? new Date(request.asOf) : null;
     const validAt = request.validAt ? new Date(request.validAt) : null;
     const now = request.now ? new Date(request.now) : (validAt ?? asOf ?? this.clock.now());
-    const k = request.k ?? this.config.ENGRAM_RECALL_K;
+    const k = request.k ?? this.recallOptions.k;
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
     // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
@@ -83,7 +81,7 @@ export class RecallService {
     const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
     const filter = await this.filterOf(tenantId, userId, request);
-    const options = { embedder: this.embedder, ranking: this.ranking, limit: this.config.ENGRAM_RECALL_CANDIDATES, aliases };
+    const options = { embedder: this.embedder, ranking: this.recallOptions.ranking, limit: this.recallOptions.candidates, aliases };
     const past = known ? await recallOver(pastViews(known, asOf, validAt, filter), query, now, options) : null;
 
     const [pinned, ranked, recentNow] = await Promise.all([
@@ -93,10 +91,10 @@ export class RecallService {
           (learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
           this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
       past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
-      request.sessionId && this.config.ENGRAM_RECENT_TURNS > 0
+      request.sessionId && this.recallOptions.recentTurns > 0
         ? lookBack
           ? this.sessions
-              .recent(tenantId, userId, request.sessionId, this.config.ENGRAM_RECENT_TURNS)
+              .recent(tenantId, userId, request.sessionId, this.recallOptions.recentTurns)
               .then((turns) => ({ summary: null, recent: turns }))
           : this.sessionContext(tenantId, userId, request.sessionId, now)
         : Promise.resolve({ summary: null, recent: [] }),
@@ -122,7 +120,7 @@ export class RecallService {
       ...offered,
       ...this.budgetOf(request),
       query: request.query,
-      cap: { chars: this.config.ENGRAM_MEMORY_MAX_CHARS, tokens: this.config.ENGRAM_MEMORY_MAX_TOKENS },
+      cap: this.recallOptions.memoryCap,
       now,
     });
     this.audit.record(tenantId, request, assembled);
@@ -167,14 +165,14 @@ export class RecallService {
    * no summary yet starts with the previous session's summary and last turns (carried over).
    */
   private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
-    const every = this.config.ENGRAM_SUMMARY_EVERY;
-    const window = this.config.ENGRAM_RECENT_TURNS + Math.max(0, every - 1);
+    const every = this.recallOptions.summaryEvery;
+    const window = this.recallOptions.recentTurns + Math.max(0, every - 1);
     const [turns, own] = await Promise.all([
       this.sessions.recent(tenantId, userId, sessionId, window),
       this.summaryOf(tenantId, userId, sessionId),
     ]);
     if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
-    const carry = this.config.ENGRAM_CARRY_OVER_TURNS;
+    const carry = this.recallOptions.carryOverTurns;
     if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
     const previous = await this.sessions.previousSession(tenantId, userId, sessionId, turns[0]?.occurredAt ?? now.toISOString());
     if (!previous) return { summary: null, recent: turns };
@@ -187,7 +185,7 @@ export class RecallService {
   }
 
   private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {
-    if (this.config.ENGRAM_SUMMARY_EVERY <= 0) return undefined;
+    if (this.recallOptions.summaryEvery <= 0) return undefined;
     const [summary] = await this.facts.findByMergeKeys(tenantId, userId, [summaryMergeKey(sessionId)]);
     return summary?.status === 'active' ? summary : undefined;
   }
@@ -196,13 +194,13 @@ export class RecallService {
   private budgetOf(request: RecallDto): { tokenBudget: number; zones: ZoneBudget } {
     const asked = request.budget ?? {};
     return {
-      tokenBudget: asked.total ?? this.config.ENGRAM_TOKEN_BUDGET,
+      tokenBudget: asked.total ?? this.recallOptions.tokenBudget,
       zones: {
-        facts: asked.facts ?? this.config.ENGRAM_BUDGET_FACTS,
-        procedures: asked.procedures ?? this.config.ENGRAM_BUDGET_PROCEDURES,
-        memories: asked.memories ?? this.config.ENGRAM_BUDGET_MEMORIES,
-        summary: asked.summary ?? this.config.ENGRAM_BUDGET_SUMMARY,
-        recent: asked.recent ?? this.config.ENGRAM_BUDGET_RECENT,
+        facts: asked.facts ?? this.recallOptions.budget.facts,
+        procedures: asked.procedures ?? this.recallOptions.budget.procedures,
+        memories: asked.memories ?? this.recallOptions.budget.memories,
+        summary: asked.summary ?? this.recallOptions.budget.summary,
+        recent: asked.recent ?? this.recallOptions.budget.recent,
       },
     };
   }
@@ -213,8 +211,8 @@ export class RecallService {
    * time as the ids of the user's memories that match them (read from the fact store).
    */
   private async retrieve(tenantId: string, userId: string, query: string, now: Date, filter: RecallFilter | null): Promise<RankedMemory[]> {
-    const limit = this.config.ENGRAM_RECALL_CANDIDATES;
-    const legs = this.config.ENGRAM_RECALL_LEGS;
+    const limit = this.recallOptions.candidates;
+    const legs = this.recallOptions.legs;
     const terms = tokenize(query);
     const within: SearchFilter = {
       ...(filter?.kinds ? { kinds: filter.kinds } : {}),
@@ -234,7 +232,7 @@ export class RecallService {
             .embed([query], 'query')
             .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
     ]);
-    const fused = fuse(textHits, vectorHits, this.ranking.rrfK);
+    const fused = fuse(textHits, vectorHits, this.recallOptions.ranking.rrfK);
     if (fused.size === 0) return [];
     const ids = [...fused.keys()];
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
@@ -245,7 +243,7 @@ export class RecallService {
       .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
     const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
     // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
-    return dropCovered(rankMemories(candidates, now, this.ranking, asked));
+    return dropCovered(rankMemories(candidates, now, this.recallOptions.ranking, asked));
   }
 
   private recordAccess(tenantId: string, userId: string, memoryIds: string[], at: Date): void {
@@ -279,36 +277,8 @@ function uncovered(turns: readonly SessionTurn[], summary: MemoryRecord | undefi
   return turns.filter((turn) => !covered.has(turn.turnId));
 }
 
-export function rankingConfigFrom(config: EngramConfig): RankingConfig {
-  const embedder = relevanceFor(config);
-  return {
-    halfLifeDays: {
-      task: config.ENGRAM_HALF_LIFE_TASK_DAYS,
-      decision: config.ENGRAM_HALF_LIFE_DECISION_DAYS,
-      fact: config.ENGRAM_HALF_LIFE_FACT_DAYS,
-      preference: config.ENGRAM_HALF_LIFE_PREFERENCE_DAYS,
-      profile: null,
-      episode: 14,
-      insight: 60,
-      procedure: null, // never ranked: injected in their own section
-      summary: null, // never ranked: the session's summary section
-    },
-    rrfK: defaultRankingConfig.rrfK,
-    threshold: config.ENGRAM_RECALL_THRESHOLD,
-    relevance: {
-      ...defaultRankingConfig.relevance,
-      cosineFloor: embedder.floor,
-      cosineGate: embedder.gate,
-      cosineAdmit: embedder.admit,
-      cosineWeight: embedder.cosineWeight,
-      coverageWeight: embedder.coverageWeight,
-    },
-    priors: { ...defaultRankingConfig.priors, weight: config.ENGRAM_PRIOR_WEIGHT, use: config.ENGRAM_ACCESS_WEIGHT },
-    steering: defaultRankingConfig.steering,
-    sessions: defaultRankingConfig.sessions,
-    access: { halfLifeDays: config.ENGRAM_ACCESS_HALF_LIFE_DAYS },
-  };
-}
+/** Moved to the configuration library, where every option is mapped; re-exported for existing importers. */
+export { rankingConfigFrom } from '@engram/config';
 
 /** Tokens per zone, and what each zone was offered but the budget left out (recall's `debug`). */
 function budgetCut(

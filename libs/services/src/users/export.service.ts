@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { ConsistencyOptions } from '@engram/config';
 import { deterministicId, MemoriesImportRequested, MemoryRecord, newEvent } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
 import { Clock, FactStore } from '@engram/ports';
@@ -20,7 +20,7 @@ const IMPORT_CHUNK = 200;
 @Injectable()
 export class ExportService {
   constructor(
-    private readonly config: EngramConfig,
+    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
     private readonly commands: MemoryCommandPublisher,
     @Inject(FactStore) private readonly facts: FactStore,
     @Inject(Clock) private readonly clock: Clock,
@@ -67,7 +67,7 @@ export class ExportService {
     let consistent = true;
     if (commands.length > 0) {
       const position = await this.commands.publish(commands);
-      consistent = await this.commands.waitApplied(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+      consistent = await this.commands.waitApplied(position, this.consistency.afterTimeoutMs);
     }
     const after = (await this.facts.get(tenantId, userId, ids)).length;
     return { memories: records.length, added: after - before, consistent };

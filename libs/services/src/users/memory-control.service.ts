@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { ConsistencyOptions } from '@engram/config';
 import { randomUUID } from 'node:crypto';
 import {
   MemoryRecord,
@@ -32,7 +32,7 @@ const RESERVED_KEY_PREFIXES = ['episode:'];
 @Injectable()
 export class MemoryControlService {
   constructor(
-    private readonly config: EngramConfig,
+    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
     private readonly commands: MemoryCommandPublisher,
     @Inject(FactStore) private readonly facts: FactStore,
     @Inject(Clock) private readonly clock: Clock,
@@ -128,7 +128,7 @@ export class MemoryControlService {
 
   private async send(command: MemoryCommand): Promise<boolean> {
     const position = await this.commands.publish([command]);
-    return this.commands.waitApplied(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+    return this.commands.waitApplied(position, this.consistency.afterTimeoutMs);
   }
 }
 

@@ -1,6 +1,6 @@
 import { BadRequestException, Controller, Delete, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { EngramConfig } from '@engram/config';
+import { ConsistencyOptions } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { aliasesChanged } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
@@ -27,7 +27,7 @@ export class UsersController {
   constructor(
     private readonly ingest: IngestService,
     private readonly progress: PipelineProgress,
-    private readonly config: EngramConfig,
+    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
     @Inject(FactStore) private readonly facts: FactStore,
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(SearchIndex) private readonly search: SearchIndex,
@@ -102,7 +102,7 @@ export class UsersController {
     await this.erase(tenantId, userId);
     // Anything already in flight for this user is erased again when UserForgotten reaches each stage;
     // wait (bounded) for that so the answer is true when it arrives.
-    await this.progress.waitFor(decodePosition(position)!, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+    await this.progress.waitFor(decodePosition(position)!, this.consistency.afterTimeoutMs);
     await this.ingest.shred(tenantId, userId);
     return { forgotten: true, position };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { ConsistencyOptions, EngramConfig, ForgettingOptions, forgettingOptionsFrom } from '@engram/config';
 import { deterministicId, ForgettingRequested, newEvent, parseEvent, Topics } from '@engram/contracts';
 import { archivalAge, forgettingDecisions, ForgettingPolicy } from '@engram/domain';
 import { AccessStore, Clock, EventLog, FactStore, LogPosition, Subscription } from '@engram/ports';
@@ -84,13 +84,9 @@ export interface ForgettingRun {
   readonly consistent: boolean;
 }
 
+/** The configured forgetting policy (mapped with every other option in libs/config). */
 export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
-  return {
-    ephemeralTtlDays: config.ENGRAM_EPHEMERAL_TTL_DAYS,
-    archiveAfterDays: config.ENGRAM_ARCHIVE_AFTER_DAYS,
-    archiveConfidence: config.ENGRAM_ARCHIVE_CONFIDENCE,
-    episodeRetentionDays: config.ENGRAM_EPISODE_RETENTION_DAYS,
-  };
+  return forgettingOptionsFrom(config).policy;
 }
 
 /**
@@ -102,7 +98,8 @@ export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
 @Injectable()
 export class ForgettingService {
   constructor(
-    private readonly config: EngramConfig,
+    @Inject(ForgettingOptions) private readonly options: ForgettingOptions,
+    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
     private readonly commands: MemoryCommandPublisher,
     private readonly knownUsers: KnownUsers,
     @Inject(FactStore) private readonly facts: FactStore,
@@ -117,7 +114,7 @@ export class ForgettingService {
         ? options.userIds.map((userId) => ({ tenantId: options.tenantId!, userId }))
         : await this.knownUsers.list(options.tenantId);
     const now = this.clock.now().toISOString();
-    const policy = forgettingPolicyFrom(this.config);
+    const policy = this.options.policy;
     const commands: ForgettingRequested[] = [];
     let expired = 0;
     let archived = 0;
@@ -131,7 +128,7 @@ export class ForgettingService {
     let consistent = true;
     if (commands.length > 0) {
       const position = await this.commands.publish(commands);
-      if (options.wait) consistent = await this.commands.waitApplied(position, this.config.ENGRAM_AFTER_TIMEOUT_MS);
+      if (options.wait) consistent = await this.commands.waitApplied(position, this.consistency.afterTimeoutMs);
     }
     return { users: users.length, expired, archived, consistent };
   }
@@ -176,12 +173,12 @@ export class ForgettingScheduler implements OnApplicationBootstrap, OnApplicatio
   private running: Promise<unknown> | null = null;
 
   constructor(
-    private readonly config: EngramConfig,
+    @Inject(ForgettingOptions) private readonly options: ForgettingOptions,
     private readonly forgetting: ForgettingService,
   ) {}
 
   onApplicationBootstrap(): void {
-    const interval = this.config.ENGRAM_FORGETTING_INTERVAL_MS;
+    const interval = this.options.intervalMs;
     if (interval <= 0) return;
     this.timer = setInterval(() => void this.tick(), interval);
     this.timer.unref();

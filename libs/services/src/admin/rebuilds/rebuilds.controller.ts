@@ -7,6 +7,7 @@ import {
   ForbiddenException,
   Get,
   HttpCode,
+  Inject,
   Injectable,
   Module,
   Post,
@@ -25,7 +26,7 @@ import {
 import { IsIn } from 'class-validator';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { EngramConfig } from '@engram/config';
+import { AuthOptions } from '@engram/config';
 import { VERSIONED_PROJECTIONS, type VersionedProjection } from '@engram/ports';
 import { OnlineRebuilds } from '../../replay/online-rebuilds';
 import { RebuildConflict, type RebuildStatus } from '../../replay/rebuild-status';
@@ -47,9 +48,9 @@ export class AdminGuard implements CanActivate {
   private readonly adminKey: Buffer | undefined;
   private readonly tenantKeys: boolean;
 
-  constructor(config: EngramConfig) {
-    this.adminKey = config.ENGRAM_ADMIN_KEY ? Buffer.from(config.ENGRAM_ADMIN_KEY) : undefined;
-    this.tenantKeys = config.apiKeys().size > 0;
+  constructor(@Inject(AuthOptions) auth: AuthOptions) {
+    this.adminKey = auth.adminKey ? Buffer.from(auth.adminKey) : undefined;
+    this.tenantKeys = auth.apiKeys.size > 0;
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -1,0 +1,57 @@
+import type { EngramConfig } from './engram-config';
+
+/**
+ * The typed options of the distributed backends, one slice per binding (the SQLite one is in
+ * service-options.ts, beside the data directory). Addresses are required by loadConfig only when a
+ * port is bound to the backend; unbound, a slice is still built and nothing reads it.
+ */
+
+export const KafkaOptions = Symbol('KafkaOptions');
+export interface KafkaOptions {
+  readonly brokers: readonly string[];
+  /** KAFKA_BROKERS as written, for error messages. */
+  readonly brokersText: string;
+  readonly clientId: string;
+  /** Of the topics created at start (existing topics keep theirs). */
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  readonly retentionMs?: number;
+}
+
+export function kafkaOptionsFrom(config: EngramConfig): KafkaOptions {
+  return {
+    brokers: (config.KAFKA_BROKERS ?? '')
+      .split(',')
+      .map((broker) => broker.trim())
+      .filter(Boolean),
+    brokersText: config.KAFKA_BROKERS ?? '',
+    clientId: config.KAFKA_CLIENT_ID,
+    partitions: config.KAFKA_PARTITIONS,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+    retentionMs: config.KAFKA_RETENTION_MS,
+  };
+}
+
+export const MongoOptions = Symbol('MongoOptions');
+export interface MongoOptions {
+  /** May carry credentials: error messages name MONGODB_URI, never its value. */
+  readonly uri: string;
+  readonly database: string;
+  /** Reported to the server as the client's name (KAFKA_CLIENT_ID, one name per deployment). */
+  readonly appName: string;
+}
+
+export function mongoOptionsFrom(config: EngramConfig): MongoOptions {
+  return { uri: config.MONGODB_URI ?? '', database: config.MONGODB_DATABASE, appName: config.KAFKA_CLIENT_ID };
+}
+
+export const ElasticsearchOptions = Symbol('ElasticsearchOptions');
+export interface ElasticsearchOptions {
+  readonly url: string;
+  /** The search alias; concrete indices are `<prefix>-v<version>`. */
+  readonly indexPrefix: string;
+}
+
+export function elasticsearchOptionsFrom(config: EngramConfig): ElasticsearchOptions {
+  return { url: config.ELASTICSEARCH_URL ?? '', indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX };
+}

@@ -1,0 +1,97 @@
+import {
+  ElasticsearchOptions,
+  elasticsearchOptionsFrom,
+  KafkaOptions,
+  kafkaOptionsFrom,
+  MongoOptions,
+  mongoOptionsFrom,
+} from './backend-options';
+import type { EngramConfig } from './engram-config';
+import { PortBindings, portBindingsFrom } from './port-bindings';
+import { RecallOptions, recallOptionsFrom } from './recall-options';
+import {
+  AuthOptions,
+  authOptionsFrom,
+  BackpressureOptions,
+  backpressureOptionsFrom,
+  ConsistencyOptions,
+  consistencyOptionsFrom,
+  ForgettingOptions,
+  forgettingOptionsFrom,
+  HttpOptions,
+  httpOptionsFrom,
+  IngestLimits,
+  ingestLimitsFrom,
+  LoggingOptions,
+  loggingOptionsFrom,
+  PipelineOptions,
+  pipelineOptionsFrom,
+  SqliteOptions,
+  sqliteOptionsFrom,
+} from './service-options';
+
+/**
+ * The configuration mapped once into the options each consumer injects. `EngramCoreModule` provides
+ * each slice under its token (`engramOptionProviders`); a consumer asks for the one it needs.
+ */
+export interface EngramOptions {
+  readonly bindings: PortBindings;
+  readonly http: HttpOptions;
+  readonly auth: AuthOptions;
+  readonly ingest: IngestLimits;
+  readonly backpressure: BackpressureOptions;
+  readonly consistency: ConsistencyOptions;
+  readonly recall: RecallOptions;
+  readonly forgetting: ForgettingOptions;
+  readonly pipeline: PipelineOptions;
+  readonly logging: LoggingOptions;
+  readonly sqlite: SqliteOptions;
+  readonly kafka: KafkaOptions;
+  readonly mongo: MongoOptions;
+  readonly elasticsearch: ElasticsearchOptions;
+}
+
+export function engramOptions(config: EngramConfig): EngramOptions {
+  return {
+    bindings: portBindingsFrom(config),
+    http: httpOptionsFrom(config),
+    auth: authOptionsFrom(config),
+    ingest: ingestLimitsFrom(config),
+    backpressure: backpressureOptionsFrom(config),
+    consistency: consistencyOptionsFrom(config),
+    recall: recallOptionsFrom(config),
+    forgetting: forgettingOptionsFrom(config),
+    pipeline: pipelineOptionsFrom(config),
+    logging: loggingOptionsFrom(config),
+    sqlite: sqliteOptionsFrom(config),
+    kafka: kafkaOptionsFrom(config),
+    mongo: mongoOptionsFrom(config),
+    elasticsearch: elasticsearchOptionsFrom(config),
+  };
+}
+
+/** The token each slice is provided under. */
+const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
+  bindings: PortBindings,
+  http: HttpOptions,
+  auth: AuthOptions,
+  ingest: IngestLimits,
+  backpressure: BackpressureOptions,
+  consistency: ConsistencyOptions,
+  recall: RecallOptions,
+  forgetting: ForgettingOptions,
+  pipeline: PipelineOptions,
+  logging: LoggingOptions,
+  sqlite: SqliteOptions,
+  kafka: KafkaOptions,
+  mongo: MongoOptions,
+  elasticsearch: ElasticsearchOptions,
+};
+
+/** Every slice as a provider (`{ provide, useValue }`, the shape Nest takes), frozen so no consumer changes another's. */
+export function engramOptionProviders(options: EngramOptions): { provide: symbol; useValue: unknown }[] {
+  return (Object.keys(TOKENS) as (keyof EngramOptions)[]).map((key) => ({ provide: TOKENS[key], useValue: Object.freeze(options[key]) }));
+}
+
+/** The tokens, for a module's `exports`. */
+export const ENGRAM_OPTION_TOKENS: readonly symbol[] = Object.values(TOKENS);

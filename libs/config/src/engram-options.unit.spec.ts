@@ -1,0 +1,57 @@
+import { DEFAULT_FORGETTING_POLICY, defaultRankingConfig } from '@engram/domain';
+import { EngramConfig } from './engram-config';
+import { ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions } from './engram-options';
+import { loadConfig } from './load-config';
+import { RecallOptions } from './recall-options';
+import { IngestLimits } from './service-options';
+
+const optionsOf = (env: Record<string, string> = {}) => engramOptions(loadConfig({ LOG_LEVEL: 'silent', ...env }));
+
+describe('engramOptions: the configuration mapped once into typed options', () => {
+  it('given no variables, then ranking is the domain default, every default written once', () => {
+    const { recall, forgetting } = optionsOf();
+    expect(recall.ranking).toEqual(defaultRankingConfig);
+    expect(forgetting.policy).toEqual(DEFAULT_FORGETTING_POLICY);
+    // The variables' defaults are read from the domain, not repeated.
+    const defaults = new EngramConfig();
+    expect(defaults.ENGRAM_HALF_LIFE_FACT_DAYS).toBe(defaultRankingConfig.halfLifeDays.fact);
+    expect(defaults.ENGRAM_RECALL_THRESHOLD).toBe(defaultRankingConfig.threshold);
+  });
+
+  it('given ranking variables, then they reach the ranking config and nothing else moves', () => {
+    const { recall } = optionsOf({ ENGRAM_HALF_LIFE_TASK_DAYS: '3', ENGRAM_PRIOR_WEIGHT: '0.2', ENGRAM_ACCESS_HALF_LIFE_DAYS: '10' });
+    expect(recall.ranking.halfLifeDays).toEqual({ ...defaultRankingConfig.halfLifeDays, task: 3 });
+    expect(recall.ranking.priors).toEqual({ ...defaultRankingConfig.priors, weight: 0.2 });
+    expect(recall.ranking.access).toEqual({ halfLifeDays: 10 });
+    expect(recall.ranking.steering).toEqual(defaultRankingConfig.steering);
+  });
+
+  it('maps each consumer its slice', () => {
+    const options = optionsOf({
+      ENGRAM_RECALL_K: '7',
+      ENGRAM_BUDGET_FACTS: '100',
+      ENGRAM_MAX_TURNS_PER_REQUEST: '10',
+      ENGRAM_API_KEYS: 'k1=acme',
+      ENGRAM_ADMIN_KEY: 'root',
+      ENGRAM_TOPIC_PREFIX: 'test.',
+      ENGRAM_DATA_DIR: '/tmp/engram-x',
+      KAFKA_BROKERS: ' a:9092, b:9092 ',
+    });
+    expect(options.recall).toMatchObject({ k: 7, budget: { facts: 100, procedures: 200 }, legs: 'both' });
+    expect(options.ingest).toEqual({ maxTurnsPerRequest: 10, maxTextLength: 16_000, maxFutureMs: 86_400_000 });
+    expect(options.auth.apiKeys.get('k1')).toBe('acme');
+    expect(options.auth.adminKey).toBe('root');
+    expect(options.http).toEqual({ port: 3000, host: '0.0.0.0', bodyLimitBytes: 1_048_576 });
+    expect(options.pipeline.topicPrefix).toBe('test.');
+    expect(options.sqlite).toEqual({ dataDir: '/tmp/engram-x', file: '/tmp/engram-x/engram.db' });
+    expect(options.kafka.brokers).toEqual(['a:9092', 'b:9092']);
+  });
+
+  it('provides every slice under its own token, frozen', () => {
+    const providers = engramOptionProviders(optionsOf());
+    expect(providers.map((p) => p.provide)).toEqual(ENGRAM_OPTION_TOKENS);
+    const recall = providers.find((p) => p.provide === RecallOptions)?.useValue as RecallOptions;
+    expect(recall.k).toBe(5);
+    expect(Object.isFrozen(providers.find((p) => p.provide === IngestLimits)?.useValue)).toBe(true);
+  });
+});

@@ -1,0 +1,137 @@
+import * as path from 'node:path';
+import type { ForgettingPolicy } from '@engram/domain';
+import type { EngramConfig } from './engram-config';
+
+/**
+ * The typed options of the services, one slice per consumer, each mapped from the validated
+ * configuration by one function here. A slice is a token and an interface of the same name, like a
+ * port: `@Inject(IngestLimits) limits: IngestLimits`.
+ */
+
+/** Where the HTTP server listens and how large a body it reads. */
+export const HttpOptions = Symbol('HttpOptions');
+export interface HttpOptions {
+  readonly port: number;
+  /** HOST, else 127.0.0.1 when no API keys are configured (an open server stays local), else 0.0.0.0. */
+  readonly host: string;
+  readonly bodyLimitBytes: number;
+}
+
+export function httpOptionsFrom(config: EngramConfig): HttpOptions {
+  return { port: config.PORT, host: config.listenHost(), bodyLimitBytes: config.ENGRAM_BODY_LIMIT_BYTES };
+}
+
+/** Who may call: tenant API keys, the admin key and the metrics key (empty: not set). */
+export const AuthOptions = Symbol('AuthOptions');
+export interface AuthOptions {
+  /** API key → tenant; empty: no auth, tenant `default`. */
+  readonly apiKeys: ReadonlyMap<string, string>;
+  readonly adminKey: string;
+  readonly metricsKey: string;
+}
+
+export function authOptionsFrom(config: EngramConfig): AuthOptions {
+  return { apiKeys: config.apiKeys(), adminKey: config.ENGRAM_ADMIN_KEY, metricsKey: config.ENGRAM_METRICS_KEY };
+}
+
+/** What one POST /v1/turns may carry. */
+export const IngestLimits = Symbol('IngestLimits');
+export interface IngestLimits {
+  readonly maxTurnsPerRequest: number;
+  /** Per turn, in code points. */
+  readonly maxTextLength: number;
+  /** How far after the server's clock a turn's occurredAt may be. */
+  readonly maxFutureMs: number;
+}
+
+export function ingestLimitsFrom(config: EngramConfig): IngestLimits {
+  return {
+    maxTurnsPerRequest: config.ENGRAM_MAX_TURNS_PER_REQUEST,
+    maxTextLength: config.ENGRAM_MAX_TEXT_LENGTH,
+    maxFutureMs: config.ENGRAM_MAX_FUTURE_MS,
+  };
+}
+
+/** When ingest answers 429: events pending on the read path (0: off), turns per second per tenant (0: unlimited). */
+export const BackpressureOptions = Symbol('BackpressureOptions');
+export interface BackpressureOptions {
+  readonly maxPending: number;
+  readonly tenantRateLimit: number;
+}
+
+export function backpressureOptionsFrom(config: EngramConfig): BackpressureOptions {
+  return { maxPending: config.ENGRAM_MAX_PENDING, tenantRateLimit: config.ENGRAM_TENANT_RATE_LIMIT };
+}
+
+/** How long a request that waits for the read side (`after`, `wait`) may wait before answering anyway. */
+export const ConsistencyOptions = Symbol('ConsistencyOptions');
+export interface ConsistencyOptions {
+  readonly afterTimeoutMs: number;
+}
+
+export function consistencyOptionsFrom(config: EngramConfig): ConsistencyOptions {
+  return { afterTimeoutMs: config.ENGRAM_AFTER_TIMEOUT_MS };
+}
+
+/** The forgetting policy (the domain's defaults unless configured) and how often the sweep runs (0: on demand only). */
+export const ForgettingOptions = Symbol('ForgettingOptions');
+export interface ForgettingOptions {
+  readonly policy: ForgettingPolicy;
+  readonly intervalMs: number;
+}
+
+export function forgettingOptionsFrom(config: EngramConfig): ForgettingOptions {
+  return {
+    policy: {
+      ephemeralTtlDays: config.ENGRAM_EPHEMERAL_TTL_DAYS,
+      archiveAfterDays: config.ENGRAM_ARCHIVE_AFTER_DAYS,
+      archiveConfidence: config.ENGRAM_ARCHIVE_CONFIDENCE,
+      episodeRetentionDays: config.ENGRAM_EPISODE_RETENTION_DAYS,
+    },
+    intervalMs: config.ENGRAM_FORGETTING_INTERVAL_MS,
+  };
+}
+
+/** How stages read the log: the topic prefix, batches, retries before the dead-letter topic, and how long a cached version pointer is trusted. */
+export const PipelineOptions = Symbol('PipelineOptions');
+export interface PipelineOptions {
+  readonly topicPrefix: string;
+  readonly batchSize: number;
+  readonly batchLingerMs: number;
+  readonly stageAttempts: number;
+  readonly stageRetryDelayMs: number;
+  readonly projectionPointerTtlMs: number;
+}
+
+export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
+  return {
+    topicPrefix: config.ENGRAM_TOPIC_PREFIX,
+    batchSize: config.ENGRAM_BATCH_SIZE,
+    batchLingerMs: config.ENGRAM_BATCH_LINGER_MS,
+    stageAttempts: config.ENGRAM_STAGE_ATTEMPTS,
+    stageRetryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
+    projectionPointerTtlMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS,
+  };
+}
+
+/** pino's level and whether it prints for people. */
+export const LoggingOptions = Symbol('LoggingOptions');
+export interface LoggingOptions {
+  readonly level: EngramConfig['LOG_LEVEL'];
+  readonly pretty: boolean;
+}
+
+export function loggingOptionsFrom(config: EngramConfig): LoggingOptions {
+  return { level: config.LOG_LEVEL, pretty: config.ENGRAM_LOG_PRETTY };
+}
+
+/** The SQLite database: one file in the data directory (which also holds master.key when no ENGRAM_MASTER_KEY is set). */
+export const SqliteOptions = Symbol('SqliteOptions');
+export interface SqliteOptions {
+  readonly dataDir: string;
+  readonly file: string;
+}
+
+export function sqliteOptionsFrom(config: EngramConfig): SqliteOptions {
+  return { dataDir: config.ENGRAM_DATA_DIR, file: path.join(config.ENGRAM_DATA_DIR, 'engram.db') };
+}

@@ -1,0 +1,107 @@
+import type { FactoryProvider } from '@nestjs/common';
+import type { Database } from 'better-sqlite3';
+import type { Db } from 'mongodb';
+import { EngramConfig, FactStoreBackend, PipelineOptions } from '@engram/config';
+import {
+  SqliteAccessStore,
+  SqliteKeyStore,
+  SqliteLogVersions,
+  SqliteRebuildLedger,
+  sqliteFactStoreVersions,
+  sqliteSessionStoreVersions,
+} from '@engram/adapters-sqlite';
+import {
+  MongoAccessStore,
+  MongoKeyStore,
+  MongoLogVersions,
+  MongoRebuildLedger,
+  mongoFactStoreVersions,
+  mongoSessionStoreVersions,
+} from '@engram/adapters-mongodb';
+import {
+  AccessStore,
+  FactStore,
+  FactStoreVersions,
+  followActiveVersion,
+  KeyStore,
+  LogVersions,
+  ProjectionVersions,
+  RebuildLedger,
+  SessionStore,
+  SessionStoreVersions,
+} from '@engram/ports';
+import { DataKeyRing, loadMasterKeys } from '../crypto';
+import { MONGO_DATABASE, SQLITE_DATABASE } from './databases';
+
+/**
+ * The fact store port (ENGRAM_FACT_STORE) and what lives in the same database: sessions, access
+ * statistics, the data keys, the projection versions and rebuild ledger, and the log's version.
+ * One choice for all of them because they are one database (port-bindings.ts says why).
+ */
+export function factStoreProviders(backend: FactStoreBackend): FactoryProvider[] {
+  return [...(backend === 'sqlite' ? sqliteStores : mongoStores), dataKeyRing];
+}
+
+const dataKeyRing: FactoryProvider = { provide: DataKeyRing, inject: [KeyStore], useFactory: (store: KeyStore) => new DataKeyRing(store) };
+
+/** Tables per version (`facts`, `v2_facts`, …) behind a pointer row that the live stores read on every call (other processes on the file see a swap at once). */
+const sqliteStores: FactoryProvider[] = [
+  // Data keys wrapped by ENGRAM_MASTER_KEY or the data directory's master.key (and, during a
+  // rotation, still read under ENGRAM_PREVIOUS_MASTER_KEY or master.key.next).
+  {
+    provide: KeyStore,
+    inject: [SQLITE_DATABASE, EngramConfig],
+    useFactory: (db: Database, config: EngramConfig) => {
+      const { current, previous } = loadMasterKeys(config);
+      return new SqliteKeyStore(db, current, previous);
+    },
+  },
+  // Which version of the topics the log is at (`engram encrypt-log` moves it).
+  { provide: LogVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteLogVersions(db) },
+  { provide: FactStoreVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteFactStoreVersions(db) },
+  { provide: SessionStoreVersions, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSessionStoreVersions(db) },
+  { provide: RebuildLedger, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteRebuildLedger(db) },
+  { provide: FactStore, inject: [FactStoreVersions], useFactory: (v: ProjectionVersions<FactStore>) => followActiveVersion(v) },
+  { provide: SessionStore, inject: [SessionStoreVersions], useFactory: (v: ProjectionVersions<SessionStore>) => followActiveVersion(v) },
+  { provide: AccessStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAccessStore(db) },
+];
+
+/**
+ * Collections per version (`facts`, `facts_v2`, …) behind a pointer document, cached by each process
+ * for ENGRAM_PROJECTION_POINTER_TTL_MS (online rebuilds keep applying the overlap longer). Collections
+ * and indexes exist before the process reports healthy.
+ */
+const mongoStores: FactoryProvider[] = [
+  // Data keys in `data_keys`, wrapped by ENGRAM_MASTER_KEY (required with MongoDB; during a rotation,
+  // keys still under ENGRAM_PREVIOUS_MASTER_KEY are read too).
+  {
+    provide: KeyStore,
+    inject: [MONGO_DATABASE, EngramConfig],
+    useFactory: (db: Db, config: EngramConfig) => {
+      const { current, previous } = loadMasterKeys(config);
+      return new MongoKeyStore(db, current, previous);
+    },
+  },
+  // Which version of the topics the log is at (`engram encrypt-log` moves it), in `log_versions`.
+  { provide: LogVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoLogVersions(db) },
+  { provide: FactStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoFactStoreVersions(db) },
+  { provide: SessionStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoSessionStoreVersions(db) },
+  { provide: RebuildLedger, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoRebuildLedger(db) },
+  {
+    provide: FactStore,
+    inject: [FactStoreVersions, PipelineOptions],
+    useFactory: async (versions: ProjectionVersions<FactStore>, pipeline: PipelineOptions) => {
+      await versions.open(await versions.active());
+      return followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs });
+    },
+  },
+  {
+    provide: SessionStore,
+    inject: [SessionStoreVersions, PipelineOptions],
+    useFactory: async (versions: ProjectionVersions<SessionStore>, pipeline: PipelineOptions) => {
+      await versions.open(await versions.active());
+      return followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs });
+    },
+  },
+  { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
+];
