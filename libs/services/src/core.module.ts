@@ -3,6 +3,7 @@ import { EngramConfig, ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOption
 import { Clock, systemClock } from '@engram/ports';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
+import { EntityAliases } from './pipeline/entity-aliases.provider';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';
 
@@ -27,8 +28,18 @@ export class EngramCoreModule {
         EventPublisher,
         PipelineProgress,
         MetricsCollector,
+        EntityAliases,
       ],
-      exports: [EngramConfig, ...ENGRAM_OPTION_TOKENS, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector],
+      exports: [
+        EngramConfig,
+        ...ENGRAM_OPTION_TOKENS,
+        Clock,
+        EngramMetrics,
+        EventPublisher,
+        PipelineProgress,
+        MetricsCollector,
+        EntityAliases,
+      ],
     };
   }
 }

@@ -3,7 +3,7 @@ import { openSqliteDatabase, SqliteFactStore } from '@engram/adapters-sqlite';
 import { loadConfig } from '@engram/config';
 import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
 import { aMemoryRecord } from '@engram/testing';
-import { cachedUserAliasTable } from './entity-aliases.provider';
+import { EntityAliases } from './entity-aliases.provider';
 import { FactsProjection } from './facts.projection';
 
 /**
@@ -54,38 +54,39 @@ function forgotten(userId: string): UserForgotten {
   };
 }
 
-const learned = async (...args: Parameters<typeof cachedUserAliasTable>) =>
-  (await cachedUserAliasTable(...args)).table.canonicalOf.get('blackwhale');
+const learned = async (aliases: EntityAliases, ...args: Parameters<EntityAliases['ofUser']>) =>
+  (await aliases.ofUser(...args)).table.canonicalOf.get('blackwhale');
 
-describe('cachedUserAliasTable', () => {
-  const config = loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' });
+describe('EntityAliases: the learned tables', () => {
+  let aliases: EntityAliases;
   let store: SqliteFactStore;
   let projection: FactsProjection;
 
   beforeEach(() => {
+    aliases = new EntityAliases(loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' }));
     store = new SqliteFactStore(openSqliteDatabase(':memory:'));
-    projection = new FactsProjection(store);
+    projection = new FactsProjection(store, aliases);
   });
 
   it('learns again after the facts projection writes the user, and only then', async () => {
     await projection.apply([decision(glossing(1))]);
-    expect(await learned(config, store, TENANT, USER)).toBeUndefined(); // one gloss: not learned
+    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined(); // one gloss: not learned
 
     // A write the projection did not make is not seen: the table is kept, not re-learned per call.
     await store.save([glossing(2)]);
-    expect(await learned(config, store, TENANT, USER)).toBeUndefined();
+    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined();
 
     await projection.apply([decision(glossing(3))]);
-    expect(await learned(config, store, TENANT, USER)).toBe('Blackwhale');
+    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
   });
 
   it('keeps users apart: a write of one user leaves the other kept', async () => {
     await projection.apply([decision(glossing(1)), decision(glossing(2)), decision(glossing(1, 'user-2'))]);
-    expect(await learned(config, store, TENANT, USER)).toBe('Blackwhale');
-    expect(await learned(config, store, TENANT, 'user-2')).toBeUndefined();
+    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
+    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
     await store.save([glossing(2, 'user-2')]);
     await projection.apply([decision(glossing(3))]);
-    expect(await learned(config, store, TENANT, 'user-2')).toBeUndefined();
+    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
   });
 
   it('forgets the learned aliases with the user, and on truncate', async () => {
@@ -95,25 +96,27 @@ describe('cachedUserAliasTable', () => {
       decision(glossing(1, 'user-2')),
       decision(glossing(2, 'user-2')),
     ]);
-    expect(await learned(config, store, TENANT, USER)).toBe('Blackwhale');
-    expect(await learned(config, store, TENANT, 'user-2')).toBe('Blackwhale');
+    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
+    expect(await learned(aliases, store, TENANT, 'user-2')).toBe('Blackwhale');
 
     await projection.apply([forgotten(USER)]);
-    expect(await learned(config, store, TENANT, USER)).toBeUndefined();
-    expect(await learned(config, store, TENANT, 'user-2')).toBe('Blackwhale');
+    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined();
+    expect(await learned(aliases, store, TENANT, 'user-2')).toBe('Blackwhale');
 
     await projection.truncate();
-    expect(await learned(config, store, TENANT, 'user-2')).toBeUndefined();
+    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
   });
 
   it('keeps nothing in distributed mode, where the recall app does not see the resolver write', async () => {
-    const distributed = loadConfig({
-      ENGRAM_MODE: 'distributed',
-      KAFKA_BROKERS: '127.0.0.1:9092',
-      MONGODB_URI: 'mongodb://127.0.0.1:27017/',
-      ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
-      ENGRAM_MASTER_KEY: 'ab'.repeat(32),
-    });
+    const distributed = new EntityAliases(
+      loadConfig({
+        ENGRAM_MODE: 'distributed',
+        KAFKA_BROKERS: '127.0.0.1:9092',
+        MONGODB_URI: 'mongodb://127.0.0.1:27017/',
+        ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+        ENGRAM_MASTER_KEY: 'ab'.repeat(32),
+      }),
+    );
     await store.save([glossing(1)]);
     expect(await learned(distributed, store, TENANT, USER)).toBeUndefined();
     await store.save([glossing(2)]);
@@ -122,8 +125,8 @@ describe('cachedUserAliasTable', () => {
 
   it('hands back the memories it had to read, and none when the table was kept', async () => {
     await projection.apply([decision(glossing(1)), decision(glossing(2))]);
-    expect((await cachedUserAliasTable(config, store, TENANT, USER)).memories?.map((m) => m.memoryId)).toEqual(['m1', 'm2']);
-    expect((await cachedUserAliasTable(config, store, TENANT, USER)).memories).toBeNull();
+    expect((await aliases.ofUser(store, TENANT, USER)).memories?.map((m) => m.memoryId)).toEqual(['m1', 'm2']);
+    expect((await aliases.ofUser(store, TENANT, USER)).memories).toBeNull();
   });
 
   it('does not keep a table learned from a read that a write overtook', async () => {
@@ -139,12 +142,12 @@ describe('cachedUserAliasTable', () => {
         },
       },
     });
-    const writer = new FactsProjection(slow);
+    const writer = new FactsProjection(slow, aliases);
     await writer.apply([decision(glossing(1))]);
-    const read = learned(config, slow, TENANT, USER);
+    const read = learned(aliases, slow, TENANT, USER);
     await writer.apply([decision(glossing(2))]);
     release();
     expect(await read).toBeUndefined(); // learned from the read before the write
-    expect(await learned(config, slow, TENANT, USER)).toBe('Blackwhale'); // and not kept
+    expect(await learned(aliases, slow, TENANT, USER)).toBe('Blackwhale'); // and not kept
   });
 });

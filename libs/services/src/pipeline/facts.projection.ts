@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
 import { FactStore } from '@engram/ports';
-import { aliasesChanged, allAliasesChanged } from './entity-aliases.provider';
+import { EntityAliases } from './entity-aliases.provider';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
 
@@ -22,7 +22,11 @@ export function isDecisionOrForget(event: EngramEvent): event is MemoryDecision 
 export class FactsProjection implements Projection {
   readonly name = 'facts';
 
-  constructor(@Inject(FactStore) private readonly store: FactStore) {}
+  constructor(
+    @Inject(FactStore) private readonly store: FactStore,
+    /** Told which users' memories changed, so their learned aliases are learned again. */
+    @Optional() private readonly aliases?: EntityAliases,
+  ) {}
 
   async apply(events: readonly EngramEvent[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
@@ -30,18 +34,18 @@ export class FactsProjection implements Projection {
       async (run) => {
         const latest = latestPerMemory(run);
         await this.store.save(latest);
-        for (const memory of latest) aliasesChanged(this.store, memory.tenantId, memory.userId);
+        for (const memory of latest) this.aliases?.changed(this.store, memory.tenantId, memory.userId);
       },
       async (forget) => {
         await this.store.deleteUser(forget.tenantId, forget.userId);
-        aliasesChanged(this.store, forget.tenantId, forget.userId);
+        this.aliases?.changed(this.store, forget.tenantId, forget.userId);
       },
     );
   }
 
   async truncate(): Promise<void> {
     await this.store.truncate();
-    allAliasesChanged(this.store);
+    this.aliases?.allChanged(this.store);
   }
 }
 

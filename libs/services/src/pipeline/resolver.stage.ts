@@ -18,7 +18,7 @@ import {
 } from '@engram/domain';
 import { FactStore } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
-import { configuredAliasTable, withCanonicalEntities } from './entity-aliases.provider';
+import { EntityAliases, withCanonicalEntities } from './entity-aliases.provider';
 import { FactsProjection } from './facts.projection';
 import { decideMemoryCommand, isMemoryCommand, MemoryCommand } from './memory-commands';
 import { forward, groupByUser } from './segments';
@@ -50,6 +50,7 @@ export class ResolverStage {
     private readonly facts: FactsProjection,
     private readonly config: EngramConfig,
     @Inject(FactStore) private readonly store: FactStore,
+    private readonly aliases: EntityAliases,
   ) {
     this.insightRules = configuredInsightRules(config);
     this.summaryWriter = createSummaryWriter(config);
@@ -73,7 +74,7 @@ export class ResolverStage {
         const resolution = { similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD, recordedAt: event.recordedAt };
         const decisions = isMemoryCommand(event)
           ? decideMemoryCommand(event, state, resolution) // forgetting, imports, per-memory control, profile: see memory-commands.ts
-          : ResolutionDecider.decide(withCanonicalEntities(event, configuredAliasTable(this.config)), withoutInsights(state), resolution);
+          : ResolutionDecider.decide(withCanonicalEntities(event, this.aliases.configured), withoutInsights(state), resolution);
         state = decisions.reduce(ResolutionDecider.evolve, state);
         out.push(...decisions);
         if (decisions.length === 0) continue;

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
 import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
-import { EntityAliasTable, searchKeysOf, SUMMARY_KIND, tokenize } from '@engram/domain';
+import { defaultAliasTable, EntityAliasTable, searchKeysOf, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
-import { canonicalEntitiesOf, configuredAliasTable } from './entity-aliases.provider';
+import { canonicalEntitiesOf, EntityAliases } from './entity-aliases.provider';
 import { isDecisionOrForget } from './facts.projection';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
@@ -21,9 +20,9 @@ export class SearchProjection implements Projection {
   constructor(
     @Inject(SearchIndex) private readonly index: SearchIndex,
     @Inject(Embedder) private readonly embedder: Embedder,
-    @Optional() config?: EngramConfig,
+    @Optional() aliases?: EntityAliases,
   ) {
-    this.aliases = configuredAliasTable(config);
+    this.aliases = aliases?.configured ?? defaultAliasTable;
   }
 
   async apply(events: readonly EngramEvent[]): Promise<void> {

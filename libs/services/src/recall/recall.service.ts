@@ -1,5 +1,5 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
-import { ConsistencyOptions, EngramConfig, RecallOptions } from '@engram/config';
+import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
   AssembledContext,
@@ -20,7 +20,7 @@ import {
   ZoneBudget,
 } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
-import { cachedUserAliasTable, userAliasTable } from '../pipeline/entity-aliases.provider';
+import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
@@ -40,8 +40,7 @@ export class RecallService {
   constructor(
     @Inject(RecallOptions) private readonly recallOptions: RecallOptions,
     @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
-    // Only for the alias tables (pipeline/entity-aliases.provider.ts), which still read the whole configuration.
-    private readonly config: EngramConfig,
+    private readonly aliasTables: EntityAliases,
     private readonly progress: PipelineProgress,
     private readonly publisher: EventPublisher,
     @Inject(FactStore) private readonly facts: FactStore,
@@ -76,8 +75,8 @@ export class RecallService {
     const lookBack = asOf !== null || validAt !== null;
     const known = lookBack ? await this.facts.list({ tenantId, userId }) : null;
     const learned = known
-      ? { table: userAliasTable(this.config, known), memories: known }
-      : await cachedUserAliasTable(this.config, this.facts, tenantId, userId);
+      ? { table: this.aliasTables.forMemories(known), memories: known }
+      : await this.aliasTables.ofUser(this.facts, tenantId, userId);
     const aliases = learned.table;
     const query = expandQuery(request.query, aliases);
     const filter = await this.filterOf(tenantId, userId, request);

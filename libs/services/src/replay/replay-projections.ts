@@ -1,5 +1,4 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
 import { ProjectionName, PROJECTIONS } from '@engram/contracts';
 import {
   Embedder,
@@ -13,6 +12,7 @@ import {
   VersionedProjection,
 } from '@engram/ports';
 import { EventPublisher } from '../pipeline/event-publisher';
+import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { FactsProjection } from '../pipeline/facts.projection';
 import type { Projection } from '../pipeline/projection';
 import { SearchProjection } from '../pipeline/search.projection';
@@ -32,7 +32,8 @@ export class ReplayProjections {
     @Inject(SearchIndexVersions) readonly search: ProjectionVersions<SearchIndex>,
     @Inject(Embedder) private readonly embedder: Embedder,
     private readonly publisher: EventPublisher,
-    @Optional() private readonly config: EngramConfig = new EngramConfig(),
+    /** The process's alias tables: the search projection indexes canonical names, the facts projection tells what changed. */
+    @Optional() readonly aliases: EntityAliases = new EntityAliases(),
   ) {}
 
   /** The projection's input topic as this deployment names it. */
@@ -55,11 +56,11 @@ export class ReplayProjections {
   over(projection: VersionedProjection, store: object): Projection {
     switch (projection) {
       case 'facts':
-        return new FactsProjection(store as FactStore);
+        return new FactsProjection(store as FactStore, this.aliases);
       case 'sessions':
         return new SessionsProjection(store as SessionStore);
       case 'search':
-        return new SearchProjection(store as SearchIndex, this.embedder, this.config);
+        return new SearchProjection(store as SearchIndex, this.embedder, this.aliases);
     }
   }
 }

@@ -4,6 +4,7 @@ import { PROJECTION_NAMES, PROJECTIONS } from '@engram/contracts';
 import { HashingEmbedder } from '@engram/embedding';
 import { EventLog, FactStore, ProjectionVersions, SearchIndex, SessionStore, VERSIONED_PROJECTIONS } from '@engram/ports';
 import { EngramMetrics } from '../observability/metrics';
+import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { ReplayProjections } from './replay-projections';
 
@@ -17,7 +18,7 @@ describe('the projections replays build', () => {
     versions<SearchIndex>('search'),
     new HashingEmbedder(8),
     new EventPublisher({} as EventLog, config, new EngramMetrics()),
-    config,
+    new EntityAliases(config),
   );
 
   it('are the versioned projections of the topology, in the ports’ order', () => {

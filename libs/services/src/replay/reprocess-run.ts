@@ -103,14 +103,14 @@ export class ReprocessRun {
     this.from = lineage.from === 'beginning' ? null : Date.parse(lineage.from);
     this.filter = new FilterStage(this.screened, defaultScreeningConfig);
     this.extractor = new ExtractorStage(this.extracted, strategy);
-    this.resolver = new ResolverStage(this.decided, facts, config, factsStore);
+    this.resolver = new ResolverStage(this.decided, facts, config, factsStore, deps.projections.aliases);
   }
 
   /** The run over the versions its lineage names (opened, so created when new). */
   static async open(deps: ReprocessRunDeps, lineage: ReprocessLineage, strategy: ExtractionStrategy): Promise<ReprocessRun> {
     const factsStore = await deps.projections.facts.open(lineage.factsVersion);
     const searchIndex = await deps.projections.search.open(lineage.searchVersion);
-    const facts = new FactsProjection(factsStore);
+    const facts = new FactsProjection(factsStore, deps.projections.aliases);
     return new ReprocessRun(deps, lineage, strategy, factsStore, facts, deps.projections.over('search', searchIndex));
   }
 

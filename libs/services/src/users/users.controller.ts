@@ -2,7 +2,7 @@ import { BadRequestException, Controller, Delete, Get, Inject, Param, Query } fr
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ConsistencyOptions } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
-import { aliasesChanged } from '../pipeline/entity-aliases.provider';
+import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { IngestService } from '../ingest/ingest.service';
 import { TenantId } from '../http/tenancy';
@@ -32,6 +32,7 @@ export class UsersController {
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(SearchIndex) private readonly search: SearchIndex,
     @Inject(AccessStore) private readonly access: AccessStore,
+    private readonly aliases: EntityAliases,
   ) {}
 
   @Get()
@@ -114,6 +115,6 @@ export class UsersController {
       this.search.deleteUser(tenantId, userId),
       this.access.deleteUser(tenantId, userId),
     ]);
-    aliasesChanged(this.facts, tenantId, userId);
+    this.aliases.changed(this.facts, tenantId, userId);
   }
 }
