@@ -1,6 +1,6 @@
 import type { MemoryRecord, TurnRole } from '@engram/contracts';
 import { excerptAround } from './excerpt';
-import type { RankedMemory } from './ranking';
+import type { RankedMemory } from './ranking/ranking';
 import { countTokens, tokenize } from './tokenizer';
 
 /**

@@ -1,7 +1,7 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { assembleContext, CONTEXT_PREAMBLE, type RecentTurn } from './context-assembly';
 import { excerptAround } from './excerpt';
-import type { RankedMemory } from './ranking';
+import type { RankedMemory } from './ranking/ranking';
 import { memory } from './testing/fixtures';
 import { countTokens } from './tokenizer';
 

@@ -2,8 +2,8 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
 import { coverageOf, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
 import { defaultRankingConfig as config } from './ranking.config';
-import { tokenize } from './tokenizer';
-import { memory } from './testing/fixtures';
+import { tokenize } from '../tokenizer';
+import { memory } from '../testing/fixtures';
 
 const NOW = new Date('2026-12-31T00:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000).toISOString();
