@@ -29,6 +29,16 @@ import {
   SqliteOptions,
   sqliteOptionsFrom,
 } from './service-options';
+import {
+  ExtractionOptions,
+  extractionOptionsFrom,
+  MasterKeyOptions,
+  masterKeyOptionsFrom,
+  ReplayOptions,
+  replayOptionsFrom,
+  ResolverOptions,
+  resolverOptionsFrom,
+} from './stage-options';
 
 /**
  * The configuration mapped once into the options each consumer injects. `EngramCoreModule` provides
@@ -44,6 +54,10 @@ export interface EngramOptions {
   readonly recall: RecallOptions;
   readonly forgetting: ForgettingOptions;
   readonly pipeline: PipelineOptions;
+  readonly extraction: ExtractionOptions;
+  readonly resolver: ResolverOptions;
+  readonly replay: ReplayOptions;
+  readonly masterKey: MasterKeyOptions;
   readonly logging: LoggingOptions;
   readonly sqlite: SqliteOptions;
   readonly kafka: KafkaOptions;
@@ -62,6 +76,10 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     recall: recallOptionsFrom(config),
     forgetting: forgettingOptionsFrom(config),
     pipeline: pipelineOptionsFrom(config),
+    extraction: extractionOptionsFrom(config),
+    resolver: resolverOptionsFrom(config),
+    replay: replayOptionsFrom(config),
+    masterKey: masterKeyOptionsFrom(config),
     logging: loggingOptionsFrom(config),
     sqlite: sqliteOptionsFrom(config),
     kafka: kafkaOptionsFrom(config),
@@ -81,6 +99,10 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   recall: RecallOptions,
   forgetting: ForgettingOptions,
   pipeline: PipelineOptions,
+  extraction: ExtractionOptions,
+  resolver: ResolverOptions,
+  replay: ReplayOptions,
+  masterKey: MasterKeyOptions,
   logging: LoggingOptions,
   sqlite: SqliteOptions,
   kafka: KafkaOptions,

@@ -92,6 +92,11 @@ export function forgettingOptionsFrom(config: EngramConfig): ForgettingOptions {
   };
 }
 
+/** The configured forgetting policy alone. */
+export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
+  return forgettingOptionsFrom(config).policy;
+}
+
 /** How stages read the log: the topic prefix, batches, retries before the dead-letter topic, and how long a cached version pointer is trusted. */
 export const PipelineOptions = Symbol('PipelineOptions');
 export interface PipelineOptions {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EngramConfig } from '@engram/config';
+import { EngramConfig, engramOptions } from '@engram/config';
 import { PROJECTION_NAMES, PROJECTIONS } from '@engram/contracts';
 import { HashingEmbedder } from '@engram/embedding';
 import { EventLog, FactStore, ProjectionVersions, SearchIndex, SessionStore, VERSIONED_PROJECTIONS } from '@engram/ports';
@@ -17,7 +17,7 @@ describe('the projections replays build', () => {
     versions<SessionStore>('sessions'),
     versions<SearchIndex>('search'),
     new HashingEmbedder(8),
-    new EventPublisher({} as EventLog, config, new EngramMetrics()),
+    new EventPublisher({} as EventLog, engramOptions(config).pipeline, new EngramMetrics()),
     new EntityAliases(config),
   );
 
