@@ -16,6 +16,8 @@ import {
   backpressureOptionsFrom,
   ConsistencyOptions,
   consistencyOptionsFrom,
+  EntityAliasOptions,
+  entityAliasOptionsFrom,
   ForgettingOptions,
   forgettingOptionsFrom,
   HttpOptions,
@@ -52,6 +54,7 @@ export interface EngramOptions {
   readonly backpressure: BackpressureOptions;
   readonly consistency: ConsistencyOptions;
   readonly recall: RecallOptions;
+  readonly entityAliases: EntityAliasOptions;
   readonly forgetting: ForgettingOptions;
   readonly pipeline: PipelineOptions;
   readonly extraction: ExtractionOptions;
@@ -74,6 +77,7 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     backpressure: backpressureOptionsFrom(config),
     consistency: consistencyOptionsFrom(config),
     recall: recallOptionsFrom(config),
+    entityAliases: entityAliasOptionsFrom(config),
     forgetting: forgettingOptionsFrom(config),
     pipeline: pipelineOptionsFrom(config),
     extraction: extractionOptionsFrom(config),
@@ -97,6 +101,7 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   backpressure: BackpressureOptions,
   consistency: ConsistencyOptions,
   recall: RecallOptions,
+  entityAliases: EntityAliasOptions,
   forgetting: ForgettingOptions,
   pipeline: PipelineOptions,
   extraction: ExtractionOptions,

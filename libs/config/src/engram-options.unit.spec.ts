@@ -1,4 +1,4 @@
-import { DEFAULT_FORGETTING_POLICY, DEFAULT_INSIGHT_MIN_SUPPORT, defaultRankingConfig } from '@engram/domain';
+import { DEFAULT_ALIAS_MIN_SEEN, DEFAULT_FORGETTING_POLICY, DEFAULT_INSIGHT_MIN_SUPPORT, defaultRankingConfig } from '@engram/domain';
 import { EngramConfig } from './engram-config';
 import { ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions } from './engram-options';
 import { loadConfig } from './load-config';
@@ -103,6 +103,15 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     });
     expect(resolver.summaryModel.ENGRAM_EXTRACTOR).toBe('rules');
     expect(replay).toEqual({ batchSize: 2000, rateLimit: 0, graceMs: 30_000 });
+  });
+
+  it('maps the entity alias tables their slice', () => {
+    expect(optionsOf().entityAliases).toEqual({ aliases: '', minSeen: DEFAULT_ALIAS_MIN_SEEN, mode: 'embedded' });
+    expect(optionsOf({ ENGRAM_ENTITY_ALIASES: '{"Oracle":["甲骨文"]}', ENGRAM_ALIAS_MIN_SEEN: '0' }).entityAliases).toEqual({
+      aliases: '{"Oracle":["甲骨文"]}',
+      minSeen: 0,
+      mode: 'embedded',
+    });
   });
 
   it('provides every slice under its own token, frozen', () => {

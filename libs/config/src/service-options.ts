@@ -119,6 +119,22 @@ export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
   };
 }
 
+/**
+ * The entity alias tables: ENGRAM_ENTITY_ALIASES as written (JSON or a file's path; empty: the
+ * built-in table), how many memories must gloss a pair before it is learned (0: off), and the mode,
+ * which decides whether learned tables are kept between recalls (`EntityAliases`).
+ */
+export const EntityAliasOptions = Symbol('EntityAliasOptions');
+export interface EntityAliasOptions {
+  readonly aliases: string;
+  readonly minSeen: number;
+  readonly mode: EngramConfig['ENGRAM_MODE'];
+}
+
+export function entityAliasOptionsFrom(config: EngramConfig): EntityAliasOptions {
+  return { aliases: config.ENGRAM_ENTITY_ALIASES, minSeen: config.ENGRAM_ALIAS_MIN_SEEN, mode: config.ENGRAM_MODE };
+}
+
 /** pino's level and whether it prints for people. */
 export const LoggingOptions = Symbol('LoggingOptions');
 export interface LoggingOptions {
