@@ -1,6 +1,8 @@
 import {
   ElasticsearchOptions,
   elasticsearchOptionsFrom,
+  EmbedderOptions,
+  embedderOptionsFrom,
   KafkaOptions,
   kafkaOptionsFrom,
   MongoOptions,
@@ -66,6 +68,7 @@ export interface EngramOptions {
   readonly kafka: KafkaOptions;
   readonly mongo: MongoOptions;
   readonly elasticsearch: ElasticsearchOptions;
+  readonly embedder: EmbedderOptions;
 }
 
 export function engramOptions(config: EngramConfig): EngramOptions {
@@ -89,6 +92,7 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     kafka: kafkaOptionsFrom(config),
     mongo: mongoOptionsFrom(config),
     elasticsearch: elasticsearchOptionsFrom(config),
+    embedder: embedderOptionsFrom(config),
   };
 }
 
@@ -113,6 +117,7 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   kafka: KafkaOptions,
   mongo: MongoOptions,
   elasticsearch: ElasticsearchOptions,
+  embedder: EmbedderOptions,
 };
 
 /** Every slice as a provider (`{ provide, useValue }`, the shape Nest takes), frozen so no consumer changes another's. */

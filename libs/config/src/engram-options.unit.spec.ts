@@ -105,6 +105,24 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(replay).toEqual({ batchSize: 2000, rateLimit: 0, graceMs: 30_000 });
   });
 
+  it('maps the embedder its slice: the variables createEmbedder reads', () => {
+    expect(optionsOf().embedder).toMatchObject({
+      ENGRAM_EMBEDDING_DIMENSIONS: 256,
+      ENGRAM_EMBEDDINGS_URL: undefined,
+      ENGRAM_EMBEDDINGS_BATCH_SIZE: 64,
+    });
+    const { embedder } = optionsOf({
+      ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_EMBEDDINGS_DIMENSIONS: '384',
+      ENGRAM_EMBEDDINGS_INPUT_TYPE: 'prefix',
+    });
+    expect(embedder).toMatchObject({
+      ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_EMBEDDINGS_DIMENSIONS: 384,
+      ENGRAM_EMBEDDINGS_INPUT_TYPE: 'prefix',
+    });
+  });
+
   it('maps the entity alias tables their slice', () => {
     expect(optionsOf().entityAliases).toEqual({ aliases: '', minSeen: DEFAULT_ALIAS_MIN_SEEN, mode: 'embedded' });
     expect(optionsOf({ ENGRAM_ENTITY_ALIASES: '{"Oracle":["甲骨文"]}', ENGRAM_ALIAS_MIN_SEEN: '0' }).entityAliases).toEqual({
