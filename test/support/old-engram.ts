@@ -16,8 +16,8 @@ export async function startOldEngram(config: EngramConfig, { http = true }: { ht
     .useFactory({ factory: (stored: EventLog) => stored, inject: [STORED_EVENT_LOG] })
     .compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-  if (http) configureHttp(app, config);
-  connectStages(app, config);
+  if (http) configureHttp(app);
+  connectStages(app);
   await app.startAllMicroservices();
   await app.init();
   return app;

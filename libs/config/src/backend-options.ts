@@ -2,8 +2,8 @@ import type { EngramConfig } from './engram-config';
 
 /**
  * The typed options of the distributed backends, one slice per binding (the SQLite one is in
- * service-options.ts, beside the data directory). Addresses are required by loadConfig only when a
- * port is bound to the backend; unbound, a slice is still built and nothing reads it.
+ * service-options.ts, beside the data directory), and of the embedder. Addresses are required by
+ * loadConfig only when a port is bound to the backend; unbound, a slice is still built and nothing reads it.
  */
 
 export const KafkaOptions = Symbol('KafkaOptions');
@@ -54,4 +54,38 @@ export interface ElasticsearchOptions {
 
 export function elasticsearchOptionsFrom(config: EngramConfig): ElasticsearchOptions {
   return { url: config.ELASTICSEARCH_URL ?? '', indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX };
+}
+
+/**
+ * The embedder: the hashing one, or an OpenAI-compatible endpoint. The variables as stated, because
+ * `createEmbedder` (libs/embedding) reads them by name and names them in its errors.
+ */
+export const EmbedderOptions = Symbol('EmbedderOptions');
+export type EmbedderOptions = Pick<
+  EngramConfig,
+  | 'ENGRAM_EMBEDDING_DIMENSIONS'
+  | 'ENGRAM_EMBEDDINGS_URL'
+  | 'ENGRAM_EMBEDDINGS_MODEL'
+  | 'ENGRAM_EMBEDDINGS_DIMENSIONS'
+  | 'ENGRAM_EMBEDDINGS_BATCH_SIZE'
+  | 'ENGRAM_EMBEDDINGS_TIMEOUT_MS'
+  | 'ENGRAM_EMBEDDINGS_RETRIES'
+  | 'ENGRAM_EMBEDDINGS_API_KEY'
+  | 'ENGRAM_EMBEDDINGS_INPUT_TYPE'
+  | 'ENGRAM_EMBEDDINGS_KEEP_ALIVE'
+>;
+
+export function embedderOptionsFrom(config: EngramConfig): EmbedderOptions {
+  return {
+    ENGRAM_EMBEDDING_DIMENSIONS: config.ENGRAM_EMBEDDING_DIMENSIONS,
+    ENGRAM_EMBEDDINGS_URL: config.ENGRAM_EMBEDDINGS_URL,
+    ENGRAM_EMBEDDINGS_MODEL: config.ENGRAM_EMBEDDINGS_MODEL,
+    ENGRAM_EMBEDDINGS_DIMENSIONS: config.ENGRAM_EMBEDDINGS_DIMENSIONS,
+    ENGRAM_EMBEDDINGS_BATCH_SIZE: config.ENGRAM_EMBEDDINGS_BATCH_SIZE,
+    ENGRAM_EMBEDDINGS_TIMEOUT_MS: config.ENGRAM_EMBEDDINGS_TIMEOUT_MS,
+    ENGRAM_EMBEDDINGS_RETRIES: config.ENGRAM_EMBEDDINGS_RETRIES,
+    ENGRAM_EMBEDDINGS_API_KEY: config.ENGRAM_EMBEDDINGS_API_KEY,
+    ENGRAM_EMBEDDINGS_INPUT_TYPE: config.ENGRAM_EMBEDDINGS_INPUT_TYPE,
+    ENGRAM_EMBEDDINGS_KEEP_ALIVE: config.ENGRAM_EMBEDDINGS_KEEP_ALIVE,
+  };
 }

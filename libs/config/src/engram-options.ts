@@ -1,6 +1,8 @@
 import {
   ElasticsearchOptions,
   elasticsearchOptionsFrom,
+  EmbedderOptions,
+  embedderOptionsFrom,
   KafkaOptions,
   kafkaOptionsFrom,
   MongoOptions,
@@ -16,6 +18,8 @@ import {
   backpressureOptionsFrom,
   ConsistencyOptions,
   consistencyOptionsFrom,
+  EntityAliasOptions,
+  entityAliasOptionsFrom,
   ForgettingOptions,
   forgettingOptionsFrom,
   HttpOptions,
@@ -29,6 +33,16 @@ import {
   SqliteOptions,
   sqliteOptionsFrom,
 } from './service-options';
+import {
+  ExtractionOptions,
+  extractionOptionsFrom,
+  MasterKeyOptions,
+  masterKeyOptionsFrom,
+  ReplayOptions,
+  replayOptionsFrom,
+  ResolverOptions,
+  resolverOptionsFrom,
+} from './stage-options';
 
 /**
  * The configuration mapped once into the options each consumer injects. `EngramCoreModule` provides
@@ -42,13 +56,19 @@ export interface EngramOptions {
   readonly backpressure: BackpressureOptions;
   readonly consistency: ConsistencyOptions;
   readonly recall: RecallOptions;
+  readonly entityAliases: EntityAliasOptions;
   readonly forgetting: ForgettingOptions;
   readonly pipeline: PipelineOptions;
+  readonly extraction: ExtractionOptions;
+  readonly resolver: ResolverOptions;
+  readonly replay: ReplayOptions;
+  readonly masterKey: MasterKeyOptions;
   readonly logging: LoggingOptions;
   readonly sqlite: SqliteOptions;
   readonly kafka: KafkaOptions;
   readonly mongo: MongoOptions;
   readonly elasticsearch: ElasticsearchOptions;
+  readonly embedder: EmbedderOptions;
 }
 
 export function engramOptions(config: EngramConfig): EngramOptions {
@@ -60,13 +80,19 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     backpressure: backpressureOptionsFrom(config),
     consistency: consistencyOptionsFrom(config),
     recall: recallOptionsFrom(config),
+    entityAliases: entityAliasOptionsFrom(config),
     forgetting: forgettingOptionsFrom(config),
     pipeline: pipelineOptionsFrom(config),
+    extraction: extractionOptionsFrom(config),
+    resolver: resolverOptionsFrom(config),
+    replay: replayOptionsFrom(config),
+    masterKey: masterKeyOptionsFrom(config),
     logging: loggingOptionsFrom(config),
     sqlite: sqliteOptionsFrom(config),
     kafka: kafkaOptionsFrom(config),
     mongo: mongoOptionsFrom(config),
     elasticsearch: elasticsearchOptionsFrom(config),
+    embedder: embedderOptionsFrom(config),
   };
 }
 
@@ -79,13 +105,19 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   backpressure: BackpressureOptions,
   consistency: ConsistencyOptions,
   recall: RecallOptions,
+  entityAliases: EntityAliasOptions,
   forgetting: ForgettingOptions,
   pipeline: PipelineOptions,
+  extraction: ExtractionOptions,
+  resolver: ResolverOptions,
+  replay: ReplayOptions,
+  masterKey: MasterKeyOptions,
   logging: LoggingOptions,
   sqlite: SqliteOptions,
   kafka: KafkaOptions,
   mongo: MongoOptions,
   elasticsearch: ElasticsearchOptions,
+  embedder: EmbedderOptions,
 };
 
 /** Every slice as a provider (`{ provide, useValue }`, the shape Nest takes), frozen so no consumer changes another's. */

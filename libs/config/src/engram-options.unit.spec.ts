@@ -1,4 +1,4 @@
-import { DEFAULT_FORGETTING_POLICY, defaultRankingConfig } from '@engram/domain';
+import { DEFAULT_ALIAS_MIN_SEEN, DEFAULT_FORGETTING_POLICY, DEFAULT_INSIGHT_MIN_SUPPORT, defaultRankingConfig } from '@engram/domain';
 import { EngramConfig } from './engram-config';
 import { ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions } from './engram-options';
 import { loadConfig } from './load-config';
@@ -45,6 +45,91 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(options.pipeline.topicPrefix).toBe('test.');
     expect(options.sqlite).toEqual({ dataDir: '/tmp/engram-x', file: '/tmp/engram-x/engram.db' });
     expect(options.kafka.brokers).toEqual(['a:9092', 'b:9092']);
+  });
+
+  it('maps the resolver, the replays, the extraction model and the master key their slices', () => {
+    const options = optionsOf({
+      ENGRAM_SIMILARITY_THRESHOLD: '0.9',
+      ENGRAM_RECENT_TURNS: '12',
+      ENGRAM_SUMMARY_EVERY: '3',
+      ENGRAM_SUMMARY_MAX_CHARS: '900',
+      ENGRAM_INSIGHTS: 'false',
+      ENGRAM_INSIGHT_MIN_SUPPORT: '4',
+      ENGRAM_EXTRACTOR: 'llm',
+      ENGRAM_LLM_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_LLM_MODEL: 'm',
+      ENGRAM_REBUILD_BATCH_SIZE: '100',
+      ENGRAM_REBUILD_RATE_LIMIT: '50',
+      ENGRAM_REBUILD_GRACE_MS: '10',
+      ENGRAM_STAGE_ATTEMPTS: '5',
+      ENGRAM_STAGE_RETRY_DELAY_MS: '7',
+      ENGRAM_PROJECTION_POINTER_TTL_MS: '20',
+      ENGRAM_DATA_DIR: '/tmp/engram-y',
+      ENGRAM_MASTER_KEY: 'ab'.repeat(32),
+    });
+    const model = {
+      ENGRAM_EXTRACTOR: 'llm',
+      ENGRAM_SUMMARIZER: undefined,
+      ENGRAM_LLM_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_LLM_MODEL: 'm',
+      ENGRAM_LLM_API_KEY: undefined,
+      ENGRAM_LLM_TIMEOUT_MS: 60_000,
+      ENGRAM_LLM_RETRIES: 3,
+    };
+    expect(options.extraction).toEqual(model);
+    expect(options.resolver).toEqual({
+      similarityThreshold: 0.9,
+      summary: { window: 12, every: 3, maxChars: 900 },
+      summaryModel: model,
+      insights: { enabled: false, rules: '', minSupport: 4 },
+    });
+    expect(options.replay).toEqual({ batchSize: 100, rateLimit: 50, graceMs: 10 });
+    expect(options.pipeline).toMatchObject({ stageAttempts: 5, stageRetryDelayMs: 7, projectionPointerTtlMs: 20 });
+    expect(options.masterKey).toEqual({
+      ENGRAM_MASTER_KEY: 'ab'.repeat(32),
+      ENGRAM_PREVIOUS_MASTER_KEY: undefined,
+      ENGRAM_DATA_DIR: '/tmp/engram-y',
+      ENGRAM_MODE: 'embedded',
+      ENGRAM_FACT_STORE: undefined,
+    });
+  });
+
+  it('given no variables, then the resolver and the replays get the defaults', () => {
+    const { resolver, replay } = optionsOf();
+    expect(resolver).toMatchObject({
+      similarityThreshold: 0.85,
+      summary: { window: 20, every: 4, maxChars: 2000 },
+      insights: { enabled: true, rules: '', minSupport: DEFAULT_INSIGHT_MIN_SUPPORT },
+    });
+    expect(resolver.summaryModel.ENGRAM_EXTRACTOR).toBe('rules');
+    expect(replay).toEqual({ batchSize: 2000, rateLimit: 0, graceMs: 30_000 });
+  });
+
+  it('maps the embedder its slice: the variables createEmbedder reads', () => {
+    expect(optionsOf().embedder).toMatchObject({
+      ENGRAM_EMBEDDING_DIMENSIONS: 256,
+      ENGRAM_EMBEDDINGS_URL: undefined,
+      ENGRAM_EMBEDDINGS_BATCH_SIZE: 64,
+    });
+    const { embedder } = optionsOf({
+      ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_EMBEDDINGS_DIMENSIONS: '384',
+      ENGRAM_EMBEDDINGS_INPUT_TYPE: 'prefix',
+    });
+    expect(embedder).toMatchObject({
+      ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_EMBEDDINGS_DIMENSIONS: 384,
+      ENGRAM_EMBEDDINGS_INPUT_TYPE: 'prefix',
+    });
+  });
+
+  it('maps the entity alias tables their slice', () => {
+    expect(optionsOf().entityAliases).toEqual({ aliases: '', minSeen: DEFAULT_ALIAS_MIN_SEEN, mode: 'embedded' });
+    expect(optionsOf({ ENGRAM_ENTITY_ALIASES: '{"Oracle":["甲骨文"]}', ENGRAM_ALIAS_MIN_SEEN: '0' }).entityAliases).toEqual({
+      aliases: '{"Oracle":["甲骨文"]}',
+      minSeen: 0,
+      mode: 'embedded',
+    });
   });
 
   it('provides every slice under its own token, frozen', () => {

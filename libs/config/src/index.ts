@@ -7,3 +7,4 @@ export * from './engram-options';
 export * from './recall-options';
 export * from './service-options';
 export * from './backend-options';
+export * from './stage-options';

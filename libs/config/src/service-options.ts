@@ -92,6 +92,11 @@ export function forgettingOptionsFrom(config: EngramConfig): ForgettingOptions {
   };
 }
 
+/** The configured forgetting policy alone. */
+export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
+  return forgettingOptionsFrom(config).policy;
+}
+
 /** How stages read the log: the topic prefix, batches, retries before the dead-letter topic, and how long a cached version pointer is trusted. */
 export const PipelineOptions = Symbol('PipelineOptions');
 export interface PipelineOptions {
@@ -112,6 +117,22 @@ export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
     stageRetryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
     projectionPointerTtlMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS,
   };
+}
+
+/**
+ * The entity alias tables: ENGRAM_ENTITY_ALIASES as written (JSON or a file's path; empty: the
+ * built-in table), how many memories must gloss a pair before it is learned (0: off), and the mode,
+ * which decides whether learned tables are kept between recalls (`EntityAliases`).
+ */
+export const EntityAliasOptions = Symbol('EntityAliasOptions');
+export interface EntityAliasOptions {
+  readonly aliases: string;
+  readonly minSeen: number;
+  readonly mode: EngramConfig['ENGRAM_MODE'];
+}
+
+export function entityAliasOptionsFrom(config: EngramConfig): EntityAliasOptions {
+  return { aliases: config.ENGRAM_ENTITY_ALIASES, minSeen: config.ENGRAM_ALIAS_MIN_SEEN, mode: config.ENGRAM_MODE };
 }
 
 /** pino's level and whether it prints for people. */

@@ -6,7 +6,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { authOptionsFrom, EngramConfig, HttpOptions, httpOptionsFrom, pipelineOptionsFrom, PortBindings } from '@engram/config';
+import { AuthOptions, HttpOptions, PipelineOptions, PortBindings } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './ingest/input-limits';
@@ -14,13 +14,13 @@ import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './observability/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
 
-/** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app. */
-export function configureHttp(app: INestApplication, config: EngramConfig): void {
-  const { bodyLimitBytes } = httpOptionsFrom(config);
+/** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app (its options from the app's EngramCoreModule). */
+export function configureHttp(app: INestApplication): void {
+  const { bodyLimitBytes } = app.get<HttpOptions>(HttpOptions);
   const express = app.getHttpAdapter().getInstance() as { disable(setting: string): void; router: Parameters<typeof methodNotAllowed>[0] };
   express.disable('x-powered-by');
   app.use(methodNotAllowed(express.router));
-  app.use(MONITORING_PATHS, monitoringAuth(authOptionsFrom(config)));
+  app.use(MONITORING_PATHS, monitoringAuth(app.get<AuthOptions>(AuthOptions)));
   const parseJson = json({ limit: bodyLimitBytes, verify: verifyJsonBody });
   // Nest turns body-parser's SyntaxError into a bare 400 before any filter sees its `type`: name `body` here.
   app.use((req: Request, res: Response, next: (error?: unknown) => void) =>
@@ -56,9 +56,9 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, document);
 }
 
-/** Attaches the stage handlers of the app's modules to the event log. */
-export function connectStages(app: INestApplication, config: EngramConfig): void {
-  const pipeline = pipelineOptionsFrom(config);
+/** Attaches the stage handlers of the app's modules to the event log (prefix, batches and retries: the app's PipelineOptions). */
+export function connectStages(app: INestApplication): void {
+  const pipeline = app.get<PipelineOptions>(PipelineOptions);
   app.connectMicroservice({
     strategy: new EventLogTransport(app.get(EventLog), {
       topicPrefix: pipeline.topicPrefix,
@@ -86,12 +86,11 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
   try {
     app.useLogger(app.get(Logger));
     app.enableShutdownHooks();
-    const config = app.get(EngramConfig);
     const { mode } = app.get<PortBindings>(PortBindings);
     const http = app.get<HttpOptions>(HttpOptions);
-    configureHttp(app, config);
+    configureHttp(app);
     if (options.stages) {
-      connectStages(app, config);
+      connectStages(app);
       await app.startAllMicroservices();
     }
     if (options.http === 'health') {

@@ -10,8 +10,8 @@ import { PipelineProgress } from './pipeline/pipeline-progress';
 /**
  * Configuration, time, publishing, progress and metrics: what every engram process needs. The
  * configuration is mapped here, once, into the typed options each consumer injects (RecallOptions,
- * IngestLimits, KafkaOptions…: libs/config); the whole EngramConfig stays provided for the
- * consumers that still read it.
+ * IngestLimits, ResolverOptions, ReplayOptions, KafkaOptions…: libs/config). The whole EngramConfig
+ * is not provided: a consumer asks for its slice.
  */
 @Global()
 @Module({})
@@ -21,7 +21,6 @@ export class EngramCoreModule {
     return {
       module: EngramCoreModule,
       providers: [
-        { provide: EngramConfig, useValue: config },
         ...engramOptionProviders(engramOptions(config)),
         { provide: Clock, useValue: options.clock ?? systemClock },
         { provide: EngramMetrics, useValue: new EngramMetrics() },
@@ -30,16 +29,7 @@ export class EngramCoreModule {
         MetricsCollector,
         EntityAliases,
       ],
-      exports: [
-        EngramConfig,
-        ...ENGRAM_OPTION_TOKENS,
-        Clock,
-        EngramMetrics,
-        EventPublisher,
-        PipelineProgress,
-        MetricsCollector,
-        EntityAliases,
-      ],
+      exports: [...ENGRAM_OPTION_TOKENS, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector, EntityAliases],
     };
   }
 }

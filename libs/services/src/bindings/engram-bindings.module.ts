@@ -1,7 +1,7 @@
 import { DynamicModule, FactoryProvider, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
-import { EngramConfig, PortBindings } from '@engram/config';
+import { EmbedderOptions, PortBindings } from '@engram/config';
 import { createEmbedder } from '@engram/embedding';
 import { Embedder, EventLog, SearchIndex } from '@engram/ports';
 import { MONGO_CLIENT, mongoDatabase, SQLITE_DATABASE, sqliteDatabase } from './databases';
@@ -35,7 +35,7 @@ export class EngramBindingsModule implements OnApplicationShutdown {
       ...factStoreProviders(bindings.factStore),
       ...searchProviders(bindings.search),
       // The same embedder whatever the bindings (hashing, or ENGRAM_EMBEDDINGS_URL), so every configuration ranks alike.
-      { provide: Embedder, inject: [EngramConfig], useFactory: (config: EngramConfig) => createEmbedder(config) },
+      { provide: Embedder, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createEmbedder(options) },
     ];
     return {
       module: EngramBindingsModule,

@@ -1,7 +1,7 @@
 import type { FactoryProvider } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { Db } from 'mongodb';
-import { EngramConfig, FactStoreBackend, PipelineOptions } from '@engram/config';
+import { FactStoreBackend, MasterKeyOptions, PipelineOptions } from '@engram/config';
 import {
   SqliteAccessStore,
   SqliteKeyStore,
@@ -50,9 +50,9 @@ const sqliteStores: FactoryProvider[] = [
   // rotation, still read under ENGRAM_PREVIOUS_MASTER_KEY or master.key.next).
   {
     provide: KeyStore,
-    inject: [SQLITE_DATABASE, EngramConfig],
-    useFactory: (db: Database, config: EngramConfig) => {
-      const { current, previous } = loadMasterKeys(config);
+    inject: [SQLITE_DATABASE, MasterKeyOptions],
+    useFactory: (db: Database, options: MasterKeyOptions) => {
+      const { current, previous } = loadMasterKeys(options);
       return new SqliteKeyStore(db, current, previous);
     },
   },
@@ -76,9 +76,9 @@ const mongoStores: FactoryProvider[] = [
   // keys still under ENGRAM_PREVIOUS_MASTER_KEY are read too).
   {
     provide: KeyStore,
-    inject: [MONGO_DATABASE, EngramConfig],
-    useFactory: (db: Db, config: EngramConfig) => {
-      const { current, previous } = loadMasterKeys(config);
+    inject: [MONGO_DATABASE, MasterKeyOptions],
+    useFactory: (db: Db, options: MasterKeyOptions) => {
+      const { current, previous } = loadMasterKeys(options);
       return new MongoKeyStore(db, current, previous);
     },
   },

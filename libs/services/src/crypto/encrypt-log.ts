@@ -1,7 +1,7 @@
 // `engram encrypt-log`: the run (LogEncryptor); its phases are encrypt-log-scan.ts, encrypt-log-copy.ts and
 // encrypt-log-verify.ts (checks and moving positions), its hold on the log encrypt-log-lease.ts.
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { EngramConfig, portBindingsFrom } from '@engram/config';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PipelineOptions, PortBindings, ReplayOptions, SqliteOptions } from '@engram/config';
 import { Topics, topicVersionOf, versionedTopic } from '@engram/contracts';
 import { ConsumedMessage, EventLog, LogMigration, LogPosition, LogVersions, reached, RebuildLedger, ResetTarget } from '@engram/ports';
 import { STORED_EVENT_LOG } from '../bindings/stored-event-log';
@@ -47,7 +47,10 @@ export class LogEncryptor {
     @Inject(LogVersions) private readonly versions: LogVersions,
     private readonly keys: DataKeyRing,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
-    @Optional() private readonly config: EngramConfig = new EngramConfig(),
+    @Inject(PipelineOptions) private readonly pipeline: PipelineOptions,
+    @Inject(ReplayOptions) private readonly replay: ReplayOptions,
+    @Inject(PortBindings) private readonly bindings: PortBindings,
+    @Inject(SqliteOptions) private readonly sqlite: SqliteOptions,
   ) {}
 
   async run(options: EncryptLogOptions = {}): Promise<EncryptLogResult> {
@@ -64,7 +67,7 @@ export class LogEncryptor {
       if (migration.phase === 'copying') {
         // Every process looks at the log's version at most every ENGRAM_PROJECTION_POINTER_TTL_MS:
         // after twice that, none writes to the old topics any more.
-        await sleep(2 * this.config.ENGRAM_PROJECTION_POINTER_TTL_MS + 250);
+        await sleep(2 * this.pipeline.projectionPointerTtlMs + 250);
         const sources = await this.sourceTopics(migration.from);
         await this.refuseIfConsuming(sources, group);
         const scan = await scanTopics(this.stored, read, sources, group, options);
@@ -131,11 +134,11 @@ export class LogEncryptor {
   }
 
   private refuseIfServerRuns(): void {
-    if (portBindingsFrom(this.config).eventLog !== 'sqlite') return; // a server announces itself in the data directory of a SQLite log
-    const server = runningServer(this.config.ENGRAM_DATA_DIR);
+    if (this.bindings.eventLog !== 'sqlite') return; // a server announces itself in the data directory of a SQLite log
+    const server = runningServer(this.sqlite.dataDir);
     if (server)
       throw new EncryptLogConflict(
-        `an engram server (pid ${server.pid}) is using ${this.config.ENGRAM_DATA_DIR}: stop it first (encrypt-log rewrites the log with nothing running)`,
+        `an engram server (pid ${server.pid}) is using ${this.sqlite.dataDir}: stop it first (encrypt-log rewrites the log with nothing running)`,
       );
   }
 
@@ -156,7 +159,7 @@ export class LogEncryptor {
   }
 
   private isOurs(stored: string): boolean {
-    return topicVersionOf(stored).topic.startsWith(`${this.config.ENGRAM_TOPIC_PREFIX}memory.`);
+    return topicVersionOf(stored).topic.startsWith(`${this.pipeline.topicPrefix}memory.`);
   }
 
   /**
@@ -164,7 +167,7 @@ export class LogEncryptor {
    * they are unless retention deleted the topic's beginning, which this run would shift them by.
    */
   private async refuseIfPositionsCannotMove(scanned: readonly Scanned[]): Promise<void> {
-    const facts = scanned.find((s) => s.topic === `${this.config.ENGRAM_TOPIC_PREFIX}${Topics.facts}`);
+    const facts = scanned.find((s) => s.topic === `${this.pipeline.topicPrefix}${Topics.facts}`);
     if (!facts || [...facts.low.values()].every((low) => low === 0)) return;
     const pinned = (await this.ledger.list()).filter((r) => r.reprocess?.switchPosition);
     if (pinned.length > 0) {
@@ -211,8 +214,8 @@ export class LogEncryptor {
     if (from.to === 'position' && reached(from.position, end)) return;
     await this.stored.resetGroup(topic, group, from);
     await consumeUpToOrFail(this.stored, topic, group, end, onBatch, {
-      maxBatchSize: this.config.ENGRAM_REBUILD_BATCH_SIZE,
-      attempts: this.config.ENGRAM_STAGE_ATTEMPTS,
+      maxBatchSize: this.replay.batchSize,
+      attempts: this.pipeline.stageAttempts,
     });
     await this.stored.deleteGroup(topic, group);
   }

@@ -1,14 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bindingReason, portBindingsFrom, type EngramConfig } from '@engram/config';
+import { bindingReason, portBindingsFrom, type MasterKeyOptions } from '@engram/config';
 import { MasterKey, parseMasterKey } from '@engram/domain';
 
 export const MASTER_KEY_FILE = 'master.key';
 /** The key an embedded rotation of master.key wraps with, until it replaces master.key (see `rotationKeys`). */
 export const NEXT_MASTER_KEY_FILE = 'master.key.next';
-
-type MasterKeyConfig = Pick<EngramConfig, 'ENGRAM_MASTER_KEY' | 'ENGRAM_DATA_DIR' | 'ENGRAM_MODE'> &
-  Partial<Pick<EngramConfig, 'ENGRAM_PREVIOUS_MASTER_KEY' | 'ENGRAM_FACT_STORE'>>;
 
 /** The key that wraps data keys, and the ones that only unwrap those still under them (a rotation). */
 export interface MasterKeys {
@@ -22,7 +19,7 @@ export interface MasterKeys {
  * the data directory on first start (0600, created exclusively so two processes starting at once
  * agree) and read from there after.
  */
-export function loadMasterKey(config: MasterKeyConfig): MasterKey {
+export function loadMasterKey(config: MasterKeyOptions): MasterKey {
   if (config.ENGRAM_MASTER_KEY !== undefined) return new MasterKey(parseMasterKey(config.ENGRAM_MASTER_KEY)!);
   if (portBindingsFrom(config).factStore === 'mongodb')
     throw new Error(`ENGRAM_MASTER_KEY: required when ${bindingReason(config, 'factStore')}`);
@@ -40,7 +37,7 @@ export function loadMasterKey(config: MasterKeyConfig): MasterKey {
  * keys during a rotation — ENGRAM_PREVIOUS_MASTER_KEY, and (embedded, with the key in
  * master.key) master.key.next when a rotation of the file was interrupted.
  */
-export function loadMasterKeys(config: MasterKeyConfig): MasterKeys {
+export function loadMasterKeys(config: MasterKeyOptions): MasterKeys {
   const current = loadMasterKey(config);
   const previous: MasterKey[] = [];
   if (config.ENGRAM_PREVIOUS_MASTER_KEY !== undefined) previous.push(new MasterKey(parseMasterKey(config.ENGRAM_PREVIOUS_MASTER_KEY)!));
@@ -60,7 +57,7 @@ export function loadMasterKeys(config: MasterKeyConfig): MasterKeys {
 }
 
 /** Data keys in SQLite (the embedded preset) without ENGRAM_MASTER_KEY: the master key lives in ENGRAM_DATA_DIR/master.key. */
-export function usesKeyFile(config: MasterKeyConfig): boolean {
+export function usesKeyFile(config: MasterKeyOptions): boolean {
   return portBindingsFrom(config).factStore === 'sqlite' && config.ENGRAM_MASTER_KEY === undefined;
 }
 
@@ -70,7 +67,7 @@ export function usesKeyFile(config: MasterKeyConfig): boolean {
  * master.key.next (0600) on the first run and reused by a rerun after an interruption, from
  * master.key; `finishKeyFileRotation` then puts it in master.key's place.
  */
-export function rotationKeys(config: MasterKeyConfig): MasterKeys {
+export function rotationKeys(config: MasterKeyOptions): MasterKeys {
   if (!usesKeyFile(config)) return loadMasterKeys(config);
   const file = path.join(config.ENGRAM_DATA_DIR, MASTER_KEY_FILE);
   if (!fs.existsSync(file)) throw new Error(`${file}: no master key to rotate (engram has not started on this data directory yet)`);
@@ -88,7 +85,7 @@ export function rotationKeys(config: MasterKeyConfig): MasterKeys {
 }
 
 /** master.key.next becomes master.key, in one rename: every data key is wrapped by it now. */
-export function finishKeyFileRotation(config: MasterKeyConfig): void {
+export function finishKeyFileRotation(config: MasterKeyOptions): void {
   fs.renameSync(path.join(config.ENGRAM_DATA_DIR, NEXT_MASTER_KEY_FILE), path.join(config.ENGRAM_DATA_DIR, MASTER_KEY_FILE));
 }
 

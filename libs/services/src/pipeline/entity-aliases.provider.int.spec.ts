@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { openSqliteDatabase, SqliteFactStore } from '@engram/adapters-sqlite';
-import { loadConfig } from '@engram/config';
+import { engramOptions, loadConfig } from '@engram/config';
 import { MemoryDecision, MemoryRecord, UserForgotten } from '@engram/contracts';
 import { aMemoryRecord } from '@engram/testing';
 import { EntityAliases } from './entity-aliases.provider';
@@ -63,7 +63,7 @@ describe('EntityAliases: the learned tables', () => {
   let projection: FactsProjection;
 
   beforeEach(() => {
-    aliases = new EntityAliases(loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' }));
+    aliases = new EntityAliases(engramOptions(loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' })).entityAliases);
     store = new SqliteFactStore(openSqliteDatabase(':memory:'));
     projection = new FactsProjection(store, aliases);
   });
@@ -109,13 +109,15 @@ describe('EntityAliases: the learned tables', () => {
 
   it('keeps nothing in distributed mode, where the recall app does not see the resolver write', async () => {
     const distributed = new EntityAliases(
-      loadConfig({
-        ENGRAM_MODE: 'distributed',
-        KAFKA_BROKERS: '127.0.0.1:9092',
-        MONGODB_URI: 'mongodb://127.0.0.1:27017/',
-        ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
-        ENGRAM_MASTER_KEY: 'ab'.repeat(32),
-      }),
+      engramOptions(
+        loadConfig({
+          ENGRAM_MODE: 'distributed',
+          KAFKA_BROKERS: '127.0.0.1:9092',
+          MONGODB_URI: 'mongodb://127.0.0.1:27017/',
+          ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+          ENGRAM_MASTER_KEY: 'ab'.repeat(32),
+        }),
+      ).entityAliases,
     );
     await store.save([glossing(1)]);
     expect(await learned(distributed, store, TENANT, USER)).toBeUndefined();

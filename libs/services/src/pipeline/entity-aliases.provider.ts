@@ -1,5 +1,5 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { EngramConfig, entityAliasesSource } from '@engram/config';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { EntityAliasOptions, entityAliasesSource } from '@engram/config';
 import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
 import type { FactStore } from '@engram/ports';
 import {
@@ -18,9 +18,9 @@ import {
  * The configured alias table: built-in defaults plus ENGRAM_ENTITY_ALIASES (validated at start-up
  * by loadConfig).
  */
-function configuredAliasTable(config?: EngramConfig): EntityAliasTable {
-  if (!config || config.ENGRAM_ENTITY_ALIASES.trim() === '') return defaultAliasTable;
-  const parsed = parseAliasEntries(entityAliasesSource(config.ENGRAM_ENTITY_ALIASES));
+function configuredAliasTable(options?: EntityAliasOptions): EntityAliasTable {
+  if (!options || options.aliases.trim() === '') return defaultAliasTable;
+  const parsed = parseAliasEntries(entityAliasesSource(options.aliases));
   return 'entries' in parsed ? buildAliasTable(DEFAULT_ENTITY_ALIASES, parsed.entries) : defaultAliasTable;
 }
 
@@ -82,10 +82,10 @@ export class EntityAliases {
   private readonly keepsTables: boolean;
   private readonly learned = new WeakMap<FactStore, UserTables>();
 
-  constructor(@Optional() config?: EngramConfig) {
-    this.configured = configuredAliasTable(config);
-    this.minSeen = config?.ENGRAM_ALIAS_MIN_SEEN ?? DEFAULT_ALIAS_MIN_SEEN;
-    this.keepsTables = (config?.ENGRAM_MODE ?? 'embedded') === 'embedded';
+  constructor(@Optional() @Inject(EntityAliasOptions) options?: EntityAliasOptions) {
+    this.configured = configuredAliasTable(options);
+    this.minSeen = options?.minSeen ?? DEFAULT_ALIAS_MIN_SEEN;
+    this.keepsTables = (options?.mode ?? 'embedded') === 'embedded';
   }
 
   /** The configured table plus what these memories gloss often enough. */

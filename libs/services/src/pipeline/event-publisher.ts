@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { PipelineOptions } from '@engram/config';
 import { EngramEvent, partitionKey } from '@engram/contracts';
 import { EventLog, LogPosition } from '@engram/ports';
 import { EngramMetrics } from '../observability/metrics';
@@ -9,12 +9,12 @@ import { EngramMetrics } from '../observability/metrics';
 export class EventPublisher {
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
-    private readonly config: EngramConfig,
+    @Inject(PipelineOptions) private readonly pipeline: PipelineOptions,
     private readonly metrics: EngramMetrics,
   ) {}
 
   topic(name: string): string {
-    return `${this.config.ENGRAM_TOPIC_PREFIX}${name}`;
+    return `${this.pipeline.topicPrefix}${name}`;
   }
 
   async publish(topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {

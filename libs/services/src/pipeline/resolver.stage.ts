@@ -1,7 +1,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import { createSummaryWriter } from '@engram/adapters-llm';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { EngramConfig, insightRulesSource } from '@engram/config';
+import { insightRulesSource, ResolverOptions } from '@engram/config';
 import { EngramEvent, MemoriesExtracted, MemoryDecision, MemoryRecord, STAGES, subscriptionOf, UserForgotten } from '@engram/contracts';
 import {
   CompiledInsightRules,
@@ -48,12 +48,12 @@ export class ResolverStage {
   constructor(
     private readonly publisher: EventPublisher,
     private readonly facts: FactsProjection,
-    private readonly config: EngramConfig,
+    @Inject(ResolverOptions) private readonly options: ResolverOptions,
     @Inject(FactStore) private readonly store: FactStore,
     private readonly aliases: EntityAliases,
   ) {
-    this.insightRules = configuredInsightRules(config);
-    this.summaryWriter = createSummaryWriter(config);
+    this.insightRules = configuredInsightRules(options.insights);
+    this.summaryWriter = createSummaryWriter(options.summaryModel);
   }
 
   @EventPattern(subscriptionOf(STAGES.resolver))
@@ -71,7 +71,7 @@ export class ResolverStage {
           state = ResolutionDecider.initialState();
           continue;
         }
-        const resolution = { similarityThreshold: this.config.ENGRAM_SIMILARITY_THRESHOLD, recordedAt: event.recordedAt };
+        const resolution = { similarityThreshold: this.options.similarityThreshold, recordedAt: event.recordedAt };
         const decisions = isMemoryCommand(event)
           ? decideMemoryCommand(event, state, resolution) // forgetting, imports, per-memory control, profile: see memory-commands.ts
           : ResolutionDecider.decide(withCanonicalEntities(event, this.aliases.configured), withoutInsights(state), resolution);
@@ -84,7 +84,7 @@ export class ResolverStage {
           state = summary.reduce(ResolutionDecider.evolve, state);
           out.push(...summary);
         }
-        if (!this.config.ENGRAM_INSIGHTS) continue;
+        if (!this.options.insights.enabled) continue;
         const insights = InsightDecider.decide(
           {
             tenantId: event.tenantId,
@@ -118,12 +118,7 @@ export class ResolverStage {
       triggerId: event.eventId,
       correlationId: event.correlationId,
     };
-    const options = {
-      window: this.config.ENGRAM_RECENT_TURNS,
-      every: this.config.ENGRAM_SUMMARY_EVERY,
-      maxChars: this.config.ENGRAM_SUMMARY_MAX_CHARS,
-      recordedAt: event.recordedAt,
-    };
+    const options = { ...this.options.summary, recordedAt: event.recordedAt };
     if (this.summaryWriter === extractiveSummaryWriter) return SummaryDecider.decide(review, state, options);
     const due = SummaryDecider.due(review, state, options);
     if (!due) return [];
@@ -144,8 +139,8 @@ export class ResolverStage {
 }
 
 /** The default insight rules plus ENGRAM_INSIGHT_RULES (validated at start-up by loadConfig). */
-export function configuredInsightRules(config: EngramConfig): CompiledInsightRules {
-  const text = insightRulesSource(config.ENGRAM_INSIGHT_RULES);
+export function configuredInsightRules(insights: Pick<ResolverOptions['insights'], 'rules' | 'minSupport'>): CompiledInsightRules {
+  const text = insightRulesSource(insights.rules);
   const parsed = text === '' ? { rules: [] } : parseInsightRules(text);
-  return compileInsightRules(insightRulesWith('rules' in parsed ? parsed.rules : []), config.ENGRAM_INSIGHT_MIN_SUPPORT);
+  return compileInsightRules(insightRulesWith('rules' in parsed ? parsed.rules : []), insights.minSupport);
 }

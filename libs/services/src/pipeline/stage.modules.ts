@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { createExtractionStrategy } from '@engram/adapters-llm';
-import { EngramConfig } from '@engram/config';
+import { ExtractionOptions } from '@engram/config';
 import { defaultScreeningConfig } from '@engram/domain';
 import { LogEncryptor } from '../crypto/encrypt-log';
 import { AccessProjection, AccessStage } from './access.projection';
@@ -30,7 +30,11 @@ export class FilterModule {}
   controllers: [ExtractorStage],
   // The embedded rules, or an OpenAI-compatible chat model (ENGRAM_EXTRACTOR=llm).
   providers: [
-    { provide: EXTRACTION_STRATEGY, useFactory: (config: EngramConfig) => createExtractionStrategy(config), inject: [EngramConfig] },
+    {
+      provide: EXTRACTION_STRATEGY,
+      useFactory: (options: ExtractionOptions) => createExtractionStrategy(options),
+      inject: [ExtractionOptions],
+    },
   ],
 })
 export class ExtractorModule {}

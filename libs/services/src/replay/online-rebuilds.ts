@@ -1,5 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { PipelineOptions, ReplayOptions } from '@engram/config';
 import { EngramEvent } from '@engram/contracts';
 import {
   EventLog,
@@ -22,7 +22,7 @@ import { withoutStaleDecisions } from './stale-decisions';
 export interface OnlineRebuildOptions {
   /** Called once the new version caught up with the live end, right before the swap (tests, operators' checks). */
   readonly beforeSwap?: () => Promise<void>;
-  /** Overrides ENGRAM_REBUILD_GRACE_MS. */
+  /** Overrides ENGRAM_REBUILD_GRACE_MS (`ReplayOptions.graceMs`). */
   readonly graceMs?: number;
   /** Keep the old version after the grace period (compare, roll back by hand). */
   readonly keepOld?: boolean;
@@ -77,7 +77,8 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     @Inject(EventLog) private readonly eventLog: EventLog,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
     private readonly projections: ReplayProjections,
-    @Optional() private readonly config: EngramConfig = new EngramConfig(),
+    @Inject(ReplayOptions) private readonly replay: ReplayOptions,
+    @Inject(PipelineOptions) private readonly pipeline: PipelineOptions,
   ) {}
 
   /** Resumes the rebuilds a previous process left unfinished. */
@@ -192,7 +193,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     const facts =
       projection === 'facts'
         ? (store as FactStore)
-        : followActiveVersion(this.projections.facts, { maxAgeMs: this.config.ENGRAM_PROJECTION_POINTER_TTL_MS });
+        : followActiveVersion(this.projections.facts, { maxAgeMs: this.pipeline.projectionPointerTtlMs });
     return async (events) => p.apply(await withoutStaleDecisions(facts, events));
   }
 
@@ -219,7 +220,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     const topic = this.topic(projection);
     const sources = this.sources(running.record);
     const live = sources[sources.length - 1];
-    const graceMs = options.graceMs ?? this.config.ENGRAM_REBUILD_GRACE_MS;
+    const graceMs = options.graceMs ?? this.replay.graceMs;
     try {
       if (live?.topic !== topic) throw new Error(`${projection}@${previousVersion} has no switch position: nothing to follow live`);
       await this.eventLog.ensureTopics(sources.map((s) => s.topic));
@@ -303,7 +304,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
     const { projection, version } = running.record;
     const retry = this.retries.get(projection) ?? { attempts: 0 };
     retry.attempts++;
-    const delayMs = Math.min(30_000, this.config.ENGRAM_STAGE_RETRY_DELAY_MS * 2 ** retry.attempts);
+    const delayMs = Math.min(30_000, this.pipeline.stageRetryDelayMs * 2 ** retry.attempts);
     this.log.error(
       { projection, version, reason, attempt: retry.attempts, retryInMs: delayMs },
       'online rebuild: the new version serves, applying the overlap failed; retrying',
@@ -318,10 +319,9 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
   }
 
   private async subscribe(running: Running, { topic, skipBelow }: ReplaySource, apply: Apply): Promise<Subscription> {
-    const rate = this.config.ENGRAM_REBUILD_RATE_LIMIT;
+    const { rateLimit: rate, batchSize } = this.replay;
     // With a rate limit, small batches keep each pause short (shutdown waits for the batch in flight).
-    const maxBatchSize =
-      rate > 0 ? Math.max(1, Math.min(this.config.ENGRAM_REBUILD_BATCH_SIZE, Math.ceil(rate / 10))) : this.config.ENGRAM_REBUILD_BATCH_SIZE;
+    const maxBatchSize = rate > 0 ? Math.max(1, Math.min(batchSize, Math.ceil(rate / 10))) : batchSize;
     let lastSaved = Date.now();
     let failures = 0;
     return this.eventLog.subscribe({ topic, group: running.record.group, maxBatchSize }, async (messages) => {
@@ -342,7 +342,7 @@ export class OnlineRebuilds implements OnApplicationBootstrap, BeforeApplication
         failures = 0;
       } catch (error) {
         // The log retries the batch (with backoff); a batch that keeps failing fails the rebuild.
-        if (++failures >= this.config.ENGRAM_STAGE_ATTEMPTS) running.failure ??= error;
+        if (++failures >= this.pipeline.stageAttempts) running.failure ??= error;
         throw error;
       }
     });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { EngramConfig } from '@engram/config';
+import { EngramConfig, engramOptions } from '@engram/config';
 import { PROJECTION_NAMES, PROJECTIONS } from '@engram/contracts';
 import { HashingEmbedder } from '@engram/embedding';
 import { EventLog, FactStore, ProjectionVersions, SearchIndex, SessionStore, VERSIONED_PROJECTIONS } from '@engram/ports';
@@ -11,14 +11,14 @@ import { ReplayProjections } from './replay-projections';
 const versions = <T>(projection: string) => ({ projection }) as unknown as ProjectionVersions<T>;
 
 describe('the projections replays build', () => {
-  const config = Object.assign(new EngramConfig(), { ENGRAM_TOPIC_PREFIX: 'acme.' });
+  const options = engramOptions(Object.assign(new EngramConfig(), { ENGRAM_TOPIC_PREFIX: 'acme.' }));
   const projections = new ReplayProjections(
     versions<FactStore>('facts'),
     versions<SessionStore>('sessions'),
     versions<SearchIndex>('search'),
     new HashingEmbedder(8),
-    new EventPublisher({} as EventLog, config, new EngramMetrics()),
-    new EntityAliases(config),
+    new EventPublisher({} as EventLog, options.pipeline, new EngramMetrics()),
+    new EntityAliases(options.entityAliases),
   );
 
   it('are the versioned projections of the topology, in the ports’ order', () => {

@@ -1,5 +1,5 @@
 import { createExtractionStrategy } from '@engram/adapters-llm';
-import { EngramConfig } from '@engram/config';
+import type { ExtractionOptions } from '@engram/config';
 import { ExtractionStrategy, RuleExtractor } from '@engram/domain';
 import type { LogPosition, ReprocessLineage } from '@engram/ports';
 
@@ -56,14 +56,14 @@ export class UnknownExtractorVersion extends Error {
 export class ReprocessConflict extends Error {}
 
 /** The extraction strategies this build can run: the rules, and the LLM one when an endpoint is configured. */
-export function knownExtractionStrategies(config: EngramConfig): ExtractionStrategy[] {
+export function knownExtractionStrategies(options: ExtractionOptions): ExtractionStrategy[] {
   const strategies: ExtractionStrategy[] = [new RuleExtractor()];
-  if (config.ENGRAM_LLM_URL) strategies.push(createExtractionStrategy({ ...config, ENGRAM_EXTRACTOR: 'llm' }));
+  if (options.ENGRAM_LLM_URL) strategies.push(createExtractionStrategy({ ...options, ENGRAM_EXTRACTOR: 'llm' }));
   return strategies;
 }
 
-export function extractionStrategyFor(config: EngramConfig, version: string): ExtractionStrategy {
-  const known = knownExtractionStrategies(config);
+export function extractionStrategyFor(options: ExtractionOptions, version: string): ExtractionStrategy {
+  const known = knownExtractionStrategies(options);
   const strategy = known.find((s) => s.version === version);
   if (!strategy)
     throw new UnknownExtractorVersion(

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import type { PipelineOptions, ReplayOptions, ResolverOptions } from '@engram/config';
 import { deterministicId, EngramEvent, MemoryAdded, MemoryDecision, newEvent, partitionKey, UserForgotten } from '@engram/contracts';
 import { defaultScreeningConfig, ExtractionStrategy, memoriesAsOf } from '@engram/domain';
 import { EventLog, FactStore, lag, LogPosition, ReprocessLineage } from '@engram/ports';
@@ -36,11 +36,11 @@ class CapturingPublisher extends EventPublisher {
 class RunTopicPublisher extends CapturingPublisher {
   constructor(
     private readonly log: EventLog,
-    config: EngramConfig,
+    pipeline: PipelineOptions,
     metrics: EngramMetrics,
     private readonly runTopic: string,
   ) {
-    super(log, config, metrics);
+    super(log, pipeline, metrics);
   }
 
   override async publish(_topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {
@@ -55,10 +55,12 @@ class RunTopicPublisher extends CapturingPublisher {
 
 const NO_CONTEXT = { isRunning: () => true, heartbeat: async () => undefined };
 
-/** What a run needs from the process: the log, the configuration, the projections, and the reprocessor's logger. */
+/** What a run needs from the process: the log, the options of the stages and replays, the projections, and the reprocessor's logger. */
 export interface ReprocessRunDeps {
   readonly eventLog: EventLog;
-  readonly config: EngramConfig;
+  readonly pipeline: PipelineOptions;
+  readonly resolver: ResolverOptions;
+  readonly replay: ReplayOptions;
   readonly metrics: EngramMetrics;
   readonly projections: ReplayProjections;
   readonly log: Logger;
@@ -94,16 +96,16 @@ export class ReprocessRun {
     readonly facts: FactsProjection,
     readonly search: Projection,
   ) {
-    const { eventLog, config, metrics } = deps;
-    this.screened = new CapturingPublisher(eventLog, config, metrics);
-    this.extracted = new CapturingPublisher(eventLog, config, metrics);
-    this.decided = new RunTopicPublisher(eventLog, config, metrics, lineage.topic);
+    const { eventLog, pipeline, metrics } = deps;
+    this.screened = new CapturingPublisher(eventLog, pipeline, metrics);
+    this.extracted = new CapturingPublisher(eventLog, pipeline, metrics);
+    this.decided = new RunTopicPublisher(eventLog, pipeline, metrics, lineage.topic);
     this.group = `reprocess-${lineage.runId}`;
     this.commandsGroup = `${this.group}-commands`;
     this.from = lineage.from === 'beginning' ? null : Date.parse(lineage.from);
     this.filter = new FilterStage(this.screened, defaultScreeningConfig);
     this.extractor = new ExtractorStage(this.extracted, strategy);
-    this.resolver = new ResolverStage(this.decided, facts, config, factsStore, deps.projections.aliases);
+    this.resolver = new ResolverStage(this.decided, facts, deps.resolver, factsStore, deps.projections.aliases);
   }
 
   /** The run over the versions its lineage names (opened, so created when new). */
@@ -160,7 +162,7 @@ export class ReprocessRun {
 
   /** Re-decides the turns (and memory commands) from the run's positions up to the ends read now. */
   async catchUp(phase: ReprocessProgress['phase'], onProgress?: (p: ReprocessProgress) => void): Promise<void> {
-    const { eventLog, config, log, turnsTopic, extractedTopic } = this.deps;
+    const { eventLog, pipeline, replay, log, turnsTopic, extractedTopic } = this.deps;
     const onInvalid = (message: { topic: string; offset: number }, error: unknown) =>
       log.error({ topic: message.topic, offset: message.offset, reason: String(error) }, 'skipping an invalid event during reprocess');
     // Commands are few: read them all first and hand each to the resolver just before the user's
@@ -200,7 +202,7 @@ export class ReprocessRun {
         done += messages.length;
         onProgress?.({ phase, done, total });
       },
-      { maxBatchSize: config.ENGRAM_REBUILD_BATCH_SIZE, attempts: config.ENGRAM_STAGE_ATTEMPTS },
+      { maxBatchSize: replay.batchSize, attempts: pipeline.stageAttempts },
     );
     // Commands recorded after every turn read so far.
     const rest = [...this.commands.values()].flat();

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { EngramConfig } from '@engram/config';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ExtractionOptions, PipelineOptions, ReplayOptions, ResolverOptions } from '@engram/config';
 import { STAGES } from '@engram/contracts';
 import { ExtractionStrategy } from '@engram/domain';
 import { EventLog, lag, LogPosition, RebuildLedger, RebuildRecord, ReprocessLineage, VersionedProjection } from '@engram/ports';
@@ -45,7 +45,10 @@ export class Reprocessor {
     private readonly publisher: EventPublisher,
     private readonly metrics: EngramMetrics,
     private readonly progress: PipelineProgress,
-    @Optional() private readonly config: EngramConfig = new EngramConfig(),
+    @Inject(PipelineOptions) private readonly pipeline: PipelineOptions,
+    @Inject(ResolverOptions) private readonly resolver: ResolverOptions,
+    @Inject(ReplayOptions) private readonly replay: ReplayOptions,
+    @Inject(ExtractionOptions) private readonly extraction: ExtractionOptions,
   ) {}
 
   private topic(name: string): string {
@@ -57,7 +60,9 @@ export class Reprocessor {
     return ReprocessRun.open(
       {
         eventLog: this.eventLog,
-        config: this.config,
+        pipeline: this.pipeline,
+        resolver: this.resolver,
+        replay: this.replay,
         metrics: this.metrics,
         projections: this.projections,
         log: this.log,
@@ -71,7 +76,7 @@ export class Reprocessor {
 
   /** Builds the new facts and search versions; they stay inactive until `activate`. */
   async run(options: ReprocessOptions): Promise<ReprocessResult> {
-    const strategy = extractionStrategyFor(this.config, options.extractorVersion);
+    const strategy = extractionStrategyFor(this.extraction, options.extractorVersion);
     const from = parseFrom(options.from);
     await this.refuseIfBusy();
     const factsVersion = Math.max(await this.projections.facts.active(), ...(await this.projections.facts.list())) + 1;
@@ -159,7 +164,7 @@ export class Reprocessor {
     if (!searchRecord || searchRecord.phase !== 'done')
       throw new ReprocessConflict(`search@${factsRecord.reprocess.searchVersion} of run ${factsRecord.reprocess.runId} is missing`);
     const lineage = factsRecord.reprocess;
-    const run = await this.open(lineage, extractionStrategyFor(this.config, lineage.extractorVersion));
+    const run = await this.open(lineage, extractionStrategyFor(this.extraction, lineage.extractorVersion));
     const turnsTopic = this.topic(STAGES.filter.input);
     const extractedTopic = this.topic(STAGES.resolver.input);
     const factsTopic = this.projections.topic('facts');
@@ -208,7 +213,7 @@ export class Reprocessor {
         { liveOnly: true },
       );
     await overlap();
-    await new Promise((resolve) => setTimeout(resolve, options.overlapMs ?? 2 * this.config.ENGRAM_PROJECTION_POINTER_TTL_MS));
+    await new Promise((resolve) => setTimeout(resolve, options.overlapMs ?? 2 * this.pipeline.projectionPointerTtlMs));
     await overlap();
     return {
       factsVersion,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ConsistencyOptions, EngramConfig, ForgettingOptions, forgettingOptionsFrom } from '@engram/config';
+import { ConsistencyOptions, ForgettingOptions } from '@engram/config';
 import { deterministicId, ForgettingRequested, newEvent, parseEvent, Topics } from '@engram/contracts';
 import { archivalAge, forgettingDecisions, ForgettingPolicy } from '@engram/domain';
 import { AccessStore, Clock, EventLog, FactStore, LogPosition, Subscription } from '@engram/ports';
@@ -84,10 +84,8 @@ export interface ForgettingRun {
   readonly consistent: boolean;
 }
 
-/** The configured forgetting policy (mapped with every other option in libs/config). */
-export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
-  return forgettingOptionsFrom(config).policy;
-}
+/** The configured forgetting policy: mapped in libs/config with every other option, and still exported from here. */
+export { forgettingPolicyFrom } from '@engram/config';
 
 /**
  * Runs forgetting: for each user with something due, a ForgettingRequested command on
