@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { SingleBar, Presets } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
+import { progressBar } from './progress-bar';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -76,7 +77,7 @@ export function buildCli(modules: CliModules): Command {
       const config = cliConfig();
       const lines = parseTurnLines(fs.readFileSync(file, 'utf8'));
       const requests = toRequests(lines, config.ENGRAM_MAX_TURNS_PER_REQUEST);
-      const bar = progressBar('ingest', lines.length);
+      const bar = progressBar(true, 'ingest', lines.length);
       await withClient(options, config.ENGRAM_DATA_DIR, { module: () => modules.server(config), stages: true }, async (engram) => {
         let last = '';
         for (const request of requests) {
@@ -151,7 +152,7 @@ export function buildCli(modules: CliModules): Command {
           if (p.projection !== current) {
             bar?.stop();
             current = p.projection;
-            bar = progressBar(p.projection.padEnd(12), p.total);
+            bar = progressBar(true, p.projection.padEnd(12), p.total);
           }
           bar?.update(p.done);
         });
@@ -250,23 +251,9 @@ export async function runCli(modules: CliModules, argv: readonly string[]): Prom
   }
 }
 
-function progressBar(label: string, total: number): SingleBar {
-  const bar = new SingleBar(
-    {
-      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
-      stream: process.stderr,
-      noTTYOutput: false,
-      hideCursor: true,
-    },
-    Presets.shades_classic,
-  );
-  bar.start(total, 0);
-  return bar;
-}
-
 /** Waits, with a progress bar, until recall sees everything ingested. */
 async function drain(engram: EngramClient): Promise<void> {
-  const bar = progressBar('pipeline', Math.max(1, await engram.pending()));
+  const bar = progressBar(true, 'pipeline', Math.max(1, await engram.pending()));
   const total = bar.getTotal();
   for (;;) {
     const pending = await engram.pending();

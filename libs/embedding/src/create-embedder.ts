@@ -1,22 +1,10 @@
-import type { EngramConfig } from '@engram/config';
+import type { EmbedderOptions } from '@engram/config';
 import type { Embedder } from '@engram/ports';
 import { HashingEmbedder } from './hashing-embedder';
 import { OpenAiCompatibleEmbedder } from './openai-compatible-embedder';
 
-/** The part of the configuration that chooses and sets up the embedder. */
-export type EmbedderConfig = Pick<
-  EngramConfig,
-  | 'ENGRAM_EMBEDDING_DIMENSIONS'
-  | 'ENGRAM_EMBEDDINGS_URL'
-  | 'ENGRAM_EMBEDDINGS_MODEL'
-  | 'ENGRAM_EMBEDDINGS_DIMENSIONS'
-  | 'ENGRAM_EMBEDDINGS_BATCH_SIZE'
-  | 'ENGRAM_EMBEDDINGS_TIMEOUT_MS'
-  | 'ENGRAM_EMBEDDINGS_RETRIES'
-  | 'ENGRAM_EMBEDDINGS_API_KEY'
-  | 'ENGRAM_EMBEDDINGS_INPUT_TYPE'
-  | 'ENGRAM_EMBEDDINGS_KEEP_ALIVE'
->;
+/** The part of the configuration that chooses and sets up the embedder (libs/config's slice). */
+export type EmbedderConfig = EmbedderOptions;
 
 /**
  * The hashing embedder by default (no weights, no server); an OpenAI-compatible endpoint when

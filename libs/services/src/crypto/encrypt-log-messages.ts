@@ -2,30 +2,12 @@
 // still plaintext, and its identity for the digest that proves a copy complete.
 import { isSealed } from '@engram/domain';
 import { isDeadLetter } from '../transport/dead-letter';
+import { type EventShape, isEventShaped } from './sealing-event-log';
 
 export type Verdict =
   { readonly kind: 'unchanged' | 'unattributed'; readonly raw: string } | { readonly kind: 'sealed' | 'shredded'; readonly raw: string };
 
-export interface EventShape {
-  readonly eventId: string;
-  readonly type: string;
-  readonly tenantId: string;
-  readonly userId: string;
-  readonly payload: unknown;
-}
-
-export function isEventShaped(value: unknown): value is EventShape {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    typeof v.eventId === 'string' &&
-    typeof v.type === 'string' &&
-    typeof v.tenantId === 'string' &&
-    typeof v.userId === 'string' &&
-    typeof v.payload === 'object' &&
-    v.payload !== null
-  );
-}
+export { type EventShape, isEventShaped };
 
 export const isPlaintext = (event: EventShape) => event.type !== 'UserForgotten' && !isSealed(event.payload);
 export const userOf = (tenantId: string, userId: string) => `${tenantId}\u0000${userId}`;

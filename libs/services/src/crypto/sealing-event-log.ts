@@ -17,7 +17,8 @@ import {
 import type { DataKeyRing } from './data-key-ring';
 import { Generations } from './generations';
 
-interface EventShape {
+/** What an event envelope has, read without trusting it: a stored value may be anything. */
+export interface EventShape {
   readonly eventId: string;
   readonly type: string;
   readonly tenantId: string;
@@ -33,7 +34,7 @@ function isSealable(value: unknown): value is EventShape {
   return isEventShaped(value) && !UNSEALED_TYPES.has(value.type) && !isSealed(value.payload);
 }
 
-function isEventShaped(value: unknown): value is EventShape {
+export function isEventShaped(value: unknown): value is EventShape {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   return (
