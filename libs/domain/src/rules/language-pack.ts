@@ -303,13 +303,32 @@ export interface RelationForm {
 }
 
 /** A pack's part of `ScreeningConfig` (what each list is for is said there). */
+/** What screening listens for in one language (`screening.config.ts` merges the packs'). */
 export interface ScreeningCues {
+  /** Whole-turn acknowledgements ("嗯嗯", "ok", "thanks!"); a turn made only of these is dropped. */
   readonly chitChat: readonly string[];
   readonly cues: Readonly<Record<CueSignal, readonly string[]>>;
+  /**
+   * What a one-off request asks about, whose answer is stale tomorrow (weather, opening hours, "nearby"):
+   * a user's turn is ephemeral when one of its questions names one ("今天成都下雨吗", "is the Apple store
+   * near me open now?"), not when a statement does ("I joined a nearby church"). An assistant's turn
+   * is ephemeral when the turn it answers is one (see `screenTurn`).
+   */
   readonly ephemeralCues: readonly string[];
+  /** Requests that are one-off by themselves, question or not ("帮我查一下…", "translate this"). */
   readonly ephemeralRequests: readonly string[];
+  /** First words that make an English sentence a question without its question mark ("what's the traffic like…"). */
   readonly questionLeads: readonly string[];
-  /** Regex sources of the language's own shapes of detail (its numerals, its date words). */
+  /**
+   * Shapes of specific information (numbers, dates, names, codes): "她 10 月 18 号生日", "I shoot with
+   * a Sony A7 IV" carry no cue word, yet are exactly what is asked later. Regex sources, matched
+   * case-sensitively (a capital letter is part of what makes a name). A pack holds its language's own
+   * shapes (its numerals, its date words); `screeningCuesOf` adds `\d`, a detail in every language.
+   */
   readonly detailPatterns: readonly string[];
+  /**
+   * The assistant restating the user ("好的，你喜欢用 VS Code，我记下了"): details in such a turn are
+   * the user's, already screened on the user's turn, so they do not make the assistant's turn worth keeping.
+   */
   readonly assistantEchoCues: readonly string[];
 }
