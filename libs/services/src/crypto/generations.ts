@@ -10,10 +10,8 @@ export class Generations<K, V> {
   private previous = new Map<K, V>();
   private held = 0;
 
-  constructor(
-    private readonly budget: number,
-    private readonly sizeOf: (value: V) => number = () => 1,
-  ) {}
+  /** @param budget entries held at most */
+  constructor(private readonly budget: number) {}
 
   get(key: K): V | undefined {
     const value = this.current.get(key);
@@ -23,10 +21,9 @@ export class Generations<K, V> {
   set(key: K, value: V): void {
     const replaced = this.current.get(key);
     if (replaced === value) return;
-    if (replaced !== undefined) this.held -= this.sizeOf(replaced);
+    if (replaced === undefined) this.held++;
     this.previous.delete(key);
     this.current.set(key, value);
-    this.held += this.sizeOf(value);
     if (this.held * 2 >= this.budget) {
       this.previous = this.current;
       this.current = new Map();
@@ -35,11 +32,7 @@ export class Generations<K, V> {
   }
 
   delete(key: K): void {
-    const removed = this.current.get(key);
-    if (removed !== undefined) {
-      this.held -= this.sizeOf(removed);
-      this.current.delete(key);
-    }
+    if (this.current.delete(key)) this.held--;
     this.previous.delete(key);
   }
 }

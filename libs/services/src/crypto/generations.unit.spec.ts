@@ -1,5 +1,4 @@
 import { Generations } from './generations';
-import { RecentPlaintexts } from './sealing-event-log';
 
 describe('Generations', () => {
   it('keeps the newest half of its budget at least and never more than the budget', () => {
@@ -32,36 +31,5 @@ describe('Generations', () => {
     expect(map.get('a')).toBeUndefined();
     expect(map.get('e')).toBeUndefined();
     expect(map.get('d')).toBe('d');
-  });
-
-  it('counts what each value weighs against the budget', () => {
-    const map = new Generations<string, string>(10, (value) => value.length);
-    map.set('a', 'xxxx');
-    map.set('b', 'yy'); // 6 of 10: half the budget, so a and b are the old generation now
-    map.set('c', 'zzzzzz'); // and now c: a and b are gone
-    expect(map.get('a')).toBeUndefined();
-    expect(map.get('b')).toBeUndefined();
-    expect(map.get('c')).toBe('zzzzzz');
-  });
-});
-
-describe('RecentPlaintexts', () => {
-  const event = { eventId: 'e1', type: 'TurnRecorded', tenantId: 't', userId: 'u', payload: {} };
-
-  it('gives the plaintext once to each reader it was kept for, then no more', () => {
-    const recent = new RecentPlaintexts(1_000);
-    recent.remember(event, 'sealed-data', '{"text":"hi"}', 2);
-    expect(recent.take(event, 'sealed-data')).toBe('{"text":"hi"}');
-    expect(recent.take(event, 'sealed-data')).toBe('{"text":"hi"}');
-    expect(recent.take(event, 'sealed-data')).toBeUndefined();
-  });
-
-  it('gives nothing for other ciphertext, another user or another tenant under the same event id', () => {
-    const recent = new RecentPlaintexts(1_000);
-    recent.remember(event, 'sealed-data', '{"text":"hi"}', 3);
-    expect(recent.take(event, 'altered-data')).toBeUndefined();
-    expect(recent.take({ ...event, userId: 'other' }, 'sealed-data')).toBeUndefined();
-    expect(recent.take({ ...event, tenantId: 'other' }, 'sealed-data')).toBeUndefined();
-    expect(recent.take(event, 'sealed-data')).toBe('{"text":"hi"}');
   });
 });

@@ -53,12 +53,6 @@ const UNSEALED_TYPES = new Set(['UserForgotten']);
 /** What opening an event gives when its key must be read from the key store first. */
 const ASK_THE_STORE = Symbol('ask the store');
 
-/** Recent plaintexts kept per topic at most (UTF-16 code units): the stages right behind need little. */
-const RECENT_CHARS_PER_TOPIC = 1024 * 1024;
-
-/** A reader that consumed a message appended less than this ago keeps up with the topic. */
-const KEEPING_UP_MS = 1_000;
-
 export interface SealingEventLogOptions {
   /** Called for each event skipped because its key was destroyed (its user was forgotten). */
   readonly onUndecryptable?: (topic: string) => void;
@@ -87,8 +81,6 @@ export class SealingEventLog implements EventLog {
    */
   private readonly chains: Generations<string, string | null>;
   private readonly reported = new Set<string>();
-  /** Per topic: this process's readers of it, and the plaintexts sealed lately for them. */
-  private readonly reading = new Map<string, TopicReading>();
 
   constructor(
     private readonly inner: EventLog,
@@ -112,60 +104,43 @@ export class SealingEventLog implements EventLog {
       }
       // The key as the ring holds it, without a promise per event: the store only when it must be read.
       const key = this.knownSealingKey(value) ?? (await this.sealingKey(value));
-      sealed.push({ key: message.key, value: this.seal(topic, value, key) });
+      sealed.push({ key: message.key, value: seal(value, key) });
     }
     return this.inner.append(topic, sealed);
   }
 
-  async subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
-    const reading = this.readingOf(spec.topic);
+  subscribe(spec: ConsumerSpec, handler: BatchHandler): Promise<Subscription> {
     // Not an async function: one would keep the batch as stored (each event's ciphertext, parsed)
     // alive until the handler is done with it, for the garbage collector to copy and promote (in
     // the 20,000-turn bench, ~80 MB more surviving scavenges, ~100 MB more promoted); only what the
     // handler gets stays. It waits only when a key must be read from the store.
-    const subscription = await this.inner.subscribe(spec, (messages, context) => {
+    return this.inner.subscribe(spec, (messages, context) => {
       try {
-        const opened = this.openBatch(messages, reading);
+        const opened = this.openBatch(messages);
         return Array.isArray(opened) ? handler(opened, context) : opened.then((batch) => handler(batch, context));
       } catch (error) {
         return Promise.reject(error);
       }
     });
-    reading.readers++;
-    let stopped = false;
-    return {
-      stop: async () => {
-        if (!stopped) reading.readers--;
-        stopped = true;
-        await subscription.stop();
-      },
-    };
   }
 
-  private openBatch(messages: readonly ConsumedMessage[], reading: TopicReading): ConsumedMessage[] | Promise<ConsumedMessage[]> {
+  private openBatch(messages: readonly ConsumedMessage[]): ConsumedMessage[] | Promise<ConsumedMessage[]> {
     const opened: ConsumedMessage[] = [];
     for (let i = 0; i < messages.length; i++) {
-      const value = this.openKnown(messages[i], reading.recent);
-      if (value === ASK_THE_STORE) return this.openRest(messages, i, opened, reading);
+      const value = this.openKnown(messages[i]);
+      if (value === ASK_THE_STORE) return this.openRest(messages, i, opened);
       opened.push(delivered(messages[i], value));
     }
-    keptUp(messages, reading);
     return opened;
   }
 
-  private async openRest(
-    messages: readonly ConsumedMessage[],
-    from: number,
-    opened: ConsumedMessage[],
-    reading: TopicReading,
-  ): Promise<ConsumedMessage[]> {
+  private async openRest(messages: readonly ConsumedMessage[], from: number, opened: ConsumedMessage[]): Promise<ConsumedMessage[]> {
     for (let i = from; i < messages.length; i++) {
       const message = messages[i];
-      let value = this.openKnown(message, reading.recent);
-      if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent }, reading.recent);
+      let value = this.openKnown(message);
+      if (value === ASK_THE_STORE) value = await this.open(message as ConsumedMessage & { value: SealedEvent });
       opened.push(delivered(message, value));
     }
-    keptUp(messages, reading);
     return opened;
   }
 
@@ -206,24 +181,6 @@ export class SealingEventLog implements EventLog {
     return this.inner.close();
   }
 
-  private seal(topic: string, value: EventShape, key: DataKey): SerialisedLogValue {
-    const json = JSON.stringify(value.payload);
-    const payload = sealText(key, json, eventAssociatedData(value.tenantId, value.userId, value.eventId));
-    const reading = this.reading.get(topic);
-    // Kept only for readers that will open it soon: one far behind would find it gone, and
-    // plaintext kept for no one costs the garbage collector about what opening the event costs.
-    if (reading && reading.readers > 0 && Date.now() - reading.keptUpAt < KEEPING_UP_MS)
-      reading.recent.remember(value, payload.data, json, reading.readers);
-    return new SerialisedLogValue(sealedEnvelopeJson(value, payload));
-  }
-
-  private readingOf(topic: string): TopicReading {
-    let reading = this.reading.get(topic);
-    if (!reading)
-      this.reading.set(topic, (reading = { readers: 0, keptUpAt: -Infinity, recent: new RecentPlaintexts(RECENT_CHARS_PER_TOPIC) }));
-    return reading;
-  }
-
   /** The key that seals `event` (see `chains`), or undefined when the key store must be asked (`sealingKey`). */
   private knownSealingKey(event: EventShape): DataKey | undefined {
     const chain = this.chainOf(event);
@@ -246,7 +203,7 @@ export class SealingEventLog implements EventLog {
    * The message's value as consumers see it, when the ring holds its key (no promise per event);
    * ASK_THE_STORE when the key must be read first (`open`).
    */
-  private openKnown(message: ConsumedMessage, recent: RecentPlaintexts): unknown {
+  private openKnown(message: ConsumedMessage): unknown {
     const value = message.value;
     if (!isEventShaped(value)) return value;
     if (UNSEALED_TYPES.has(value.type)) {
@@ -259,16 +216,16 @@ export class SealingEventLog implements EventLog {
     }
     const key = this.keys.byIdKnown(value.tenantId, value.userId, value.payload.keyId);
     if (key === undefined) return ASK_THE_STORE;
-    return this.opened(message.topic, value as SealedEvent, key ?? undefined, recent);
+    return this.opened(message.topic, value as SealedEvent, key ?? undefined);
   }
 
-  private async open(message: ConsumedMessage & { value: SealedEvent }, recent: RecentPlaintexts): Promise<unknown> {
+  private async open(message: ConsumedMessage & { value: SealedEvent }): Promise<unknown> {
     const value = message.value;
-    return this.opened(message.topic, value, await this.keys.byId(value.tenantId, value.userId, value.payload.keyId), recent);
+    return this.opened(message.topic, value, await this.keys.byId(value.tenantId, value.userId, value.payload.keyId));
   }
 
-  private opened(topic: string, value: SealedEvent, key: DataKey | undefined, recent: RecentPlaintexts): unknown {
-    const opened = key ? openSealedEvent(key, value, recent) : SHREDDED;
+  private opened(topic: string, value: SealedEvent, key: DataKey | undefined): unknown {
+    const opened = key ? openSealedEvent(key, value) : SHREDDED;
     if (opened === SHREDDED) this.undecryptable(topic, value);
     else if (isEventShaped(opened)) this.follow(value, value.payload.keyId);
     return opened;
@@ -292,6 +249,12 @@ export class SealingEventLog implements EventLog {
   }
 }
 
+/** The event with its payload sealed under `key`, as the log stores it. */
+function seal(event: EventShape, key: DataKey): SerialisedLogValue {
+  const payload = sealText(key, JSON.stringify(event.payload), eventAssociatedData(event.tenantId, event.userId, event.eventId));
+  return new SerialisedLogValue(sealedEnvelopeJson(event, payload));
+}
+
 /**
  * The event as JSON with its payload sealed, written around the ciphertext: JSON.stringify would
  * scan every character of the base64 (it needs no escaping), which cost ~4 µs an event, more than
@@ -308,14 +271,6 @@ function delivered(message: ConsumedMessage, value: unknown): ConsumedMessage {
   return value === message.value ? message : { ...message, value };
 }
 
-/** A reader that consumed a message appended less than KEEPING_UP_MS before keeps up with the topic. */
-function keptUp(messages: readonly ConsumedMessage[], reading: TopicReading): void {
-  let newest = 0;
-  for (const message of messages) if (message.timestamp > newest) newest = message.timestamp;
-  const now = Date.now();
-  if (now - newest < KEEPING_UP_MS) reading.keptUpAt = now;
-}
-
 /** What an event's key was destroyed: it opens for no one. */
 export const SHREDDED = Symbol('shredded');
 
@@ -325,70 +280,23 @@ export const SHREDDED = Symbol('shredded');
  * from another event: invalid, not forgotten). For the log boundary and for reading stored
  * copies (dead letters).
  */
-export async function openStoredEvent(keys: DataKeyRing, value: unknown, recent?: RecentPlaintexts): Promise<unknown> {
+export async function openStoredEvent(keys: DataKeyRing, value: unknown): Promise<unknown> {
   if (!isEventShaped(value) || !isSealed(value.payload)) return value;
   const key = await keys.byId(value.tenantId, value.userId, value.payload.keyId);
-  return key ? openSealedEvent(key, value as SealedEvent, recent) : SHREDDED;
+  return key ? openSealedEvent(key, value as SealedEvent) : SHREDDED;
 }
 
 /**
  * A sealed event opened with its user's key (which the caller looked up first, always: a
- * forgotten user's event never opens, cached plaintext or not); undefined when it does not open.
+ * forgotten user's event never opens); undefined when it does not open.
  */
-function openSealedEvent(key: DataKey, value: SealedEvent, recent?: RecentPlaintexts): unknown {
-  let json = recent?.take(value, value.payload.data);
-  if (json === undefined) {
-    try {
-      json = openText(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
-    } catch (error) {
-      if (error instanceof SealError) return undefined;
-      throw error;
-    }
+function openSealedEvent(key: DataKey, value: SealedEvent): unknown {
+  let json: string;
+  try {
+    json = openText(key.key, value.payload, eventAssociatedData(value.tenantId, value.userId, value.eventId));
+  } catch (error) {
+    if (error instanceof SealError) return undefined;
+    throw error;
   }
   return { ...value, payload: JSON.parse(json) as unknown };
-}
-
-interface TopicReading {
-  /** Subscriptions of this process to the topic. */
-  readers: number;
-  /** When one of them last consumed a message appended less than KEEPING_UP_MS before. */
-  keptUpAt: number;
-  readonly recent: RecentPlaintexts;
-}
-
-/**
- * The plaintext of events this process sealed lately, by event id and ciphertext: the embedded
- * process opens what it sealed a moment ago, often for several consumer groups, and the same
- * ciphertext of the same event can only hold what it was sealed from. Parsed again on every hit,
- * so each consumer gets its own copy, as from the log. An entry goes once each of the readers it
- * was kept for has taken it, or when newer ones need the room. (What it opened is not kept: a
- * replay reads each event once, far from where it was appended.)
- */
-export class RecentPlaintexts {
-  private readonly entries: Generations<string, Recent>;
-
-  /** Bounded by the text it holds (UTF-16 code units, about 2 bytes each). */
-  constructor(maxChars: number) {
-    this.entries = new Generations(maxChars, (entry) => entry.data.length + entry.json.length);
-  }
-
-  remember(event: EventShape, data: string, json: string, readers = 1): void {
-    this.entries.set(event.eventId, { tenantId: event.tenantId, userId: event.userId, data, json, readers });
-  }
-
-  /** The plaintext sealed into `data` for this event, if kept; each reader it was kept for takes it once. */
-  take(event: EventShape, data: string): string | undefined {
-    const entry = this.entries.get(event.eventId);
-    if (!entry || entry.data !== data || entry.tenantId !== event.tenantId || entry.userId !== event.userId) return undefined;
-    if (--entry.readers <= 0) this.entries.delete(event.eventId);
-    return entry.json;
-  }
-}
-
-interface Recent {
-  readonly tenantId: string;
-  readonly userId: string;
-  readonly data: string;
-  readonly json: string;
-  readers: number;
 }
