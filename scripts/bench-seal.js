@@ -7,7 +7,7 @@
  * offline rebuild opens each replayed event once). Nothing else sealing costs (the payload's own
  * JSON, larger rows, the collector) is in it, so sealing costs at least this much of a bench.
  *
- *   node scripts/bench-seal.js [--data-dir DIR] [--ingest-turns-per-cpu-s N] [--rebuild-events-per-cpu-s N] [--json]
+ *   node scripts/bench-seal.js [--data-dir DIR] [--ingest-turns-per-cpu-s N] [--rebuild-events-per-cpu-s N] [--repetitions 7] [--json]
  *
  * --data-dir reads the event mix (events per turn by type, their payloads' sizes) from an embedded
  * data directory that `engram bench --url` or real use has filled; without it, the mix of
@@ -18,6 +18,7 @@
 'use strict';
 const crypto = require('node:crypto');
 const path = require('node:path');
+const { median } = require('./bench-compare');
 
 const DIST = path.join(__dirname, '..', 'dist', 'libs');
 
@@ -110,12 +111,6 @@ function payloadOf(bytes) {
   while (Buffer.byteLength(JSON.stringify({ text }), 'utf8') < bytes) text += filler;
   while (text.length > 0 && Buffer.byteLength(JSON.stringify({ text }), 'utf8') > bytes) text = text.slice(0, -1);
   return JSON.stringify({ text });
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** CPU µs per call of `fn`, the median of `repetitions` timings of `operations` calls. */
@@ -237,6 +232,6 @@ function main() {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-module.exports = { operationsPerTurn, floors, payloadOf, median, DEFAULT_MIX };
+module.exports = { operationsPerTurn, floors, payloadOf, DEFAULT_MIX };
 
 if (require.main === module) main();
