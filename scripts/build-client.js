@@ -2,7 +2,7 @@
 // Builds @engram/client (libs/client) on its own: ESM in dist/esm (relative imports given their
 // .js extensions by tsc-alias, as Node's ESM loader needs) and CommonJS in dist/cjs. The few pure
 // engram files the SDK imports (PII masking, deterministic ids, topic names) compile with it, so
-// dist mirrors libs/: dist/<format>/client/src/index.js, dist/<format>/domain/src/pii-masking.js.
+// dist mirrors libs/: dist/<format>/client/src/index.js, dist/<format>/domain/src/privacy/pii-masking.js.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');

@@ -4,7 +4,7 @@
 import { partitionKey } from '../../contracts/src/envelope';
 import { deterministicId } from '../../contracts/src/ids';
 import { TURN_ROLES, type TurnRole } from '../../contracts/src/memory';
-import { maskPii } from '../../domain/src/pii-masking';
+import { maskPii } from '../../domain/src/privacy/pii-masking';
 import { EngramValidationError } from './errors';
 import type { TurnInput } from './engram-client';
 

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { hasCue } from '../cue-matching';
+import { hasCue } from '../text/cue-matching';
 import {
   defaultQueryLanguagePacks,
   type AnswerKind,
@@ -8,7 +8,7 @@ import {
   type TimeUnit,
 } from './query-understanding.config';
 import type { RankingQuery } from './ranking';
-import { tokenize } from '../tokenizer';
+import { tokenize } from '../text/tokenizer';
 
 /**
  * Reads what a question asks for besides its words (see `RankingQuery`): the speakers it names

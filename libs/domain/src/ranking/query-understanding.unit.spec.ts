@@ -1,8 +1,8 @@
 import { defaultQueryLanguagePacks } from './query-understanding.config';
 import { answerAskedFor, namedSpeakers, timeWindowOf, understandQuery } from './query-understanding';
 import { holdsAnswer } from './ranking';
-import { dateWords, searchKeysOf } from '../search-keys';
-import { tokenize } from '../tokenizer';
+import { dateWords, searchKeysOf } from '../recall/search-keys';
+import { tokenize } from '../text/tokenizer';
 
 const ASKED = new Date('2026-11-25T10:00:00.000Z'); // a Wednesday
 const rules = [...defaultQueryLanguagePacks.zh.time, ...defaultQueryLanguagePacks.en.time];

@@ -8,7 +8,7 @@ import {
 } from './ranking.config';
 import type { SearchHit } from '@engram/ports';
 import type { AnswerKind } from './query-understanding.config';
-import { tokenize } from '../tokenizer';
+import { tokenize } from '../text/tokenizer';
 
 /**
  * Recall's ranking, in three parts that never mix:

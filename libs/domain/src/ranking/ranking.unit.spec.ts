@@ -2,7 +2,7 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
 import { coverageOf, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
 import { defaultRankingConfig as config } from './ranking.config';
-import { tokenize } from '../tokenizer';
+import { tokenize } from '../text/tokenizer';
 import { memory } from '../testing/fixtures';
 
 const NOW = new Date('2026-12-31T00:00:00.000Z');

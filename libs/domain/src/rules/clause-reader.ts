@@ -1,6 +1,6 @@
-import type { ExtractedItemDraft, ExtractionInput } from '../extraction.strategy';
-import { findCue } from '../cue-matching';
-import { slugify, trimPunctuation } from '../text-values';
+import type { ExtractedItemDraft, ExtractionInput } from '../extraction/extraction.strategy';
+import { findCue } from '../text/cue-matching';
+import { slugify, trimPunctuation } from '../text/text-values';
 import { readAssistant } from './assistant.rules';
 import { stripLead, trimClause, type Clause } from './clauses';
 import { anaphoricCorrection, correction, retraction } from './corrections.rules';

@@ -1,5 +1,5 @@
-import { escapeRegExp, findCue } from '../cue-matching';
-import { trimPunctuation } from '../text-values';
+import { escapeRegExp, findCue } from '../text/cue-matching';
+import { trimPunctuation } from '../text/text-values';
 import type { RuleExtractorConfig } from './rule-extractor.config';
 
 /** How a turn becomes clauses, and what a clause is once its leads are read (`clause-reader.ts`). */

@@ -1,6 +1,6 @@
-import { findCue } from '../cue-matching';
-import { LAST_MENTIONED } from '../extraction.strategy';
-import { extractAmount, findCatalog, isMoneyShaped, slugify, trimPunctuation } from '../text-values';
+import { findCue } from '../text/cue-matching';
+import { LAST_MENTIONED } from '../extraction/extraction.strategy';
+import { extractAmount, findCatalog, isMoneyShaped, slugify, trimPunctuation } from '../text/text-values';
 import { stripLead, trimClause, type Clause } from './clauses';
 import { alternation, firstMatch } from './patterns';
 import { valueShapeOf, type Finding, type RuleContext } from './rule-context';

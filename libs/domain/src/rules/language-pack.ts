@@ -1,4 +1,4 @@
-import type { CueSignal } from '../screening-signals';
+import type { CueSignal } from '../screening/screening-signals';
 
 /**
  * A language pack: everything one language contributes to the rule extractor and to screening, as

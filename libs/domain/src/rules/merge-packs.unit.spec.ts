@@ -1,4 +1,4 @@
-import { defaultScreeningConfig, screeningCuesOf } from '../screening.config';
+import { defaultScreeningConfig, screeningCuesOf } from '../screening/screening.config';
 import { LANGUAGE_PACKS } from './lang/packs';
 import { mergePacks } from './merge-packs';
 import { defaultRuleExtractorConfig, ruleCuesOf } from './rule-extractor.config';

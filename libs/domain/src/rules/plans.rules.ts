@@ -1,6 +1,6 @@
-import { findCue } from '../cue-matching';
-import { LAST_MENTIONED } from '../extraction.strategy';
-import { extractAmount, extractDate, extractRecurrence, slugify, stripEdges } from '../text-values';
+import { findCue } from '../text/cue-matching';
+import { LAST_MENTIONED } from '../extraction/extraction.strategy';
+import { extractAmount, extractDate, extractRecurrence, slugify, stripEdges } from '../text/text-values';
 import { trimClause, type Clause } from './clauses';
 import { alternation } from './patterns';
 import type { Finding, RuleContext } from './rule-context';

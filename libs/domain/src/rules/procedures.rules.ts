@@ -1,5 +1,5 @@
-import { findCue } from '../cue-matching';
-import { slugify, trimPunctuation } from '../text-values';
+import { findCue } from '../text/cue-matching';
+import { slugify, trimPunctuation } from '../text/text-values';
 import type { Clause } from './clauses';
 import { alternation } from './patterns';
 import type { Finding, RuleContext } from './rule-context';

@@ -1,6 +1,6 @@
 import type { MemoryKind } from '@engram/contracts';
-import { findCue } from '../cue-matching';
-import { LAST_MENTIONED } from '../extraction.strategy';
+import { findCue } from '../text/cue-matching';
+import { LAST_MENTIONED } from '../extraction/extraction.strategy';
 import {
   amountToNumber,
   canonicalProduct,
@@ -13,7 +13,7 @@ import {
   isTimeOfDay,
   stripEdges,
   uniqueCaseless,
-} from '../text-values';
+} from '../text/text-values';
 import type { Clause } from './clauses';
 import { alternation } from './patterns';
 import type { RuleExtractorConfig } from './rule-extractor.config';

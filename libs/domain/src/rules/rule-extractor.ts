@@ -1,5 +1,5 @@
-import { findCue } from '../cue-matching';
-import { mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '../extraction.strategy';
+import { findCue } from '../text/cue-matching';
+import { mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '../extraction/extraction.strategy';
 import { ClauseReader } from './clause-reader';
 import { clausesOf, SENTENCE, trimClause } from './clauses';
 import { purchaseOf as purchaseIn } from './plans.rules';

@@ -1,6 +1,6 @@
 import type { TurnRole } from '@engram/contracts';
-import type { ExtractedItemDraft } from '../extraction.strategy';
-import { mergeKeyOf } from '../extraction.strategy';
+import type { ExtractedItemDraft } from '../extraction/extraction.strategy';
+import { mergeKeyOf } from '../extraction/extraction.strategy';
 import { extractWithRules, purchaseOf, RuleExtractor, splitClauses } from './rule-extractor';
 
 const AT = '2026-11-30T08:00:00.000Z';

@@ -1,5 +1,5 @@
 import type { TurnRole } from '@engram/contracts';
-import type { ExtractedItemDraft } from '../extraction.strategy';
+import type { ExtractedItemDraft } from '../extraction/extraction.strategy';
 import { extractWithRules } from './rule-extractor';
 
 /**

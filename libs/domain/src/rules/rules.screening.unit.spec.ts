@@ -1,6 +1,6 @@
 import type { TurnRole } from '@engram/contracts';
-import { screenTurn } from '../screening.decider';
-import { screeningCuesOf, type ScreeningConfig } from '../screening.config';
+import { screenTurn } from '../screening/screening.decider';
+import { screeningCuesOf, type ScreeningConfig } from '../screening/screening.config';
 import { LANGUAGE_PACKS } from './lang/packs';
 import type { LanguagePack } from './language-pack';
 

@@ -9,9 +9,9 @@ import {
   type TurnRole,
   type TurnScreened,
 } from '@engram/contracts';
-import type { ExtractedItemDraft } from '../extraction.strategy';
-import { defaultScreeningConfig } from '../screening.config';
-import { screenTurn } from '../screening.decider';
+import type { ExtractedItemDraft } from '../extraction/extraction.strategy';
+import { defaultScreeningConfig } from '../screening/screening.config';
+import { screenTurn } from '../screening/screening.decider';
 
 /** Small builders for domain specs: realistic events with only the interesting fields spelled out. */
 

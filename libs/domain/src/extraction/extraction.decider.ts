@@ -1,0 +1,113 @@
+import { causedBy, deterministicId, type MemoriesExtracted, newEvent, type TurnScreened } from '@engram/contracts';
+import { type Decider, type NoState, noState, unchanged } from '../decider';
+import { episodeOf } from './episodes';
+import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
+
+/**
+ * What users say about themselves lasts beyond the one-off request they said it beside: "今天天气怎么样？
+ * 以后回答我都用中文" asks about today's weather (stale tomorrow) and sets a standing rule; "what's the
+ * weather today? I prefer window seats" states a preference. Screening tags the whole turn ephemeral;
+ * a user's preference, profile fact or procedure read from it is not (its episode, which holds the
+ * request's words, still is). Other kinds — a task, a decision, a fact about this request, and
+ * everything the assistant said in reply to one — expire with the request.
+ */
+const DURABLE_KINDS: ReadonlySet<ExtractedItemDraft['kind']> = new Set(['preference', 'profile', 'procedure']);
+
+function outlivesTheTurn(item: ExtractedItemDraft, role: TurnScreened['payload']['role']): boolean {
+  return item.ephemeral && role === 'user' && DURABLE_KINDS.has(item.kind);
+}
+
+/** What the extractor decides on: a screened turn and what the extraction strategy read in it. */
+export interface TurnRead {
+  readonly event: TurnScreened;
+  /** What the strategy found; none when it was not asked (a rejected turn, or one without signals). */
+  readonly facts: readonly ExtractedItemDraft[];
+  /** The strategy's version: part of every id, so a new extractor's events do not collide with the old. */
+  readonly extractorVersion: string;
+}
+
+export interface ExtractionOptions {
+  readonly recordedAt: string;
+}
+
+/** The turn as the strategy reads it. */
+function extractionInput(event: TurnScreened): ExtractionInput {
+  const { sessionId, turnId, role, speaker, text, previousText, ephemeral, signals } = event.payload;
+  return {
+    tenantId: event.tenantId,
+    userId: event.userId,
+    sessionId,
+    turnId,
+    role,
+    ...(speaker === undefined ? {} : { speaker }),
+    text,
+    ...(previousText === undefined ? {} : { previousText }),
+    occurredAt: event.occurredAt,
+    ephemeral,
+    signals,
+  };
+}
+
+/**
+ * Asks the strategy (rules or an LLM: the one step that may wait, so it comes before the decider)
+ * about a turn. Screening decides what is extracted: a rejected turn, or one without signals, is
+ * not read at all, and an accepted one without signals is kept as an episode only.
+ */
+export async function readTurn(event: TurnScreened, strategy: ExtractionStrategy): Promise<TurnRead> {
+  const asked = event.payload.verdict === 'accepted' && event.payload.signals.length > 0;
+  return { event, facts: asked ? await strategy.extract(extractionInput(event)) : [], extractorVersion: strategy.version };
+}
+
+/**
+ * Turns one screened turn, as read, into extracted items: none for a rejected turn, else one
+ * `MemoriesExtracted`. Whatever the strategy found, every accepted turn is also kept whole as an
+ * episode (see `episodes.ts`), so nothing said is unsearchable. The decider owns identity: ids
+ * derive from the screened event and the strategy version, so a replay yields the same event and
+ * a new extractor version yields new, non-colliding ones. Each turn is decided alone: no state.
+ */
+export const ExtractionDecider = {
+  initialState: noState,
+  decide({ event, facts: found, extractorVersion }: TurnRead, _state: NoState, { recordedAt }: ExtractionOptions): MemoriesExtracted[] {
+    if (event.payload.verdict !== 'accepted') return [];
+    const { sessionId, turnId, role, speaker } = event.payload;
+    const read = found.map((fact) => (outlivesTheTurn(fact, role) ? { ...fact, ephemeral: false } : fact));
+    const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
+    // A forget request ("忘掉我之前说的喜欢吃榴莲") is not kept as an episode: its words would bring back
+    // what it asks to forget. The turn stays in the log and the recent window.
+    const forgets = facts.length > 0 && facts.every((f) => f.operation === 'retract' && f.correction !== undefined);
+    const episode = forgets ? null : episodeOf(extractionInput(event), facts);
+    const drafts = episode ? [...facts, episode] : facts;
+    if (drafts.length === 0) return [];
+    const eventId = deterministicId('extracted', event.eventId, extractorVersion);
+    return [
+      newEvent<MemoriesExtracted>({
+        ...causedBy(event),
+        eventId,
+        type: 'MemoriesExtracted',
+        occurredAt: event.occurredAt,
+        recordedAt,
+        payload: {
+          sessionId,
+          turnId,
+          items: drafts.map((draft, index) => ({
+            ...draft,
+            itemId: deterministicId(eventId, index),
+            extractorVersion,
+          })),
+          extractorVersion,
+        },
+      }),
+    ];
+  },
+  evolve: unchanged,
+} as const satisfies Decider<TurnRead, NoState, MemoriesExtracted, ExtractionOptions>;
+
+/** The extractor stage's step for one turn: read it with the strategy, then decide; null when nothing is extracted. */
+export async function extractTurn(
+  event: TurnScreened,
+  strategy: ExtractionStrategy,
+  recordedAt: string,
+): Promise<MemoriesExtracted | null> {
+  const [extracted] = ExtractionDecider.decide(await readTurn(event, strategy), noState(), { recordedAt });
+  return extracted ?? null;
+}

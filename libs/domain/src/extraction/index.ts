@@ -1,0 +1,4 @@
+// Extraction: one-fact-per-item memories and the episode of every turn.
+export * from './extraction.strategy';
+export * from './extraction.decider';
+export * from './episodes';

@@ -1,0 +1,9 @@
+// Resolution: merging, superseding and retracting against what is known; the user's own memory commands.
+export { ResolutionDecider } from './resolution.decider';
+export { DEFAULT_PINNED_ATTRIBUTES } from './resolution.state';
+export type { ResolutionOptions, ResolverState } from './resolution.state';
+export { memoryIdOf } from './resolution.records';
+export { normaliseValue, sameValue, similarity, valueShape } from './resolution.matching';
+export type { ValueShape } from './resolution.matching';
+export { MemoryControlDecider, profileExtraction, revertTarget, PROFILE_SOURCE } from './memory-control.decider';
+export type { MemoryControlCommand } from './memory-control.decider';

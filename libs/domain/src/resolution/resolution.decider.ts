@@ -1,0 +1,164 @@
+import {
+  causedBy,
+  deterministicId,
+  type ExtractedItem,
+  type MemoriesExtracted,
+  type MemoryDecision,
+  type MemoryRecord,
+  newEvent,
+} from '@engram/contracts';
+import type { Decider } from '../decider';
+import { LAST_MENTIONED } from '../extraction/extraction.strategy';
+import { correctsOthers, resolveAnaphora, resolveCorrection, resolveKeyed } from './resolution.rules';
+import type { ResolutionOptions, ResolverState } from './resolution.state';
+
+export type { ResolutionOptions, ResolverState } from './resolution.state';
+
+/**
+ * The resolver: folds extracted items into the user's memories. Emmett-style decider — pure
+ * `decide(command, state) → events` and `evolve(state, event) → state`; the adapter loads the
+ * state, persists the events, and projections replay them without deciding again. The rules for
+ * one item are resolution.rules.ts; the records they make, resolution.records.ts.
+ */
+export function initialState(): ResolverState {
+  return new Map();
+}
+
+export function decide(command: MemoriesExtracted, state: ResolverState, options: ResolutionOptions): MemoryDecision[] {
+  const decisions: MemoryDecision[] = [];
+  let current = state;
+  for (const item of command.payload.items) {
+    const decision = decideItem(command, item, current, options);
+    if (!decision) continue;
+    const before = current.get(decision.payload.memory.memoryId);
+    for (const next of [decision, ...retireEpisodes(command, item, before, decision, current, options)]) {
+      decisions.push(next);
+      current = evolve(current, next);
+    }
+  }
+  return decisions;
+}
+
+/** Applies a decision if it is newer than what the state holds: replays and reorderings are no-ops. */
+export function evolve(state: ResolverState, event: MemoryDecision): ResolverState {
+  const { memory } = event.payload;
+  const existing = state.get(memory.memoryId);
+  if (existing && existing.revision >= memory.revision) return state;
+  const next = new Map(state);
+  next.set(memory.memoryId, memory);
+  return next;
+}
+
+export const ResolutionDecider = { initialState, decide, evolve } as const satisfies Decider<
+  MemoriesExtracted,
+  ResolverState,
+  MemoryDecision,
+  ResolutionOptions
+>;
+
+// ---- one item ------------------------------------------------------------------------------
+
+function decideItem(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  state: ResolverState,
+  options: ResolutionOptions,
+): MemoryDecision | null {
+  // Checked across all memories: a near-duplicate or anaphoric item lands away from its own key.
+  if ([...state.values()].some((m) => m.appliedItemIds.includes(item.itemId))) return null;
+  const change = correctsOthers(item)
+    ? resolveCorrection(command, item, state, options)
+    : item.attribute === LAST_MENTIONED
+      ? resolveAnaphora(item, state, options)
+      : resolveKeyed(command, item, state, options);
+  if (!change) return null;
+  return decisionOn(command, item, change.type, change.memory, options);
+}
+
+/** The decision event an item causes; `idParts` tell apart several decisions caused by one item. */
+function decisionOn(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  type: MemoryDecision['type'],
+  memory: MemoryRecord,
+  options: ResolutionOptions,
+  ...idParts: string[]
+): MemoryDecision {
+  return newEvent<MemoryDecision>({
+    ...causedBy(command),
+    eventId: deterministicId('decision', command.eventId, item.itemId, ...idParts),
+    type,
+    occurredAt: item.validFrom,
+    recordedAt: options.recordedAt,
+    payload: { memory, itemId: item.itemId },
+  });
+}
+
+/**
+ * A corrected value must not come back through the turn that said it: once "预算控制在三万以内" is
+ * superseded by "预算提到五万了" (or retracted), the episode of the turn that stated 三万 stops
+ * being recalled too — otherwise it would answer "what is my budget" beside the new value. The
+ * episode is retracted in the same decision batch, ending when the correction begins, so `asOf`
+ * before the correction still sees it. Only episodes all of whose turns stated the old value are
+ * retired, never the correcting turn's own. A turn that also said something still true ("她 10 月
+ * 18 号生日，预算两千左右": the birthday stands) keeps its episode: it is the only place the rules'
+ * misses of that turn can be found, and losing it cost two of the eval's temporal questions; the
+ * old value then still shows in those words, next to the ranked, corrected fact.
+ */
+function retireEpisodes(
+  command: MemoriesExtracted,
+  item: ExtractedItem,
+  before: MemoryRecord | undefined,
+  decision: MemoryDecision,
+  state: ResolverState,
+  options: ResolutionOptions,
+): MemoryDecision[] {
+  if (decision.type !== 'MemorySuperseded' && decision.type !== 'MemoryRetracted') return [];
+  if (!before || before.status !== 'active') return [];
+  // One speaker corrects what they said: another participant's value on the same key (John's budget
+  // after Maria's, in a conversation of two named people) leaves the first speaker's words searchable.
+  const ownWords = (episode: MemoryRecord) => (episode.speaker ?? null) === (item.speaker ?? null);
+  return episodesOnlyStating(before, state, new Set(item.sourceTurnIds))
+    .filter(ownWords)
+    .map((episode) =>
+      decisionOn(
+        command,
+        item,
+        'MemoryRetracted',
+        {
+          ...episode,
+          status: 'retracted',
+          validTo: item.validFrom,
+          revision: episode.revision + 1,
+          updatedAt: options.recordedAt,
+          appliedItemIds: [...episode.appliedItemIds, item.itemId],
+        },
+        options,
+        episode.memoryId,
+      ),
+    );
+}
+
+/**
+ * The active episodes whose turns all stated `before` and nothing still true: no other current
+ * memory rests on them (insights only quote their sources, they don't count) and none is in `keep`
+ * (the correcting turns, or the turns of a value restored). Shared by corrections and by the
+ * application's retract and revert (memory-control.decider.ts).
+ */
+export function episodesOnlyStating(before: MemoryRecord, state: ResolverState, keep: ReadonlySet<string> = new Set()): MemoryRecord[] {
+  if (before.kind === 'episode') return [];
+  const stated = new Set(before.sourceTurnIds);
+  const stillTrue = new Set<string>(keep);
+  for (const memory of state.values()) {
+    if (memory.status !== 'active' || memory.memoryId === before.memoryId || memory.kind === 'episode' || memory.kind === 'insight')
+      continue;
+    for (const turn of memory.sourceTurnIds) if (stated.has(turn)) stillTrue.add(turn);
+  }
+  return [...state.values()].filter(
+    (episode) =>
+      episode.kind === 'episode' &&
+      episode.status === 'active' &&
+      episode.sourceTurnIds.length > 0 &&
+      episode.sourceTurnIds.every((turn) => stated.has(turn) && !stillTrue.has(turn)),
+  );
+}
