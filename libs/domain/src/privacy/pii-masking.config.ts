@@ -89,8 +89,10 @@ export const PII_DETECTORS: readonly PiiDetectorConfig[] = [
   },
   {
     // WeChat ids: a letter, then 5-19 letters, digits, _ or -. Latin cues stand alone ("vx", not "vxworks").
+    // "V" alone is the chat-room spelling of WeChat: after "add" (加V, 加我V, 加您V, "add me on V") or as a
+    // label before a colon ("V：zqf161x").
     type: 'WECHAT',
-    pattern: String.raw`(?:微信号?|威信|薇信|[vV]信|加[vV微]|(?<![A-Za-z])(?:wechat|weixin|vx|wx)(?![A-Za-z]))\s*(?:号|id)?\s*(?:is|是|为|:|：)?\s*(?<value>[A-Za-z][-_A-Za-z0-9]{5,19})(?![-_A-Za-z0-9])`,
+    pattern: String.raw`(?:微信号?|威信|薇信|[vV]信|加(?:我|您|你|一下)?\s*[vV微]|(?<![A-Za-z])(?:wechat|weixin|vx|wx|(?:add|ping|message|dm)\s+(?:me\s+)?on\s+v|v(?=\s*[:：]))(?![A-Za-z]))\s*(?:号|id)?\s*(?:is|是|为|:|：)?\s*(?<value>[A-Za-z][-_A-Za-z0-9]{5,19})(?![-_A-Za-z0-9])`,
     flags: 'iu',
   },
   {

@@ -66,6 +66,16 @@ describe('maskPii', () => {
     expect(maskPii('vxworks_kernel is fast').masked).toEqual([]);
   });
 
+  it('given a lone V for WeChat after "add" or before a colon, then the id is masked; V as a word or a version is not', () => {
+    expect(maskPii('加您V：zqf161x 发您资料').text).toBe('加您V：[WECHAT] 发您资料');
+    expect(maskPii('加我V: abc_12345').text).toBe('加我V: [WECHAT]');
+    expect(maskPii('add me on V: zhou_lao88').text).toBe('add me on V: [WECHAT]');
+    expect(maskPii('V：wxid_88aa').text).toBe('V：[WECHAT]');
+    expect(maskPii('plan V is cheaper than the others').masked).toEqual([]);
+    expect(maskPii('version v2 release notes').masked).toEqual([]);
+    expect(maskPii('I love the TV show Veronica').masked).toEqual([]);
+  });
+
   it('given full-width digits and letters, then they are masked like their ASCII forms', () => {
     expect(maskPii('手机１３８１２３４５６７８').text).toBe('手机[PHONE]');
     expect(maskPii('邮箱ａ．ｂ＠ｅｘａｍｐｌｅ．ｃｏｍ。').text).toBe('邮箱[EMAIL]。');
