@@ -17,6 +17,21 @@ export interface CatalogEntry {
 }
 
 /** Kind of a known attribute; others take the kind of the rule that found them. */
+/**
+ * Attributes whose value says who or where the user is. A use verb never introduces their value:
+ * "我们公司用飞书" says what the company uses, not which company it is.
+ */
+export const identityAttributes: ReadonlySet<string> = new Set([
+  'name',
+  'employer',
+  'role',
+  'location',
+  'hometown',
+  'birthday',
+  'email',
+  'phone',
+]);
+
 export const attributeKinds: Readonly<Record<string, MemoryKind>> = {
   name: 'profile',
   employer: 'profile',

@@ -1,4 +1,5 @@
-import { findCue } from '../text/cue-matching';
+import { findCue, hasCue } from '../text/cue-matching';
+import { identityAttributes } from './catalog';
 import { findCatalog, slugify } from '../text/text-values';
 import { trimClause, type Clause } from './clauses';
 import { alternation, firstMatch } from './patterns';
@@ -23,7 +24,9 @@ export function statement(c: Clause, rules: RuleContext): Finding[] | Finding | 
     const now = findCue(trailing, config.words.nowAdverbs);
     const after = now && now.index === 0 ? trimClause(trailing.slice(now.end)) : trailing;
     const copula = findCue(after, config.words.copulas);
-    if (copula && copula.index === 0) return statementFinding(named.slug, rules.valueFor(named.slug, after.slice(copula.end)), rules);
+    const usedBy = copula !== null && identityAttributes.has(named.slug) && hasCue(copula.cue, config.words.useCopulas);
+    if (copula && copula.index === 0 && !usedBy)
+      return statementFinding(named.slug, rules.valueFor(named.slug, after.slice(copula.end)), rules);
   }
   const possessive = firstMatch(config.facts.possessive, c.body);
   if (possessive?.groups) {

@@ -61,6 +61,8 @@ export interface WordCues {
   /** Attribute slug → words that name it (数据库 / database → `database`); joined, a search key of the fact. */
   readonly attributes: Readonly<Record<string, readonly string[]>>;
   readonly copulas: readonly string[];
+  /** The copulas that say what something uses ("用", "uses"): they never introduce an identity attribute's value. */
+  readonly useCopulas: readonly string[];
   /** Between an attribute and its copula ("现在的岗位是…", "my position now is …"). */
   readonly nowAdverbs: readonly string[];
   /** Verbs, adverbs and articles stripped from the front of an object ("用 VS Code" → "VS Code"). */

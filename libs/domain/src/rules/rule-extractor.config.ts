@@ -28,7 +28,7 @@ export function ruleCuesOf(packs: readonly RuleCues[]): RuleCues {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-7',
+  version: 'rules-8',
   ...ruleCuesOf(LANGUAGE_PACKS),
   catalog,
   attributeKinds,

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-7 and resolves the same items as the pure function', async () => {
+  it('has the version rules-8 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-7');
+    expect(extractor.version).toBe('rules-8');
     const input = {
       tenantId: 't',
       userId: 'u',
@@ -90,6 +90,20 @@ describe('RuleExtractor', () => {
 
     it('given an allergy, then it is a pinned-worthy profile fact with high importance', () => {
       expect(only("I'm allergic to peanuts")).toMatchObject({ kind: 'profile', attribute: 'allergy:peanuts' });
+    });
+
+    it('given "我是…" naming a kind of person or ending in 的, then it is not the user\'s name', () => {
+      for (const text of ['我是曼联球迷', '我是射手座的', '我是果粉', '我是做销售的']) {
+        expect(extract(text).filter((item) => item.attribute === 'name')).toEqual([]);
+      }
+      expect(only('我是老周')).toMatchObject({ attribute: 'name', value: '老周' });
+    });
+
+    it('given what a company uses, then it is not the employer; what it is still is', () => {
+      for (const text of ['我们公司用飞书', 'our company uses Slack']) {
+        expect(extract(text).filter((item) => item.attribute === 'employer')).toEqual([]);
+      }
+      expect(only('我的公司是字节跳动')).toMatchObject({ attribute: 'employer', value: '字节跳动' });
     });
   });
 

@@ -26,6 +26,7 @@ export const enWords: WordCues = {
     phone: ['phone number', 'phone'],
   },
   copulas: [':', '=', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
+  useCopulas: ['uses', 'runs on', 'is on'],
   nowAdverbs: ['now', 'currently'],
   leadingFillers: [
     'using',

@@ -145,8 +145,8 @@ export const zhIdentity: IdentityCues = {
   namedPossessive: [],
   allergyFrames: [/对(.+?)过敏/u],
   bareNames: [/^我是(\p{Script=Han}{2,4})$/u],
-  // "我是不是…", "我是一个…", "我是北京人": not names.
-  notBareNames: [/^[不在说想觉个一很挺真这那]/u, /人$/u],
+  // "我是不是…", "我是一个…", "我是北京人": not names; nor a kind of person (曼联球迷, 果粉, 射手座) or "我是…的".
+  notBareNames: [/^[不在说想觉个一很挺真这那]/u, /[人迷粉控党族座的]$/u],
   bareWords: [],
   nationalityFrames: [/^我是(\p{Script=Han}{1,5})人$/u],
   nameShapes: [/^(\p{Script=Han}{1,4}?)(?=$|[的是，,。\s]|就|吧|啊|呀|哦)/u],

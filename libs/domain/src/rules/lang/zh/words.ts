@@ -26,6 +26,7 @@ export const zhWords: WordCues = {
     phone: ['手机号', '电话'],
   },
   copulas: ['用的是', '用的', '采用', '使用', '选的是', '选用', '是', '用', '为', '叫', '：'],
+  useCopulas: ['用的是', '用的', '采用', '使用', '选的是', '选用', '用'],
   nowAdverbs: ['现在', '目前', '如今'],
   leadingFillers: [
     '去试试',
