@@ -5,7 +5,7 @@ import { EngramModule } from './engram.module';
 
 void runCli(
   {
-    server: (config) => EngramModule.forRoot({ config }),
+    server: (config, clock) => EngramModule.forRoot({ config, clock }),
     rebuild: (config) => EngramModule.forMaintenance({ config }),
   },
   process.argv,

@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { EngramConfig } from '@engram/config';
+import type { Clock } from '@engram/ports';
 
 /**
  * How the CLI builds the embedded server: `rebuild` needs the projections, `start` everything.
@@ -7,6 +8,7 @@ import type { EngramConfig } from '@engram/config';
  * each other.
  */
 export interface CliModules {
-  server(config: EngramConfig): Type<unknown> | object;
+  /** `clock`: a clock other than the system's (`eval-truth` moves it to each check's time). */
+  server(config: EngramConfig, clock?: Clock): Type<unknown> | object;
   rebuild(config: EngramConfig): Type<unknown> | object;
 }

@@ -17,6 +17,7 @@ import { announceServer, runningServer } from '@engram/services/server-file';
 import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';
+import { registerTruthEvalCommand } from './eval-truth';
 import { registerExportImportCommands } from './export-import';
 import { registerMemoryControlCommands } from './memory-control-cli';
 import { registerReprocessCommands } from './reprocess-cli';
@@ -191,6 +192,7 @@ export function buildCli(modules: CliModules): Command {
     });
 
   registerEvalCommand(program, modules);
+  registerTruthEvalCommand(program, modules);
   registerExportImportCommands(program, modules);
   registerMemoryControlCommands(program, modules);
   registerBenchCommand(program, modules);

@@ -1,0 +1,88 @@
+import { isHistoryLine, parseTruthDataset, scoreCheck, summarise, type CheckResult } from './eval-truth';
+import { LineError } from './turn-lines';
+
+const turn = (turnId: string, text: string) =>
+  JSON.stringify({ type: 'turn', userId: 'u1', sessionId: 's1', turnId, role: 'user', text, occurredAt: '2026-11-01T09:00:00Z' });
+const check = (checkId: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    type: 'check',
+    userId: 'u1',
+    checkId,
+    category: 'change-of-mind',
+    query: '给我推荐一个饮食方案',
+    askedAt: '2026-11-03T09:00:00Z',
+    expect: ['低卡'],
+    reject: ['高热量'],
+    ...extra,
+  });
+
+describe('eval-truth', () => {
+  describe('the scenario file', () => {
+    it('given turns and checks, then both are read, checks with their alternatives', () => {
+      const dataset = parseTruthDataset(
+        [turn('t1', '我喜欢高热量的饮食方案'), check('c1', { expect: [['低卡', 'low-calorie'], '方案'] })].join('\n'),
+      );
+      expect(dataset.turns.map((t) => t.turnId)).toEqual(['t1']);
+      expect(dataset.checks[0]).toMatchObject({ checkId: 'c1', expect: [['低卡', 'low-calorie'], '方案'], reject: ['高热量'] });
+    });
+
+    it('given a bad check, then the error names its line and field', () => {
+      expect(() => parseTruthDataset([turn('t1', 'x'), check('c1', { askedAt: 'yesterday' })].join('\n'))).toThrow(/line 2: askedAt/);
+      expect(() => parseTruthDataset(check('c1', { expect: [[]] }))).toThrow(LineError);
+      expect(() => parseTruthDataset(check('c1', { expect: [], reject: [] }))).toThrow(/needs expect or reject/);
+      expect(() => parseTruthDataset([check('c1'), check('c1')].join('\n'))).toThrow(/line 2: checkId "c1" repeats line 1/);
+      expect(() => parseTruthDataset(JSON.stringify({ type: 'question' }))).toThrow(/unknown line type/);
+    });
+  });
+
+  describe('a check against a context block', () => {
+    const context = ['<memories>', '- [2026-11-25] 我要低卡方案', '- 以前：高热量（11-23），11-25 改为低卡', '</memories>'].join('\n');
+
+    it('given the new value and the old one only as history, then it passes', () => {
+      expect(scoreCheck(context, ['低卡'], ['高热量'])).toEqual({ passed: true, missing: [], stale: [] });
+    });
+
+    it('given the old value on a current line, then it is stale', () => {
+      expect(scoreCheck(`${context}\n- 我喜欢高热量的饮食方案`, ['低卡'], ['高热量'])).toEqual({
+        passed: false,
+        missing: [],
+        stale: ['高热量'],
+      });
+    });
+
+    it("given none of an entry's alternatives, then it is missing; one of them will do; case and width are folded", () => {
+      expect(scoreCheck(context, [['low-calorie', 'LOW CAL']], [])).toEqual({
+        passed: false,
+        missing: ['low-calorie | LOW CAL'],
+        stale: [],
+      });
+      expect(scoreCheck('I want the Low-Calorie plan', [['low-calorie', '低卡']], []).passed).toBe(true);
+      expect(scoreCheck('ＶＳ Ｃｏｄｅ', ['vs code'], []).passed).toBe(true);
+    });
+
+    it('knows the history markers in both languages', () => {
+      expect(isHistoryLine('- 以前：高热量（11-23）')).toBe(true);
+      expect(isHistoryLine('- formerly: Porto (2026-10-02), Lisbon since 2026-11-20')).toBe(true);
+      expect(isHistoryLine('- I live in Porto')).toBe(false);
+    });
+  });
+
+  it('summarises by category', () => {
+    const result = (category: string, passed: boolean): CheckResult => ({
+      checkId: `${category}-${passed}`,
+      userId: 'u1',
+      category,
+      query: 'q',
+      context: '',
+      passed,
+      missing: [],
+      stale: [],
+    });
+    expect(summarise([result('a', true), result('a', false), result('b', true)])).toEqual({
+      checks: 3,
+      passed: 2,
+      passRate: 0.667,
+      byCategory: { a: { checks: 2, passed: 1, passRate: 0.5 }, b: { checks: 1, passed: 1, passRate: 1 } },
+    });
+  });
+});
