@@ -29,7 +29,7 @@ describe('eval-truth', () => {
     it('given a bad check, then the error names its line and field', () => {
       expect(() => parseTruthDataset([turn('t1', 'x'), check('c1', { askedAt: 'yesterday' })].join('\n'))).toThrow(/line 2: askedAt/);
       expect(() => parseTruthDataset(check('c1', { expect: [[]] }))).toThrow(LineError);
-      expect(() => parseTruthDataset(check('c1', { expect: [], reject: [] }))).toThrow(/needs expect or reject/);
+      expect(() => parseTruthDataset(check('c1', { expect: [], reject: [] }))).toThrow(/needs expect, reject or once/);
       expect(() => parseTruthDataset([check('c1'), check('c1')].join('\n'))).toThrow(/line 2: checkId "c1" repeats line 1/);
       expect(() => parseTruthDataset(JSON.stringify({ type: 'question' }))).toThrow(/unknown line type/);
     });
@@ -39,7 +39,7 @@ describe('eval-truth', () => {
     const context = ['<memories>', '- [2026-11-25] 我要低卡方案', '- 以前：高热量（11-23），11-25 改为低卡', '</memories>'].join('\n');
 
     it('given the new value and the old one only as history, then it passes', () => {
-      expect(scoreCheck(context, ['低卡'], ['高热量'])).toEqual({ passed: true, missing: [], stale: [] });
+      expect(scoreCheck(context, ['低卡'], ['高热量'])).toEqual({ passed: true, missing: [], stale: [], repeated: [] });
     });
 
     it('given the old value on a current line, then it is stale', () => {
@@ -47,6 +47,7 @@ describe('eval-truth', () => {
         passed: false,
         missing: [],
         stale: ['高热量'],
+        repeated: [],
       });
     });
 
@@ -55,9 +56,16 @@ describe('eval-truth', () => {
         passed: false,
         missing: ['low-calorie | LOW CAL'],
         stale: [],
+        repeated: [],
       });
       expect(scoreCheck('I want the Low-Calorie plan', [['low-calorie', '低卡']], []).passed).toBe(true);
       expect(scoreCheck('ＶＳ Ｃｏｄｅ', ['vs code'], []).passed).toBe(true);
+    });
+
+    it('given a once string on two current lines, then it is repeated; once, or once more as history, passes', () => {
+      const twice = '- 我喜欢喝乌龙茶\n- 乌龙茶是我最爱的茶';
+      expect(scoreCheck(twice, ['乌龙'], [], ['乌龙'])).toEqual({ passed: false, missing: [], stale: [], repeated: ['乌龙'] });
+      expect(scoreCheck('- 我喜欢喝乌龙茶\n- 以前：绿茶（10-01）', ['乌龙'], [], ['乌龙', '绿茶']).passed).toBe(true);
     });
 
     it('knows the history markers in both languages', () => {
@@ -77,6 +85,7 @@ describe('eval-truth', () => {
       passed,
       missing: [],
       stale: [],
+      repeated: [],
     });
     expect(summarise([result('a', true), result('a', false), result('b', true)])).toEqual({
       checks: 3,

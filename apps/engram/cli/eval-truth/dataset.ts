@@ -19,7 +19,8 @@ import { LineError, parseTurnLines, TurnLineDto } from '../turn-lines';
  * One check line: `{"type":"check","userId","checkId","category","query","askedAt","sessionId"?,
  * "expect":[…],"reject":[…]}`. An `expect` entry is a string, or an array of alternatives any one of
  * which will do ("低卡" or "low-calorie"); a `reject` entry is a string that must not be presented as
- * current (it may appear on a line marked as history).
+ * current (it may appear on a line marked as history); a `once` string may appear on one current
+ * line at most.
  */
 export class CheckLineDto {
   @Equals('check') type!: 'check';
@@ -33,6 +34,8 @@ export class CheckLineDto {
   @IsOptional() @IsString() @Matches(ID_PATTERN, { message: `sessionId ${ID_MESSAGE}` }) sessionId?: string;
   @IsArray() @ArrayMaxSize(20) expect!: (string | string[])[];
   @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) reject!: string[];
+  /** Strings that may appear on one current line at most: one memory per fact, not a paraphrase beside it. */
+  @IsOptional() @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) once?: string[];
 }
 
 export interface TruthDataset {
@@ -60,7 +63,8 @@ export function parseTruthDataset(content: string): TruthDataset {
       (typeof entry === 'string' && entry.trim() !== '') ||
       (Array.isArray(entry) && entry.length > 0 && entry.every((e) => typeof e === 'string' && e.trim() !== ''));
     if (!dto.expect.every(wellFormed)) throw new LineError(line, 'expect must hold non-empty strings or non-empty arrays of them');
-    if (dto.expect.length === 0 && dto.reject.length === 0) throw new LineError(line, 'a check needs expect or reject');
+    if (dto.expect.length === 0 && dto.reject.length === 0 && (dto.once ?? []).length === 0)
+      throw new LineError(line, 'a check needs expect, reject or once');
     const earlier = seen.get(dto.checkId);
     if (earlier !== undefined) throw new LineError(line, `checkId ${JSON.stringify(dto.checkId)} repeats line ${earlier}`);
     seen.set(dto.checkId, line);

@@ -109,7 +109,7 @@ async function ask(engram: EngramClient, check: CheckLineDto): Promise<CheckResu
     now: check.askedAt,
     ...(check.sessionId ? { sessionId: check.sessionId } : {}),
   });
-  const verdict = scoreCheck(response.context, check.expect, check.reject);
+  const verdict = scoreCheck(response.context, check.expect, check.reject, check.once ?? []);
   return {
     ...verdict,
     checkId: check.checkId,
@@ -157,7 +157,11 @@ function formatReport(report: TruthReport, results: readonly CheckResult[], verb
   if (failed.length > 0) {
     lines.push('', `failing (${failed.length}):`);
     for (const result of failed) {
-      const why = [...result.missing.map((m) => `missing ${JSON.stringify(m)}`), ...result.stale.map((s) => `stale ${JSON.stringify(s)}`)];
+      const why = [
+        ...result.missing.map((m) => `missing ${JSON.stringify(m)}`),
+        ...result.stale.map((s) => `stale ${JSON.stringify(s)}`),
+        ...result.repeated.map((r) => `repeated ${JSON.stringify(r)}`),
+      ];
       lines.push(`  ${result.checkId} [${result.category}] ${JSON.stringify(result.query)}: ${why.join(', ')}`);
       if (verbose) lines.push(...result.context.split('\n').map((line) => `      | ${line}`));
     }
