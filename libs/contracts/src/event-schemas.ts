@@ -131,6 +131,7 @@ class MemoryRecordSchema {
   @IsNumber() @Min(0) @Max(1) importance!: number;
   @IsBoolean() ephemeral!: boolean;
   @IsBoolean() pinned!: boolean;
+  @IsOptional() @IsBoolean() sensitive?: boolean;
   @IsIn(MEMORY_STATUSES) status!: string;
   @IsInt() @Min(1) version!: number;
   @IsInt() @Min(1) revision!: number;

@@ -83,6 +83,8 @@ export interface MemoryRecord {
   readonly ephemeral: boolean;
   /** Pinned memories (profile facts) are injected first on every recall. */
   readonly pinned: boolean;
+  /** Health data (an allergy, a condition): shown and exported marked as such; absent when not. */
+  readonly sensitive?: boolean;
   readonly status: MemoryStatus;
   /** Content version: 1, then +1 on every supersede. */
   readonly version: number;

@@ -612,6 +612,8 @@ export interface components {
             statusReason?: string;
             version: number;
             pinned: boolean;
+            /** @description Health data (an allergy, a condition): present and true when so. */
+            sensitive?: boolean;
             confidence: number;
             /** Format: date-time */
             validFrom: string;
@@ -670,6 +672,8 @@ export interface components {
             importance: number;
             ephemeral: boolean;
             pinned: boolean;
+            /** @description Health data (an allergy, a condition): present and true when so. */
+            sensitive?: boolean;
             /** @enum {string} */
             status: "active" | "retracted" | "archived" | "expired";
             version: number;

@@ -1,7 +1,14 @@
 // Resolution: merging, superseding and retracting against what is known; the user's own memory commands.
 export { ResolutionDecider } from './resolution.decider';
-export { DEFAULT_PINNED_ATTRIBUTES } from './resolution.state';
-export type { ResolutionOptions, ResolverState } from './resolution.state';
+export {
+  DEFAULT_PINNED_ATTRIBUTES,
+  familyOf,
+  isSensitive,
+  PINNED_FAMILIES,
+  SENSITIVE_FAMILIES,
+  SENSITIVE_FACTS_MODES,
+} from './resolution.state';
+export type { ResolutionOptions, ResolverState, SensitiveFacts } from './resolution.state';
 export { memoryIdOf } from './resolution.records';
 export { normaliseValue, sameValue, similarity, valueShape } from './resolution.matching';
 export type { ValueShape } from './resolution.matching';

@@ -10,7 +10,7 @@ import {
 import type { Decider } from '../decider';
 import { LAST_MENTIONED } from '../extraction/extraction.strategy';
 import { correctsOthers, resolveAnaphora, resolveCorrection, resolveKeyed } from './resolution.rules';
-import type { ResolutionOptions, ResolverState } from './resolution.state';
+import { isSensitive, type ResolutionOptions, type ResolverState } from './resolution.state';
 
 export type { ResolutionOptions, ResolverState } from './resolution.state';
 
@@ -27,7 +27,9 @@ export function initialState(): ResolverState {
 export function decide(command: MemoriesExtracted, state: ResolverState, options: ResolutionOptions): MemoryDecision[] {
   const decisions: MemoryDecision[] = [];
   let current = state;
+  const withheld = options.sensitiveFacts === 'off' ? sensitiveTurns(command) : null;
   for (const item of command.payload.items) {
+    if (withheld && (isSensitive(item.attribute) || (item.kind === 'episode' && item.sourceTurnIds.some((t) => withheld.has(t))))) continue;
     const decision = decideItem(command, item, current, options);
     if (!decision) continue;
     const before = current.get(decision.payload.memory.memoryId);
@@ -37,6 +39,14 @@ export function decide(command: MemoriesExtracted, state: ResolverState, options
     }
   }
   return decisions;
+}
+
+/**
+ * The turns that stated a health fact, for a deployment that stores none (`sensitiveFacts: 'off'`):
+ * neither the fact nor the episode of its turn is kept as a memory.
+ */
+function sensitiveTurns(command: MemoriesExtracted): ReadonlySet<string> {
+  return new Set(command.payload.items.filter((item) => isSensitive(item.attribute)).flatMap((item) => item.sourceTurnIds));
 }
 
 /** Applies a decision if it is newer than what the state holds: replays and reorderings are no-ops. */

@@ -1,7 +1,7 @@
 // The memory records a decision carries: a new memory, one said again (reinforced), one with a new
 // value (superseded: the old value to history), and whether a memory is pinned.
 import { deterministicId, type ExtractedItem, type MemoriesExtracted, type MemoryRecord, type MemoryVersion } from '@engram/contracts';
-import { DEFAULT_PINNED_ATTRIBUTES, type ResolutionOptions } from './resolution.state';
+import { DEFAULT_PINNED_ATTRIBUTES, familyOf, isSensitive, PINNED_FAMILIES, type ResolutionOptions } from './resolution.state';
 
 /**
  * A memory's id is derived from its merge key and the item that created it:
@@ -29,6 +29,7 @@ export function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey:
     importance: item.importance,
     ephemeral: item.ephemeral,
     pinned: isPinned(item, options),
+    ...(isSensitive(item.attribute) ? { sensitive: true } : {}),
     status: 'active',
     version: 1,
     revision: 1,
@@ -97,6 +98,7 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
     importance: item.importance,
     ephemeral: item.ephemeral,
     pinned: isPinned(item, options),
+    ...(isSensitive(item.attribute) ? { sensitive: true } : {}),
     status: 'active',
     version: existing.version + 1,
     revision: existing.revision + 1,
@@ -112,11 +114,23 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
   };
 }
 
-/** The user's pinned attributes, and every procedure: rules for the assistant hold whatever the question. */
+/** The value of a preference for what a person does not eat or drink (the rule extractor's dislike rule). */
+export const AVOIDED = 'avoid';
+
+/**
+ * The user's pinned attributes, every procedure (rules for the assistant hold whatever the question),
+ * and the standing constraints of anyone the user speaks of (PINNED_FAMILIES), sensitive ones unless
+ * the deployment keeps them unpinned.
+ */
 function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
   const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
   if (item.operation !== 'assert') return false;
-  return item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute));
+  if (item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute))) return true;
+  if (item.subject === 'assistant') return false;
+  // A food or drink someone does not take ("不吃香菜", "I don't drink") constrains every meal.
+  if (item.kind === 'preference' && item.value === AVOIDED) return true;
+  if (item.kind !== 'profile' || !PINNED_FAMILIES.includes(familyOf(item.attribute))) return false;
+  return !isSensitive(item.attribute) || (options.sensitiveFacts ?? 'pin') === 'pin';
 }
 
 export function union(a: readonly string[], b: readonly string[]): string[] {

@@ -15,6 +15,37 @@ export interface ResolutionOptions {
   readonly recordedAt: string;
   /** Attributes of the user pinned (always injected first); DEFAULT_PINNED_ATTRIBUTES when absent. */
   readonly pinnedAttributes?: readonly string[];
+  /**
+   * Facts of a sensitive family (`SENSITIVE_FAMILIES`: health, allergies): `pin` them like the other
+   * constraints (the default), keep them `unpinned` (ranked like any memory), or store them `off` (not
+   * at all: the items are dropped; the turn's episode keeps the words as said).
+   */
+  readonly sensitiveFacts?: SensitiveFacts;
+}
+
+export type SensitiveFacts = 'pin' | 'unpinned' | 'off';
+export const SENSITIVE_FACTS_MODES: readonly SensitiveFacts[] = ['pin', 'unpinned', 'off'];
+
+/**
+ * Standing constraints, pinned for whoever they are about (the user, or a person they name: "我女儿对
+ * 花生过敏"): a prompt about dinner or a trip needs them though it never names them. The families of
+ * the constraint and identity rules: `allergy:<what>`, `diet:<what>`, `health:<condition>`,
+ * `accessibility:<need>`.
+ */
+export const PINNED_FAMILIES: readonly string[] = ['allergy', 'diet', 'health', 'accessibility'];
+
+/** Families whose facts are health data: marked `sensitive` wherever memories are shown or exported. */
+export const SENSITIVE_FAMILIES: readonly string[] = ['allergy', 'health'];
+
+/** The family of an attribute: `diet` for `diet:香菜`, the attribute itself when it has none. */
+export function familyOf(attribute: string): string {
+  const colon = attribute.indexOf(':');
+  return colon < 0 ? attribute : attribute.slice(0, colon);
+}
+
+/** Whether a memory (or an item) of this attribute is health data. */
+export function isSensitive(attribute: string): boolean {
+  return SENSITIVE_FAMILIES.includes(familyOf(attribute));
 }
 
 /**

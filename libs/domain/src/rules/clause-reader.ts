@@ -5,6 +5,7 @@ import { readAssistant } from './assistant.rules';
 import { stripLead, trimClause, type Clause } from './clauses';
 import { anaphoricCorrection, correction, retraction } from './corrections.rules';
 import { remembered, statement } from './facts.rules';
+import { constraint } from './constraints.rules';
 import { allergy, name, profile } from './identity.rules';
 import { alternation, firstMatch } from './patterns';
 import { budget, deadline, decision, schedule, task } from './plans.rules';
@@ -60,6 +61,7 @@ export class ClauseReader {
       procedure,
       (c, r) => retraction(c, r, nested),
       correction,
+      constraint,
       allergy,
       name,
       profile,

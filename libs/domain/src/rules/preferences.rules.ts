@@ -1,7 +1,7 @@
 import { findCue } from '../text/cue-matching';
 import { findCatalog, slugify } from '../text/text-values';
 import type { Clause } from './clauses';
-import { alternation } from './patterns';
+import { alternation, firstMatch } from './patterns';
 import type { Finding, RuleContext } from './rule-context';
 
 /**
@@ -10,16 +10,22 @@ import type { Finding, RuleContext } from './rule-context';
  * `preference:<object>`. Cues: `preferences` of the language packs.
  */
 export function dislike(c: Clause, rules: RuleContext): Finding | null {
-  const cue = findCue(c.body, rules.config.preferences.dislike);
-  if (!cue) return null;
-  const object = rules.clean(c.body.slice(cue.end));
+  const { constraints, preferences } = rules.config;
+  const framed = firstMatch(constraints.avoidFrames, c.body)?.[1];
+  const cue = framed ? null : (findCue(c.body, preferences.dislike) ?? findCue(c.body, constraints.avoid));
+  const object = framed ? rules.clean(framed) : cue ? rules.clean(c.body.slice(cue.end)) : '';
   if (!object) return null;
+  // "不吃香菜", "I never drink coffee after 3pm", "一点辣都不能吃": what a person does not take (a verb of
+  // eating or drinking within the cue) is a standing constraint on every meal (`avoid`, pinned by the
+  // resolver), not only a taste.
+  const eating = cue ? findCue(c.body.slice(cue.index), constraints.avoid) : null;
+  const avoids = framed !== undefined || (eating !== null && cue !== null && eating.index <= cue.end - cue.index);
   return {
     kind: 'preference',
     attribute: `preference:${objectKey(object, rules)}`,
-    value: 'dislike',
+    value: avoids ? 'avoid' : 'dislike',
     confidence: 0.8,
-    importance: 0.65,
+    importance: avoids ? 0.8 : 0.65,
   };
 }
 

@@ -23,8 +23,8 @@ export interface RuleExtractorConfig extends RuleCues {
 
 /** The rule sections of the given packs, merged. */
 export function ruleCuesOf(packs: readonly RuleCues[]): RuleCues {
-  const { clauses, words, identity, corrections, plans, preferences, procedures, assistant, facts } = mergePacks(packs);
-  return { clauses, words, identity, corrections, plans, preferences, procedures, assistant, facts };
+  const { clauses, words, identity, corrections, plans, preferences, procedures, assistant, facts, constraints } = mergePacks(packs);
+  return { clauses, words, identity, corrections, plans, preferences, procedures, assistant, facts, constraints };
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {

@@ -85,7 +85,7 @@ describe('RuleExtractor', () => {
 
     it('given a fact about a family member, then the subject is that person', () => {
       expect(mergeKeyOf(only('记住我女儿的生日是5月3日'))).toBe('daughter/birthday');
-      expect(only('我老婆不吃香菜')).toMatchObject({ subject: 'wife', kind: 'preference', value: 'dislike' });
+      expect(only('我老婆不吃香菜')).toMatchObject({ subject: 'wife', kind: 'preference', value: 'avoid' });
     });
 
     it('given an allergy, then it is a pinned-worthy profile fact with high importance', () => {
@@ -125,13 +125,22 @@ describe('RuleExtractor', () => {
       expect(new Set(items.map((i) => `${mergeKeyOf(i)}=${i.value}`)).size).toBe(1);
     });
 
+    it.each([['I hate meetings before 10am', 'preference:meetings']])(
+      'given the dislike "%s", then a preference %s with value dislike',
+      (text, attribute) => {
+        expect(only(text)).toMatchObject({ kind: 'preference', attribute, value: 'dislike', operation: 'assert' });
+      },
+    );
+
     it.each([
       ['我不吃辣', 'preference:辣'],
       ['I never drink coffee after 3pm', 'preference:coffee'],
-      ['I hate meetings before 10am', 'preference:meetings'],
-    ])('given the dislike "%s", then a preference %s with value dislike', (text, attribute) => {
-      expect(only(text)).toMatchObject({ kind: 'preference', attribute, value: 'dislike', operation: 'assert' });
-    });
+    ])(
+      'given a dislike said with a verb of eating or drinking "%s", then a preference %s with value avoid (a constraint)',
+      (text, attribute) => {
+        expect(only(text)).toMatchObject({ kind: 'preference', attribute, value: 'avoid', operation: 'assert' });
+      },
+    );
 
     it('given a liking and a later dislike of the same thing, then they share a key (so one supersedes the other)', () => {
       expect(mergeKeyOf(only('我喜欢吃辣'))).toBe(mergeKeyOf(only('我不吃辣')));

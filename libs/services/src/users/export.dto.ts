@@ -9,6 +9,7 @@ import {
   IsInt,
   IsNotEmpty,
   IsNumber,
+  IsOptional,
   IsString,
   Max,
   Min,
@@ -78,6 +79,10 @@ export class ExportedMemoryDto {
   @ApiProperty({ minimum: 0, maximum: 1 }) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(1) importance!: number;
   @ApiProperty() @IsBoolean() ephemeral!: boolean;
   @ApiProperty() @IsBoolean() pinned!: boolean;
+  @ApiPropertyOptional({ description: 'Health data (an allergy, a condition): present and true when so.' })
+  @IsOptional()
+  @IsBoolean()
+  sensitive?: boolean;
   @ApiProperty({ enum: MEMORY_STATUSES }) @IsIn(MEMORY_STATUSES) status!: (typeof MEMORY_STATUSES)[number];
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) version!: number;
   @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) revision!: number;

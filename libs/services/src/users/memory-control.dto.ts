@@ -63,6 +63,7 @@ export class MemoryRecordView {
   @ApiPropertyOptional({ description: 'Why it is not active, when the application said so.' }) statusReason?: string;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiProperty() pinned!: boolean;
+  @ApiPropertyOptional({ description: 'Health data (an allergy, a condition): present and true when so.' }) sensitive?: boolean;
   @ApiProperty({ minimum: 0, maximum: 1 }) confidence!: number;
   @ApiProperty({ format: 'date-time' }) validFrom!: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) validTo!: string | null;

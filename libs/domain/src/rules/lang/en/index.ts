@@ -2,6 +2,7 @@
 import type { LanguagePack } from '../../language-pack';
 import { enAssistant } from './assistant';
 import { enClauses } from './clauses';
+import { enConstraints } from './constraints';
 import { enCorrections } from './corrections';
 import { enFacts } from './facts';
 import { enIdentity } from './identity';
@@ -22,5 +23,6 @@ export const en: LanguagePack = {
   procedures: enProcedures,
   assistant: enAssistant,
   facts: enFacts,
+  constraints: enConstraints,
   screening: enScreening,
 };

@@ -1,4 +1,5 @@
 import type { ScreeningCues } from '../../language-pack';
+import { enConstraints } from './constraints';
 
 /** English cues of screening (`screening.config.ts`): what makes a turn worth reading, or chit-chat, or a one-off request. */
 export const enScreening: ScreeningCues = {
@@ -79,6 +80,11 @@ export const enScreening: ScreeningCues = {
       'intolerant',
     ],
     profile: [
+      // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
+      ...enConstraints.diets,
+      ...enConstraints.conditions,
+      ...enConstraints.accessibility,
+      ...enConstraints.avoid,
       'my name is',
       'call me',
       "i'm",

@@ -80,6 +80,9 @@ export const enWords: WordCues = {
     'a lot',
     'very much',
     'so much',
+    'anymore',
+    'any more',
+    'at all',
   ],
   notEntities: [
     'I',

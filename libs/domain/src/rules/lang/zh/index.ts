@@ -2,6 +2,7 @@
 import type { LanguagePack } from '../../language-pack';
 import { zhAssistant } from './assistant';
 import { zhClauses } from './clauses';
+import { zhConstraints } from './constraints';
 import { zhCorrections } from './corrections';
 import { zhFacts } from './facts';
 import { zhIdentity } from './identity';
@@ -22,5 +23,6 @@ export const zh: LanguagePack = {
   procedures: zhProcedures,
   assistant: zhAssistant,
   facts: zhFacts,
+  constraints: zhConstraints,
   screening: zhScreening,
 };

@@ -1,4 +1,5 @@
 import type { ScreeningCues } from '../../language-pack';
+import { zhConstraints } from './constraints';
 
 /** Chinese cues of screening (`screening.config.ts`): what makes a turn worth reading, or chit-chat, or a one-off request. */
 export const zhScreening: ScreeningCues = {
@@ -88,6 +89,11 @@ export const zhScreening: ScreeningCues = {
       '吃不了',
     ],
     profile: [
+      // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
+      ...zhConstraints.diets,
+      ...zhConstraints.conditions,
+      ...zhConstraints.accessibility,
+      ...zhConstraints.avoid,
       '我叫',
       '我的名字',
       '叫我',
