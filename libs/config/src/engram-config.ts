@@ -7,6 +7,9 @@ import {
   DEFAULT_ALIAS_MIN_SEEN,
   defaultPriorConfig,
   defaultRankingConfig,
+  DEFAULT_WORKING_MEMORY_MINUTES,
+  SENSITIVE_FACTS_MODES,
+  type SensitiveFacts,
 } from '@engram/domain';
 
 /**
@@ -116,6 +119,10 @@ export class EngramConfig {
 
   // Write side
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_SIMILARITY_THRESHOLD = 0.85;
+  /** How long a choice for the task at hand ("这次先用蓝色的模板", "for this task") holds, in minutes. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(10_080) ENGRAM_WORKING_MEMORY_MINUTES = DEFAULT_WORKING_MEMORY_MINUTES;
+  /** Health facts (allergies, conditions): pinned into every recall (`pin`), stored but ranked (`unpinned`), or not stored as memories (`off`). */
+  @IsIn(SENSITIVE_FACTS_MODES) ENGRAM_SENSITIVE_FACTS: SensitiveFacts = 'pin';
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_BATCH_SIZE = 500;
   /** How long a stage waits for a partial batch to fill before handling it (larger batches, that much latency); 0: at once. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(10_000) ENGRAM_BATCH_LINGER_MS = 0;

@@ -58,6 +58,8 @@ describe('engramOptions: the configuration mapped once into typed options', () =
       ENGRAM_EXTRACTOR: 'llm',
       ENGRAM_LLM_URL: 'http://127.0.0.1:9/v1',
       ENGRAM_LLM_MODEL: 'm',
+      ENGRAM_WORKING_MEMORY_MINUTES: '30',
+      ENGRAM_SENSITIVE_FACTS: 'unpinned',
       ENGRAM_REBUILD_BATCH_SIZE: '100',
       ENGRAM_REBUILD_RATE_LIMIT: '50',
       ENGRAM_REBUILD_GRACE_MS: '10',
@@ -75,6 +77,7 @@ describe('engramOptions: the configuration mapped once into typed options', () =
       ENGRAM_LLM_API_KEY: undefined,
       ENGRAM_LLM_TIMEOUT_MS: 60_000,
       ENGRAM_LLM_RETRIES: 3,
+      ENGRAM_WORKING_MEMORY_MINUTES: 30,
     };
     expect(options.extraction).toEqual(model);
     expect(options.resolver).toEqual({
@@ -82,6 +85,7 @@ describe('engramOptions: the configuration mapped once into typed options', () =
       summary: { window: 12, every: 3, maxChars: 900 },
       summaryModel: model,
       insights: { enabled: false, rules: '', minSupport: 4 },
+      sensitiveFacts: 'unpinned',
     });
     expect(options.replay).toEqual({ batchSize: 100, rateLimit: 50, graceMs: 10 });
     expect(options.pipeline).toMatchObject({ stageAttempts: 5, stageRetryDelayMs: 7, projectionPointerTtlMs: 20 });

@@ -1,3 +1,4 @@
+import type { SensitiveFacts } from '@engram/domain';
 import type { EngramConfig } from './engram-config';
 
 /**
@@ -22,6 +23,7 @@ export type ExtractionOptions = Pick<
   | 'ENGRAM_LLM_API_KEY'
   | 'ENGRAM_LLM_TIMEOUT_MS'
   | 'ENGRAM_LLM_RETRIES'
+  | 'ENGRAM_WORKING_MEMORY_MINUTES'
 >;
 
 export function extractionOptionsFrom(config: EngramConfig): ExtractionOptions {
@@ -33,6 +35,7 @@ export function extractionOptionsFrom(config: EngramConfig): ExtractionOptions {
     ENGRAM_LLM_API_KEY: config.ENGRAM_LLM_API_KEY,
     ENGRAM_LLM_TIMEOUT_MS: config.ENGRAM_LLM_TIMEOUT_MS,
     ENGRAM_LLM_RETRIES: config.ENGRAM_LLM_RETRIES,
+    ENGRAM_WORKING_MEMORY_MINUTES: config.ENGRAM_WORKING_MEMORY_MINUTES,
   };
 }
 
@@ -47,6 +50,8 @@ export interface ResolverOptions {
   readonly summaryModel: ExtractionOptions;
   /** Off: no insight is derived. `rules`: ENGRAM_INSIGHT_RULES as written (JSON or a file's path; empty: the defaults only). */
   readonly insights: { readonly enabled: boolean; readonly rules: string; readonly minSupport: number };
+  /** Health facts: pinned, unpinned, or not stored (ENGRAM_SENSITIVE_FACTS). */
+  readonly sensitiveFacts: SensitiveFacts;
 }
 
 export function resolverOptionsFrom(config: EngramConfig): ResolverOptions {
@@ -55,6 +60,7 @@ export function resolverOptionsFrom(config: EngramConfig): ResolverOptions {
     summary: { window: config.ENGRAM_RECENT_TURNS, every: config.ENGRAM_SUMMARY_EVERY, maxChars: config.ENGRAM_SUMMARY_MAX_CHARS },
     summaryModel: extractionOptionsFrom(config),
     insights: { enabled: config.ENGRAM_INSIGHTS, rules: config.ENGRAM_INSIGHT_RULES, minSupport: config.ENGRAM_INSIGHT_MIN_SUPPORT },
+    sensitiveFacts: config.ENGRAM_SENSITIVE_FACTS,
   };
 }
 

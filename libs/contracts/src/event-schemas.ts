@@ -86,6 +86,7 @@ class ExtractedItemSchema {
   @IsBoolean() ephemeral!: boolean;
   @IsIn(['assert', 'retract']) operation!: string;
   @IsISO8601({ strict: true }) validFrom!: string;
+  @IsOptional() @IsISO8601({ strict: true }) expiresAt?: string;
   @IsArray() @IsString({ each: true }) sourceTurnIds!: string[];
   @IsString() @IsNotEmpty() extractorVersion!: string;
   @IsOptional() @IsString() @MaxLength(ID_MAX) speaker?: string;
@@ -144,6 +145,7 @@ class MemoryRecordSchema {
   @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
   @IsISO8601({ strict: true }) validFrom!: string;
   @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
+  @IsOptional() @IsISO8601({ strict: true }) expiresAt?: string;
   @IsISO8601({ strict: true }) createdAt!: string;
   @IsISO8601({ strict: true }) updatedAt!: string;
   @IsISO8601({ strict: true }) lastSeenAt!: string;

@@ -31,6 +31,8 @@ export interface ExtractedItem {
   /** `assert` adds or changes a fact; `retract` says it is no longer true. */
   readonly operation: 'assert' | 'retract';
   readonly validFrom: string;
+  /** When what it says stops holding (world time): it set its own time scope ("今天", "this week", "这次"). */
+  readonly expiresAt?: string;
   readonly sourceTurnIds: readonly string[];
   readonly extractorVersion: string;
   /** Who said the source turn, when the producer named them (`speaker` of the turn). */
@@ -104,6 +106,8 @@ export interface MemoryRecord {
   readonly appliedItemIds: readonly string[];
   readonly validFrom: string;
   readonly validTo: string | null;
+  /** When what it says stops holding (world time, from a stated time scope): expired by forgetting then. */
+  readonly expiresAt?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly lastSeenAt: string;

@@ -591,6 +591,11 @@ export interface components {
             validFrom: string;
             /** Format: date-time */
             validTo: string | null;
+            /**
+             * Format: date-time
+             * @description When what it says stops holding (a stated time scope: "今天", "this week").
+             */
+            expiresAt?: string;
             /** Format: date-time */
             recordedAt: string;
             /** Format: date-time */
@@ -690,6 +695,11 @@ export interface components {
             validFrom: string;
             /** Format: date-time */
             validTo: string | null;
+            /**
+             * Format: date-time
+             * @description When what it says stops holding (a stated time scope).
+             */
+            expiresAt?: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

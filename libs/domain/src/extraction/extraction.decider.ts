@@ -1,6 +1,7 @@
 import { causedBy, deterministicId, type MemoriesExtracted, newEvent, type TurnScreened } from '@engram/contracts';
 import { type Decider, type NoState, noState, unchanged } from '../decider';
 import { episodeOf } from './episodes';
+import { defaultTimeScopes, scopeEnd, turnScopeEnd, type TimeScopes } from './time-scope';
 import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './extraction.strategy';
 
 /**
@@ -28,6 +29,8 @@ export interface TurnRead {
 
 export interface ExtractionOptions {
   readonly recordedAt: string;
+  /** The time scopes statements set for themselves, and the working-memory window (default: the packs', 120 minutes). */
+  readonly timeScopes?: TimeScopes;
 }
 
 /** The turn as the strategy reads it. */
@@ -67,15 +70,29 @@ export async function readTurn(event: TurnScreened, strategy: ExtractionStrategy
  */
 export const ExtractionDecider = {
   initialState: noState,
-  decide({ event, facts: found, extractorVersion }: TurnRead, _state: NoState, { recordedAt }: ExtractionOptions): MemoriesExtracted[] {
+  decide(
+    { event, facts: found, extractorVersion }: TurnRead,
+    _state: NoState,
+    { recordedAt, timeScopes }: ExtractionOptions,
+  ): MemoriesExtracted[] {
     if (event.payload.verdict !== 'accepted') return [];
-    const { sessionId, turnId, role, speaker } = event.payload;
-    const read = found.map((fact) => (outlivesTheTurn(fact, role) ? { ...fact, ephemeral: false } : fact));
+    const { sessionId, turnId, role, speaker, text } = event.payload;
+    const scopes = timeScopes ?? defaultTimeScopes;
+    // A statement that sets its own time scope ("今天头疼，先别跟我聊工作") holds until it ends: each item
+    // by its own words, else by the turn's when every sentence of the turn is scoped.
+    const turnEnd = turnScopeEnd(text, event.occurredAt, scopes);
+    const read = found.map((fact) => {
+      const durable = outlivesTheTurn(fact, role) ? { ...fact, ephemeral: false } : fact;
+      const expiresAt = fact.expiresAt ?? scopeEnd(fact.content, event.occurredAt, scopes) ?? turnEnd;
+      return expiresAt ? { ...durable, expiresAt } : durable;
+    });
     const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
     // A forget request ("忘掉我之前说的喜欢吃榴莲") is not kept as an episode: its words would bring back
     // what it asks to forget. The turn stays in the log and the recent window.
     const forgets = facts.length > 0 && facts.every((f) => f.operation === 'retract' && f.correction !== undefined);
-    const episode = forgets ? null : episodeOf(extractionInput(event), facts);
+    const said = forgets ? null : episodeOf(extractionInput(event), facts);
+    // The episode is history once what it said has run out: when the whole turn is scoped and so is every item.
+    const episode = said && turnEnd && facts.every((f) => f.expiresAt) ? { ...said, expiresAt: turnEnd } : said;
     const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return [];
     const eventId = deterministicId('extracted', event.eventId, extractorVersion);
@@ -107,7 +124,11 @@ export async function extractTurn(
   event: TurnScreened,
   strategy: ExtractionStrategy,
   recordedAt: string,
+  timeScopes?: TimeScopes,
 ): Promise<MemoriesExtracted | null> {
-  const [extracted] = ExtractionDecider.decide(await readTurn(event, strategy), noState(), { recordedAt });
+  const [extracted] = ExtractionDecider.decide(await readTurn(event, strategy), noState(), {
+    recordedAt,
+    ...(timeScopes ? { timeScopes } : {}),
+  });
   return extracted ?? null;
 }

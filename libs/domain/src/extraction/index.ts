@@ -2,3 +2,4 @@
 export * from './extraction.strategy';
 export * from './extraction.decider';
 export * from './episodes';
+export { DEFAULT_WORKING_MEMORY_MINUTES, defaultTimeScopes, scopeEnd, turnScopeEnd, type TimeScopes } from './time-scope';

@@ -86,6 +86,8 @@ export function verdictFor(
   context: ForgettingContext = {},
 ): 'expired' | 'archived' | null {
   if (memory.status !== 'active') return null;
+  // What set its own time scope ("今天", "this week", "这次") expires when the scope ends, pinned or not.
+  if (memory.expiresAt !== undefined) return Date.parse(memory.expiresAt) <= now.getTime() ? 'expired' : null;
   if (memory.ephemeral) {
     if (policy.ephemeralTtlDays <= 0) return null;
     const lastSaid = latest(memory.lastSeenAt, memory.validFrom);

@@ -19,6 +19,16 @@ describe('ForgettingDecider', () => {
     expect(expired.payload.itemId).toBeNull();
   });
 
+  it('expires what set its own time scope when the scope ends, pinned or not; before, it stays', () => {
+    const busy = memory({ kind: 'episode', attribute: 'episode:s-1:t-1', content: '今天很忙', expiresAt: days(1).toISOString() });
+    const diet = memory({ attribute: 'diet:vegan', pinned: true, expiresAt: days(7).toISOString() });
+    expect(forgettingDecisions([busy, diet], days(0.9))).toEqual([]);
+    expect(forgettingDecisions([busy, diet], days(1)).map((d) => [d.type, d.payload.memory.attribute])).toEqual([
+      ['MemoryExpired', 'episode:s-1:t-1'],
+    ]);
+    expect(forgettingDecisions([busy, diet], days(7)).map((d) => d.payload.memory.attribute)).toEqual(['diet:vegan', 'episode:s-1:t-1']);
+  });
+
   it('archives a low-confidence item nobody recalled for 90 days; a confident one stays', () => {
     expect(forgettingDecisions([weak, strong], days(89))).toEqual([]);
     const decisions = forgettingDecisions([weak, strong], days(90));

@@ -39,6 +39,7 @@ export function added(command: MemoriesExtracted, item: ExtractedItem, mergeKey:
     appliedItemIds: [item.itemId],
     validFrom: item.validFrom,
     validTo: null,
+    ...(item.expiresAt ? { expiresAt: item.expiresAt } : {}),
     createdAt: options.recordedAt,
     updatedAt: options.recordedAt,
     lastSeenAt: item.validFrom,
@@ -53,8 +54,12 @@ function speakerAndKeys(item: ExtractedItem): Pick<MemoryRecord, 'speaker' | 'ke
 
 /** Said again: more certain, seen more recently; the value and its version stay. */
 export function reinforce(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
+  // Said again without a time scope, it holds from now on; said again with one, until the later end.
+  const { expiresAt: _expiry, ...lasting } = existing;
+  const expiresAt = item.expiresAt && existing.expiresAt ? later(existing.expiresAt, item.expiresAt) : undefined;
   return {
-    ...existing,
+    ...lasting,
+    ...(expiresAt ? { expiresAt } : {}),
     confidence: round(1 - (1 - existing.confidence) * 0.8),
     importance: Math.max(existing.importance, item.importance),
     entities: union(existing.entities, item.entities),
@@ -87,7 +92,7 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
   };
   // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
   // ...and a reason it was retracted no longer holds once it is said again.
-  const { speaker: _speaker, keys: _keys, statusReason: _reason, ...current } = existing;
+  const { speaker: _speaker, keys: _keys, statusReason: _reason, expiresAt: _expiry, ...current } = existing;
   return {
     ...current,
     kind: item.kind,
@@ -108,6 +113,7 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
     appliedItemIds: [...existing.appliedItemIds, item.itemId],
     validFrom: item.validFrom,
     validTo: null,
+    ...(item.expiresAt ? { expiresAt: item.expiresAt } : {}),
     updatedAt: options.recordedAt,
     lastSeenAt: item.validFrom,
     history: [...existing.history, previous],

@@ -16,6 +16,26 @@ import type { CueSignal } from '../screening/screening-signals';
 export interface LanguagePack extends RuleCues {
   readonly language: string;
   readonly screening: ScreeningCues;
+  readonly scopes: ScopeCues;
+}
+
+/**
+ * Time scopes a statement sets for itself ("今天很忙", "I'm in Berlin this week", "这次先用蓝色的模板"):
+ * it holds until the scope ends (`extraction/time-scope.ts`). Each list's cues set one scope.
+ */
+export interface ScopeCues {
+  /** The rest of a day: "今天", "tonight", "right now". */
+  readonly day: readonly string[];
+  /** A few days: "这两天", "for a few days". */
+  readonly days: readonly string[];
+  /** A week: "这周", "this week". */
+  readonly week: readonly string[];
+  /** A trip or a stay: "这次出差", "for this trip". */
+  readonly trip: readonly string[];
+  /** One task: "这次", "this time", "for this task": the working-memory window. */
+  readonly task: readonly string[];
+  /** Regex sources of a statement about what happened, not a state that holds ("了", "went"): it sets no scope. */
+  readonly past: readonly string[];
 }
 
 /** The rule families' sections of a pack: what `RuleExtractorConfig` holds, merged over the packs. */

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { PipelineOptions, ReplayOptions, ResolverOptions } from '@engram/config';
+import type { ExtractionOptions, PipelineOptions, ReplayOptions, ResolverOptions } from '@engram/config';
 import { deterministicId, EngramEvent, MemoryAdded, MemoryDecision, newEvent, partitionKey, UserForgotten } from '@engram/contracts';
 import { defaultScreeningConfig, ExtractionStrategy, memoriesAsOf } from '@engram/domain';
 import { EventLog, FactStore, lag, LogPosition, ReprocessLineage } from '@engram/ports';
@@ -60,6 +60,7 @@ export interface ReprocessRunDeps {
   readonly eventLog: EventLog;
   readonly pipeline: PipelineOptions;
   readonly resolver: ResolverOptions;
+  readonly extraction: ExtractionOptions;
   readonly replay: ReplayOptions;
   readonly metrics: EngramMetrics;
   readonly projections: ReplayProjections;
@@ -104,7 +105,7 @@ export class ReprocessRun {
     this.commandsGroup = `${this.group}-commands`;
     this.from = lineage.from === 'beginning' ? null : Date.parse(lineage.from);
     this.filter = new FilterStage(this.screened, defaultScreeningConfig);
-    this.extractor = new ExtractorStage(this.extracted, strategy);
+    this.extractor = new ExtractorStage(this.extracted, strategy, deps.extraction);
     this.resolver = new ResolverStage(this.decided, facts, deps.resolver, factsStore, deps.projections.aliases);
   }
 

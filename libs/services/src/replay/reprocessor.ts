@@ -62,6 +62,7 @@ export class Reprocessor {
         eventLog: this.eventLog,
         pipeline: this.pipeline,
         resolver: this.resolver,
+        extraction: this.extraction,
         replay: this.replay,
         metrics: this.metrics,
         projections: this.projections,

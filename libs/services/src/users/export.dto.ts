@@ -108,6 +108,10 @@ export class ExportedMemoryDto {
   sources?: string[];
   @ApiProperty(instant) @IsInstant() validFrom!: string;
   @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() validTo!: string | null;
+  @ApiPropertyOptional({ ...instant, description: 'When what it says stops holding (a stated time scope).' })
+  @Absent()
+  @IsInstant()
+  expiresAt?: string;
   @ApiProperty(instant) @IsInstant() createdAt!: string;
   @ApiProperty(instant) @IsInstant() updatedAt!: string;
   @ApiProperty(instant) @IsInstant() lastSeenAt!: string;

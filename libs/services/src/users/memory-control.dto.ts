@@ -45,6 +45,8 @@ export class MemoryVersionView {
   @ApiProperty() content!: string;
   @ApiProperty({ format: 'date-time' }) validFrom!: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) validTo!: string | null;
+  @ApiPropertyOptional({ format: 'date-time', description: 'When what it says stops holding (a stated time scope: "今天", "this week").' })
+  expiresAt?: string;
   @ApiProperty({ format: 'date-time' }) recordedAt!: string;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) supersededAt!: string | null;
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];

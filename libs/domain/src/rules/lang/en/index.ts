@@ -9,6 +9,7 @@ import { enIdentity } from './identity';
 import { enPlans } from './plans';
 import { enPreferences } from './preferences';
 import { enProcedures } from './procedures';
+import { enScopes } from './scopes';
 import { enScreening } from './screening';
 import { enWords } from './words';
 
@@ -25,4 +26,5 @@ export const en: LanguagePack = {
   facts: enFacts,
   constraints: enConstraints,
   screening: enScreening,
+  scopes: enScopes,
 };

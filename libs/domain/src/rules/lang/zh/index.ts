@@ -9,6 +9,7 @@ import { zhIdentity } from './identity';
 import { zhPlans } from './plans';
 import { zhPreferences } from './preferences';
 import { zhProcedures } from './procedures';
+import { zhScopes } from './scopes';
 import { zhScreening } from './screening';
 import { zhWords } from './words';
 
@@ -25,4 +26,5 @@ export const zh: LanguagePack = {
   facts: zhFacts,
   constraints: zhConstraints,
   screening: zhScreening,
+  scopes: zhScopes,
 };

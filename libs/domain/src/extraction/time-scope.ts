@@ -1,0 +1,69 @@
+import { findCue } from '../text/cue-matching';
+import { LANGUAGE_PACKS } from '../rules/lang/packs';
+import type { ScopeCues } from '../rules/language-pack';
+import { mergePacks } from '../rules/merge-packs';
+import { SENTENCE, trimClause } from '../rules/clauses';
+
+/**
+ * Statements that set their own time scope expire with it: "今天头疼，先别跟我聊工作" holds today, "I'm
+ * in Berlin this week" this week, "这次先用蓝色的模板" for the task at hand (the working-memory window).
+ * A statement of what happened ("我今天入职了", "I moved today") sets none: it stays true. The scope is
+ * read from the words; its end is world time (the turn's `occurredAt` plus the scope's length), so a
+ * replay decides the same.
+ */
+export interface TimeScopes extends ScopeCues {
+  /** How long a choice for the task at hand holds, in minutes (`task` cues). */
+  readonly workingMemoryMinutes: number;
+}
+
+/** How long each scope holds, in hours (a day's rest is taken as a day: the user's time zone is not known). */
+const SCOPE_HOURS = { day: 24, days: 72, week: 7 * 24, trip: 14 * 24 } as const;
+
+export const DEFAULT_WORKING_MEMORY_MINUTES = 120;
+
+export const defaultTimeScopes: TimeScopes = {
+  ...mergePacks(LANGUAGE_PACKS.map((pack) => pack.scopes)),
+  workingMemoryMinutes: DEFAULT_WORKING_MEMORY_MINUTES,
+};
+
+const pastCache = new WeakMap<readonly string[], RegExp>();
+
+/** When one sentence or clause stops holding, or null when it sets no scope (or tells of the past). */
+export function scopeEnd(text: string, occurredAt: string, scopes: TimeScopes = defaultTimeScopes): string | null {
+  let past = pastCache.get(scopes.past);
+  if (!past) {
+    past = new RegExp(scopes.past.map((source) => `(?:${source})`).join('|'), 'iu');
+    pastCache.set(scopes.past, past);
+  }
+  if (past.test(text)) return null;
+  const at = Date.parse(occurredAt);
+  if (!Number.isFinite(at)) return null;
+  for (const scope of ['day', 'days', 'week', 'trip'] as const) {
+    if (findCue(text, scopes[scope])) return new Date(at + SCOPE_HOURS[scope] * 3_600_000).toISOString();
+  }
+  return findCue(text, scopes.task) ? new Date(at + scopes.workingMemoryMinutes * 60_000).toISOString() : null;
+}
+
+/**
+ * When a whole turn stops holding: only when every sentence that says something sets a scope (a
+ * turn that also says something lasting is kept as it is), at the latest of their ends.
+ */
+export function turnScopeEnd(text: string, occurredAt: string, scopes: TimeScopes = defaultTimeScopes): string | null {
+  const all = [...text.matchAll(SENTENCE)].map(([sentence]) => trimClause(sentence)).filter((s) => s.length > 0);
+  const stating = all.filter((s) => !isAside(s));
+  const sentences = stating.length > 0 ? stating : all;
+  if (sentences.length === 0) return null;
+  let latest: string | null = null;
+  for (const sentence of sentences) {
+    const end = scopeEnd(sentence, occurredAt, scopes);
+    if (end === null) return null;
+    if (latest === null || end > latest) latest = end;
+  }
+  return latest;
+}
+
+/** "好的！", "Of course!", "Thanks!": a sentence of two words or three characters at most says nothing lasting. */
+function isAside(sentence: string): boolean {
+  const words = sentence.split(/\s+/u).filter(Boolean);
+  return /[A-Za-z]/u.test(sentence) ? words.length <= 2 : [...sentence].length <= 3;
+}
