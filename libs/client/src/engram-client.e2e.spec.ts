@@ -52,7 +52,7 @@ describe('@engram/client against a real engram', () => {
 
   beforeAll(async () => {
     engram = await startEngram({
-      env: { ENGRAM_API_KEYS: 'key-a=acme,key-b=beta,key-c=chat,key-t=throttled,key-r=readme', ENGRAM_TENANT_RATE_LIMIT: '2' },
+      env: { ENGRAM_API_KEYS: 'key-a=acme,key-b=beta,key-c=chat,key-t=throttled,key-r=readme,key-v=vercel', ENGRAM_TENANT_RATE_LIMIT: '2' },
     });
     await engram.app.listen(0, '127.0.0.1');
     url = `http://127.0.0.1:${(engram.app.getHttpServer().address() as AddressInfo).port}`;
@@ -277,6 +277,52 @@ describe('@engram/client against a real engram', () => {
       const readmeTenant = client('key-r');
       const recent = (await readmeTenant.recall('laozhou', '数据库', { sessionId: 's1' })).recent.map((t) => `${t.role}: ${t.text}`);
       expect(recent).toEqual(expect.arrayContaining(['user: 我们的数据库是什么？', `assistant: ${completion.choices[0].message.content}`]));
+    });
+
+    it('runs the Vercel AI SDK example, the README’s copy of it, against the built @engram/client/vercel-ai', async () => {
+      const example = fs.readFileSync(path.join(root, 'examples/vercel-ai/chat-with-memory.mjs'), 'utf8');
+      const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+      expect(/```js\n([\s\S]*?)```/.exec(readme.split('### With the Vercel AI SDK')[1])![1]).toBe(example);
+      // An app directory where '@engram/client' is the built package and 'ai', '@ai-sdk/openai' the installed ones.
+      const app = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-sdk-vercel-'));
+      try {
+        fs.mkdirSync(path.join(app, 'node_modules/@engram'), { recursive: true });
+        fs.mkdirSync(path.join(app, 'node_modules/@ai-sdk'), { recursive: true });
+        for (const name of ['@engram/client', 'ai', '@ai-sdk/openai']) {
+          const installed = name === '@engram/client' ? path.join(root, 'libs/client') : path.join(root, 'node_modules', name);
+          fs.symlinkSync(installed, path.join(app, 'node_modules', name));
+        }
+        fs.writeFileSync(path.join(app, 'chat-with-memory.mjs'), example);
+        const { stdout } = await run(process.execPath, ['chat-with-memory.mjs'], {
+          cwd: app,
+          env: { ...process.env, ENGRAM_URL: url, ENGRAM_API_KEY: 'key-v', OPENAI_BASE_URL: `${chatUrl}/v1`, OPENAI_API_KEY: 'test' },
+        });
+        expect(stdout.trim().split('\n')).toEqual([completion.choices[0].message.content, 'You said you prefer window seats.']);
+        // The CommonJS build of the entry point loads too (it needs nothing of 'ai' at run time).
+        const cjs = await run(
+          process.execPath,
+          ['-e', `console.log(require('@engram/client/vercel-ai').engramMiddleware({}).specificationVersion)`],
+          {
+            cwd: app,
+          },
+        );
+        expect(cjs.stdout.trim()).toBe('v3');
+      } finally {
+        fs.rmSync(app, { recursive: true, force: true });
+      }
+      expect(chat.requests.map((r) => Boolean(r.body.stream))).toEqual([false, true]);
+      expect(chat.requests[0].body.messages[0]).toMatchObject({ role: 'system' });
+      expect(chat.requests[0].body.messages[0].content).toContain('PostgreSQL');
+      expect(chat.requests[1].body.messages[0].content).toContain('window');
+      const recent = (await client('key-v').recall('laozhou', '数据库', { sessionId: 's1' })).recent.map((t) => `${t.role}: ${t.text}`);
+      expect(recent).toEqual(
+        expect.arrayContaining([
+          'user: 我们的数据库是什么？',
+          `assistant: ${completion.choices[0].message.content}`,
+          'user: Which seat do I like?',
+          'assistant: You said you prefer window seats.',
+        ]),
+      );
     });
   });
 });
