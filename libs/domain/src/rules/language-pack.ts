@@ -274,6 +274,11 @@ export interface PreferenceCues {
   readonly favourite: readonly string[];
   /** Regex sources: the copula between a favourite and its value. */
   readonly favouriteCopulas: readonly string[];
+  /**
+   * The favourite said the other way round ("乌龙茶是我最爱的茶", "Neovim is my editor of choice",
+   * "美式咖啡是我的最爱"): group `value` is what is liked, `what` (may be empty) what kind of thing it is.
+   */
+  readonly favouriteFirst: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
 }

@@ -31,6 +31,8 @@ export function dislike(c: Clause, rules: RuleContext): Finding | null {
 
 export function like(c: Clause, rules: RuleContext): Finding | null {
   const cues = rules.config.preferences;
+  const first = firstMatch(cues.favouriteFirst, c.body)?.groups;
+  if (first?.value) return favouriteFirst(first.value, (first.what || first.what2 || '').trim(), rules);
   const cue = findCue(c.body, cues.like) ?? findCue(c.body, cues.habit);
   if (!cue) return null;
   const rest = c.body.slice(cue.end);
@@ -56,6 +58,24 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
     value: habit ? 'habit' : 'like',
     confidence: 0.75,
   };
+}
+
+/**
+ * "乌龙茶是我最爱的茶", "Neovim is my editor of choice": a known attribute named as the kind ("editor")
+ * takes the value, as "my favourite editor is Neovim" does; else it is a liking of the thing itself,
+ * keyed like "我喜欢乌龙茶", so the two are one memory.
+ */
+function favouriteFirst(value: string, what: string, rules: RuleContext): Finding | null {
+  const thing = rules.clean(value);
+  // "这是我最喜欢的一家店", "that is my favourite": a pronoun names nothing to remember by.
+  if (!thing || /^(?:这|那|它|这个|那个|这些|那些|this|that|it|these|those)$/iu.test(thing)) return null;
+  const slug = what ? rules.findAttribute(what)?.slug : undefined;
+  if (slug) return { kind: 'preference', attribute: slug, value: rules.valueFor(slug, thing), confidence: 0.85 };
+  const product = findCatalog(thing, rules.config.catalog)[0];
+  if (product && product.index === 0 && rules.config.attributeKinds[product.entry.category] === 'preference') {
+    return { kind: 'preference', attribute: product.entry.category, value: product.entry.name, confidence: 0.85 };
+  }
+  return { kind: 'preference', attribute: `preference:${objectKey(thing, rules)}`, value: 'like', confidence: 0.8 };
 }
 
 /**

@@ -4,6 +4,9 @@ import type { PreferenceCues } from '../../language-pack';
 export const enPreferences: PreferenceCues = {
   like: [
     'i really like',
+    'i really love',
+    'i absolutely love',
+    'i really enjoy',
     'i prefer',
     'i like',
     'i love',
@@ -40,5 +43,8 @@ export const enPreferences: PreferenceCues = {
   habit: ['i usually', 'i always', 'i often', 'i normally', 'i tend to', 'i typically', 'usually'],
   favourite: ['favou?rite'],
   favouriteCopulas: ['is', 'are'],
+  favouriteFirst: [
+    /^(?<value>[^,]{1,40}?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:absolute|all-time)\s+)?(?:favou?rites?|(?<what2>[a-z]+(?:\s+[a-z]+)?)\s+of\s+choice)(?:\s+(?<what>[a-z]+(?:\s+[a-z]+)?))?(?:\s+(?:when|because|since|for|by far)\b.*)?$/iu,
+  ],
   objectEnds: [String.raw`\s+(?:after|before|at|in|on|during|when|for|with|because|than|over|instead)\s+`],
 };

@@ -53,5 +53,10 @@ export const zhPreferences: PreferenceCues = {
   habit: ['我习惯', '习惯用', '我一般', '我通常', '我平时', '我经常', '我每天', '通常', '一般'],
   favourite: ['最喜欢的'],
   favouriteCopulas: ['是'],
+  favouriteFirst: [
+    // "我平时最常喝的就是乌龙茶": what one has most is the favourite, said value last.
+    /^(?:我)?(?:平时|一般|通常)?最(?:常|爱|喜欢)(?<what>[^，,的]{1,4}?)的(?:就)?是(?<value>[^，,]{1,20})$/u,
+    /^(?<value>[^，,是]{1,20}?)(?:就)?是我(?:的)?(?:最爱|最喜欢|最常\S{0,2})(?:的)?(?<what>[^，,]{0,10})$/u,
+  ],
   objectEnds: ['比'],
 };
