@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { IngestModule } from './ingest/ingest.module';
 import { McpController } from './mcp/mcp.controller';
-import { MetricsController } from './observability/metrics.controller';
+import { MetricsController } from './http/metrics.controller';
 import { RecallModule } from './recall/recall.module';
 import { UsersModule } from './users/users.module';
 import { HealthController } from './http/health.controller';

@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
-import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../ingest/turns.dto';
+import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
