@@ -3,7 +3,7 @@ import { EngramConfig, loadConfig } from '@engram/config';
 import { bindingsFor } from '@engram/services/bindings/bindings';
 import { EngramCoreModule } from '@engram/services/core.module';
 import { LoggingModule } from '@engram/services/observability/logging.module';
-import { FilterModule } from '@engram/services/pipeline/stage.modules';
+import { FilterModule } from '@engram/services/stage.modules';
 
 /** The filter worker: memory.turns.v1 → memory.screened.v1. */
 @Module({})

@@ -3,7 +3,7 @@ import { EngramConfig, loadConfig } from '@engram/config';
 import { bindingsFor } from '@engram/services/bindings/bindings';
 import { EngramCoreModule } from '@engram/services/core.module';
 import { LoggingModule } from '@engram/services/observability/logging.module';
-import { GatewayHttpModule } from '@engram/services/http/http.modules';
+import { GatewayHttpModule } from '@engram/services/http.modules';
 
 /** HTTP ingest: POST /v1/turns onto memory.turns.v1. */
 @Module({})

@@ -3,7 +3,7 @@ import { EngramConfig, loadConfig } from '@engram/config';
 import { bindingsFor } from '@engram/services/bindings/bindings';
 import { EngramCoreModule } from '@engram/services/core.module';
 import { LoggingModule } from '@engram/services/observability/logging.module';
-import { IndexerModule } from '@engram/services/pipeline/stage.modules';
+import { IndexerModule } from '@engram/services/stage.modules';
 
 /** The projection worker: search index, sessions and access statistics. */
 @Module({})

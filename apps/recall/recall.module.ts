@@ -3,7 +3,7 @@ import { EngramConfig, loadConfig } from '@engram/config';
 import { bindingsFor } from '@engram/services/bindings/bindings';
 import { EngramCoreModule } from '@engram/services/core.module';
 import { LoggingModule } from '@engram/services/observability/logging.module';
-import { RecallHttpModule } from '@engram/services/http/http.modules';
+import { RecallHttpModule } from '@engram/services/http.modules';
 
 /** The HTTP read side: POST /v1/recall, memories, forget, pipeline status. */
 @Module({})

@@ -3,7 +3,7 @@ import { EngramConfig, loadConfig } from '@engram/config';
 import { bindingsFor } from '@engram/services/bindings/bindings';
 import { EngramCoreModule } from '@engram/services/core.module';
 import { LoggingModule } from '@engram/services/observability/logging.module';
-import { ResolverModule } from '@engram/services/pipeline/stage.modules';
+import { ResolverModule } from '@engram/services/stage.modules';
 
 /** The resolver worker: memory.extracted.v1 → memory.facts.v1 and the facts store. */
 @Module({})

@@ -1,7 +1,7 @@
 import { Topics, parseEvent, type TurnScreened } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { EventPublisher } from '@engram/services';
-import { consumeUpTo } from '../../libs/services/src/replay/consume-up-to';
+import { consumeUpTo } from '../../libs/services/src/transport/consume-up-to';
 import { EngramHarness, startEngram, TestClock, turnsBody } from '../support/engram-harness';
 
 /**

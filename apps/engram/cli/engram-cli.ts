@@ -13,7 +13,7 @@ import { PROJECTION_NAMES, ProjectionName } from '@engram/contracts';
 import { Rebuilder } from '@engram/services/replay/rebuilder';
 import { rebuildOnline } from './online-rebuild-cli';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
-import { announceServer, runningServer } from '@engram/services/server-file';
+import { announceServer, runningServer } from '@engram/services/observability/server-file';
 import { registerDlqCommands } from './dlq';
 import { registerBenchCommand } from './bench';
 import { registerEvalCommand } from './eval';

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { EngramClient } from '@engram/client';
 import { loadConfig } from '@engram/config';
 import { createEngramMcpServer } from '@engram/services/mcp/engram-mcp-server';
-import { runningServer } from '@engram/services/server-file';
+import { runningServer } from '@engram/services/observability/server-file';
 
 /**
  * `engram mcp`: the MCP tools on stdin/stdout for an agent, talking to a running engram: `--url`,

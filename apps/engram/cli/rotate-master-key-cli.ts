@@ -5,7 +5,7 @@ import { keyStoreWith } from '@engram/services/bindings/bindings';
 import { finishKeyFileRotation, rotationKeys, usesKeyFile } from '@engram/services/crypto';
 import type { CliModules } from './cli-modules';
 import { PhaseBars } from './phase-bars';
-import { runningServer } from '@engram/services/server-file';
+import { runningServer } from '@engram/services/observability/server-file';
 
 /**
  * `engram rotate-master-key`: every data key rewrapped under the new master key (docs/security.md,

@@ -1,7 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { Equals, IsString, Matches, validateSync } from 'class-validator';
 import { validationExceptionFactory } from '@engram/services/http/http-exception.filter';
-import { ID_MESSAGE, ID_PATTERN, TurnDto } from '@engram/services/ingest/turns.dto';
+import { ID_MESSAGE, ID_PATTERN } from '@engram/services/http/request-fields';
+import { TurnDto } from '@engram/services/ingest/turns.dto';
 import type { PostTurnsDto } from '@engram/services/ingest/turns.dto';
 
 /** One line of an ingest file: `{"type":"turn","userId","sessionId","turnId","role","speaker"?,"text","occurredAt"}`. */

@@ -11,7 +11,7 @@ import { TopicName, Topics } from './topics';
  *
  * To add a stage: declare it in `STAGES` (its app, input, group, output, the events it acts on),
  * give its controller `@EventPattern(subscriptionOf(STAGES.<name>))` and put the controller in its
- * worker module (`libs/services/src/pipeline/stage.modules.ts`). To add a projection: declare it
+ * worker module (`libs/services/src/stage.modules.ts`). To add a projection: declare it
  * in `PROJECTIONS` too, and register it for replays (`libs/services/src/replay/replay-projections.ts`).
  */
 

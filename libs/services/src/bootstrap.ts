@@ -11,7 +11,7 @@ import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './ingest/input-limits';
 import { EngramMetrics } from './observability/metrics';
-import { MetricsCollector } from './observability/metrics-collector';
+import { MetricsCollector } from './http/metrics-collector';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app (its options from the app's EngramCoreModule). */

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { EngramConfig, ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions, loadConfig } from '@engram/config';
 import { Clock, systemClock } from '@engram/ports';
 import { EngramMetrics } from './observability/metrics';
-import { MetricsCollector } from './observability/metrics-collector';
+import { MetricsCollector } from './http/metrics-collector';
 import { EntityAliases } from './pipeline/entity-aliases.provider';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';

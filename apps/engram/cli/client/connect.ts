@@ -5,7 +5,7 @@
  */
 import type { INestApplication, Type } from '@nestjs/common';
 import { startApp } from '@engram/services/bootstrap';
-import { runningServer } from '@engram/services/server-file';
+import { runningServer } from '@engram/services/observability/server-file';
 import type { EngramClient } from './engram-client';
 import { httpEngramClient } from './http-engram-client';
 import { inProcessEngramClient } from './in-process-engram-client';

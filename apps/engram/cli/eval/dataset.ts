@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { Equals, IsArray, IsISO8601, IsNotEmpty, IsString, Matches, MaxLength, validateSync } from 'class-validator';
 import { validationExceptionFactory } from '@engram/services/http/http-exception.filter';
-import { ID_MESSAGE, ID_PATTERN } from '@engram/services/ingest/turns.dto';
+import { ID_MESSAGE, ID_PATTERN } from '@engram/services/http/request-fields';
 import { LineError, parseTurnLines, TurnLineDto } from '../turn-lines';
 
 /** One question line: `{"type":"question","userId","questionId","question","evidenceTurnIds":[...],"askedAt","category"}`. */

@@ -9,7 +9,7 @@ import { DataKeyRing, SealingEventLog } from '../crypto';
 import { EngramMetrics } from '../observability/metrics';
 import { SQLITE_DATABASE } from './databases';
 import { GroupScopedEventLog } from './group-scoped-event-log';
-import { STORED_EVENT_LOG } from './stored-event-log';
+import { STORED_EVENT_LOG } from '../crypto/stored-event-log';
 import { EventLogUnavailable, VersionedTopicsEventLog } from './versioned-topics-event-log';
 
 /**

@@ -3,7 +3,7 @@ import type { EngramEvent, TurnRecorded, TurnScreened, UserForgotten } from '@en
 import { MasterKey } from '@engram/domain';
 import type { ConsumedMessage, EventLog } from '@engram/ports';
 import { makeTempDir, uniqueName } from '@engram/testing';
-import { consumeUpTo } from '../replay/consume-up-to';
+import { consumeUpTo } from '../transport/consume-up-to';
 import { DataKeyRing } from './data-key-ring';
 import { SealingEventLog } from './sealing-event-log';
 

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiParam, ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { ID_MAX_LENGTH, ID_PATTERN_SOURCE } from '../ingest/turns.dto';
+import { ID_MAX_LENGTH, ID_PATTERN_SOURCE } from './request-fields';
 
 /** Every 4xx/5xx body (HttpExceptionFilter): what went wrong, and which fields. */
 export class ErrorResponse {

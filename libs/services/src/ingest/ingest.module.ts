@@ -3,10 +3,6 @@ import { Backpressure } from './backpressure';
 import { IngestService } from './ingest.service';
 import { TurnsController } from './turns.controller';
 
-/** The ingest service alone: what other use cases need of it (forgetting a user writes to the turns log). */
-@Module({ providers: [IngestService], exports: [IngestService] })
-export class IngestServiceModule {}
-
-/** POST /v1/turns: the turns controller, its backpressure, the ingest service. */
-@Module({ imports: [IngestServiceModule], controllers: [TurnsController], providers: [Backpressure], exports: [IngestServiceModule] })
+/** POST /v1/turns: the turns controller, its backpressure, the ingest service (also what the CLI calls). */
+@Module({ controllers: [TurnsController], providers: [IngestService, Backpressure], exports: [IngestService] })
 export class IngestModule {}

@@ -1,9 +1,8 @@
 import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
 import { IngestLimits } from '@engram/config';
-import { deterministicId, newEvent, Topics, TurnRecorded, UserForgotten } from '@engram/contracts';
+import { deterministicId, newEvent, Topics, TurnRecorded } from '@engram/contracts';
 import { maskPii } from '@engram/domain';
 import { Clock } from '@engram/ports';
-import { DataKeyRing } from '../crypto';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { encodePosition } from '../pipeline/pipeline-progress';
 import { checkTurnLimits } from './input-limits';
@@ -18,7 +17,6 @@ export class IngestService {
     private readonly publisher: EventPublisher,
     @Inject(IngestLimits) private readonly limits: IngestLimits,
     @Inject(Clock) private readonly clock: Clock,
-    private readonly keys: DataKeyRing,
   ) {}
 
   async ingest(tenantId: string, request: PostTurnsDto): Promise<{ accepted: number; position: string }> {
@@ -65,35 +63,6 @@ export class IngestService {
       'turns recorded',
     );
     return { accepted: events.length, position: encodePosition(position) };
-  }
-
-  async forget(tenantId: string, userId: string): Promise<string> {
-    const requestedAt = this.clock.now().toISOString();
-    const eventId = deterministicId('forget', tenantId, userId, requestedAt);
-    const event: UserForgotten = newEvent<UserForgotten>({
-      eventId,
-      type: 'UserForgotten',
-      tenantId,
-      userId,
-      occurredAt: requestedAt,
-      recordedAt: requestedAt,
-      payload: { requestedAt },
-    });
-    const position = await this.publisher.publish(Topics.turns, [event]);
-    // Access statistics are projected from memory.access.v1 alone: the tombstone goes there too,
-    // so a rebuild of them forgets the user as well.
-    await this.publisher.publish(Topics.access, [event]);
-    return encodePosition(position);
-  }
-
-  /**
-   * Crypto-shredding, once the projections are erased: every sealed event of the user, in every
-   * topic and every later replay, is unreadable from here on (docs/security.md). The embedded
-   * key store also checkpoints and truncates SQLite's write-ahead log, so the pages the erasure
-   * zeroed replace every older copy on disk.
-   */
-  async shred(tenantId: string, userId: string): Promise<void> {
-    await this.keys.destroy(tenantId, userId);
   }
 
   /** Checked again here for callers that are not the HTTP controller (the CLI), and against the clock. */

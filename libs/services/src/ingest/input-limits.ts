@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AuthOptions, IngestLimits } from '@engram/config';
+import { codePointLength } from '../http/request-fields';
 
 /** Objects and arrays nested deeper than this are refused before parsing (validation recurses per level). */
 export const MAX_JSON_DEPTH = 32;
@@ -46,20 +47,6 @@ export function jsonDepth(body: Buffer): number {
     else if (c === 0x5d || c === 0x7d) depth--;
   }
   return deepest;
-}
-
-/** Code points, as ENGRAM_MAX_TEXT_LENGTH counts them (an emoji is one, not two UTF-16 units). */
-export function codePointLength(text: string): number {
-  let length = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xdc00 || unit > 0xdfff || i === 0 || !isHighSurrogate(text.charCodeAt(i - 1))) length++;
-  }
-  return length;
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /**

@@ -16,7 +16,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
-import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../ingest/turns.dto';
+import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
+import { RecentTurnView } from '../http/turn-view.dto';
+
+// Recall answers with the turn view users' turns endpoint shares.
+export { RecentTurnView };
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
@@ -240,16 +244,6 @@ export class FactView {
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
-}
-
-export class RecentTurnView {
-  @ApiProperty() turnId!: string;
-  @ApiProperty({ description: 'The session it was said in: the previous one for turns carried over into a new session.' })
-  sessionId!: string;
-  @ApiProperty() role!: string;
-  @ApiPropertyOptional() speaker?: string;
-  @ApiProperty() text!: string;
-  @ApiProperty({ format: 'date-time' }) occurredAt!: string;
 }
 
 export class SummaryView {

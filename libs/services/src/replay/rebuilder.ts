@@ -6,7 +6,7 @@ import { FactsProjection } from '../pipeline/facts.projection';
 import type { Projection } from '../pipeline/projection';
 import { SearchProjection } from '../pipeline/search.projection';
 import { SessionsProjection } from '../pipeline/sessions.projection';
-import { consumeUpTo } from './consume-up-to';
+import { consumeUpTo } from '../transport/consume-up-to';
 import { reprocessLineageOf } from './lineage';
 import { parseMessages } from './parse-messages';
 import { ReplayProjections } from './replay-projections';

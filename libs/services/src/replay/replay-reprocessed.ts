@@ -1,6 +1,6 @@
 import { EngramEvent } from '@engram/contracts';
 import { EventLog, ReprocessLineage } from '@engram/ports';
-import { consumeUpTo } from './consume-up-to';
+import { consumeUpTo } from '../transport/consume-up-to';
 import { fromPosition, reprocessedSources } from './lineage';
 import { parseMessages } from './parse-messages';
 

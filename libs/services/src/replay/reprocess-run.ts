@@ -11,7 +11,7 @@ import { FilterStage } from '../pipeline/filter.stage';
 import { isMemoryCommand, MemoryCommand } from '../pipeline/memory-commands';
 import type { Projection } from '../pipeline/projection';
 import { ResolverStage } from '../pipeline/resolver.stage';
-import { consumeUpTo, consumeUpToOrFail } from './consume-up-to';
+import { consumeUpTo, consumeUpToOrFail } from '../transport/consume-up-to';
 import { parseMessages } from './parse-messages';
 import { ReplayProjections } from './replay-projections';
 import type { ReprocessProgress } from './reprocess-options';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventLog, lag } from '@engram/ports';
-import { consumeUpTo } from '../replay/consume-up-to';
+import { consumeUpTo } from './consume-up-to';
 import { DeadLetter, deadLetterTopic, isDeadLetter } from './dead-letter';
 
 /**

@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MEMORY_KINDS, MEMORY_STATUSES } from '@engram/contracts';
-import { Absent, IsInstant, IsText, IsWellFormed, MaxCodePoints, textSchema } from '../ingest/turns.dto';
+import { Absent, IsInstant, IsText, IsWellFormed, MaxCodePoints, textSchema } from '../http/request-fields';
 
 /** The export bundle: what `GET /v1/users/:userId/export` returns and `POST …/import` accepts. */
 export const EXPORT_FORMAT = 'engram.export';

@@ -5,7 +5,7 @@ import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from '../http/
 import { MemoryCommandResponse, ProfileUpdateDto, ProfileUpdateResponse, RetractMemoryDto, RevertMemoryDto } from './memory-control.dto';
 import { MemoryControlService } from './memory-control.service';
 import { TenantId } from '../http/tenancy';
-import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from '../ingest/turns.dto';
+import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from '../http/request-fields';
 
 function checkId(field: 'userId' | 'memoryId', id: string): string {
   if (!ID_PATTERN.test(id)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsObject, IsString, Min } from 'class-validator';
 import { MEMORY_KINDS, MEMORY_STATUSES, PROFILE_KEY_MAX, PROFILE_MAX_ATTRIBUTES, PROFILE_TEXT_MAX } from '@engram/contracts';
-import { Absent, IsText, MaxCodePoints, textSchema } from '../ingest/turns.dto';
+import { Absent, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
 
 export class RetractMemoryDto {
   @ApiPropertyOptional({

@@ -15,7 +15,7 @@ import { maskPii, mergeKeyOf, revertTarget } from '@engram/domain';
 import { Clock, FactStore } from '@engram/ports';
 import { MemoryCommand, MemoryCommandPublisher } from '../pipeline/memory-commands';
 import type { MemoryCommandResponse, ProfileUpdateResponse } from './memory-control.dto';
-import { textProblem } from '../ingest/turns.dto';
+import { textProblem } from '../http/request-fields';
 
 /** What a profile attribute may look like: one word of letters and digits, joined by _ . : - (the rules' slugs, in any script). */
 const PROFILE_KEY = new RegExp(`^[\\p{L}\\p{N}][\\p{L}\\p{N}_.:-]{0,${PROFILE_KEY_MAX - 1}}$`, 'u');

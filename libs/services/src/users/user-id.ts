@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { ID_MESSAGE, ID_PATTERN } from '../ingest/turns.dto';
+import { ID_MESSAGE, ID_PATTERN } from '../http/request-fields';
 
 /** A `:userId` path parameter as the ids of turns are checked; a 400 naming `userId` otherwise. */
 export function checkUserId(userId: string): string {

@@ -4,12 +4,12 @@ import { ConsistencyOptions } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
 import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import { IngestService } from '../ingest/ingest.service';
 import { TenantId } from '../http/tenancy';
 import { checkUserId } from './user-id';
 import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TurnListResponse, TURNS_BY_ID_MAX, TurnsByIdQuery, UserListResponse } from './users.dto';
 import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from '../http/api-contract';
 import { MemoryRecordView } from './memory-control.dto';
+import { UserErasure } from './user-erasure.service';
 
 class UserMemoriesResponse {
   @ApiProperty({ type: [MemoryRecordView] }) memories!: MemoryRecordView[];
@@ -25,7 +25,7 @@ class ForgetUserResponse {
 @Controller('v1/users')
 export class UsersController {
   constructor(
-    private readonly ingest: IngestService,
+    private readonly erasure: UserErasure,
     private readonly progress: PipelineProgress,
     @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
     @Inject(FactStore) private readonly facts: FactStore,
@@ -99,12 +99,12 @@ export class UsersController {
   @ApiErrors({ 400: 'A malformed `userId`.' })
   async forget(@TenantId() tenantId: string, @Param('userId') userId: string): Promise<ForgetUserResponse> {
     checkUserId(userId);
-    const position = await this.ingest.forget(tenantId, userId);
+    const position = await this.erasure.forget(tenantId, userId);
     await this.erase(tenantId, userId);
     // Anything already in flight for this user is erased again when UserForgotten reaches each stage;
     // wait (bounded) for that so the answer is true when it arrives.
     await this.progress.waitFor(decodePosition(position)!, this.consistency.afterTimeoutMs);
-    await this.ingest.shred(tenantId, userId);
+    await this.erasure.shred(tenantId, userId);
     return { forgotten: true, position };
   }
 

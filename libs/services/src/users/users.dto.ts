@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { RecentTurnView } from '../recall/recall.dto';
-import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../ingest/turns.dto';
+import { RecentTurnView } from '../http/turn-view.dto';
+import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../http/request-fields';
 
 export const USERS_PAGE_MAX = 200;
 

@@ -1,20 +1,19 @@
 import { Module } from '@nestjs/common';
-import { ForgettingModule } from '../admin/forgetting/forgetting.job';
-import { IngestServiceModule } from '../ingest/ingest.module';
+import { MemoryCommandPublisher } from '../pipeline/memory-commands';
 import { ExportController } from './export.controller';
 import { ExportService } from './export.service';
 import { MemoryControlController } from './memory-control.controller';
 import { MemoryControlService } from './memory-control.service';
+import { UserErasure } from './user-erasure.service';
 import { UsersController } from './users.controller';
 
 /**
- * /v1/users: a user's memories and turns, forgetting the user (through the ingest service's log),
- * export and import, and the per-memory commands (published by the forgetting module's command
- * publisher, the one every memory command goes through).
+ * /v1/users: a user's memories and turns, forgetting the user (UserErasure writes the tombstone),
+ * export and import, and the per-memory commands (published through the resolver's input topic,
+ * as every memory command is: MemoryCommandPublisher).
  */
 @Module({
-  imports: [IngestServiceModule, ForgettingModule],
   controllers: [UsersController, ExportController, MemoryControlController],
-  providers: [ExportService, MemoryControlService],
+  providers: [ExportService, MemoryControlService, MemoryCommandPublisher, UserErasure],
 })
 export class UsersModule {}

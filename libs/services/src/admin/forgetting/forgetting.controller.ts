@@ -4,7 +4,7 @@ import { JsonBody, LogWrite, TenantRoute } from '../../http/api-contract';
 import { ArrayMaxSize, IsArray, Matches } from 'class-validator';
 import { ForgettingService } from './forgetting.job';
 import { TenantId } from '../../http/tenancy';
-import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../../ingest/turns.dto';
+import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../../http/request-fields';
 
 export class RunForgettingDto {
   @ApiPropertyOptional({

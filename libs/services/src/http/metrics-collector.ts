@@ -9,7 +9,7 @@ import {
   SessionStoreVersions,
 } from '@engram/ports';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
-import { EngramMetrics } from './metrics';
+import { EngramMetrics } from '../observability/metrics';
 
 const PHASES: readonly RebuildPhase[] = ['replaying', 'swapped', 'done', 'failed'];
 

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AdminModule } from '../admin/admin.module';
-import { IngestModule } from '../ingest/ingest.module';
-import { McpController } from '../mcp/mcp.controller';
-import { MetricsController } from '../observability/metrics.controller';
-import { RecallModule } from '../recall/recall.module';
-import { UsersModule } from '../users/users.module';
-import { HealthController } from './health.controller';
-import { InspectorController } from './inspector.controller';
-import { PipelineController } from './pipeline-status.controller';
-import { TenantGuard } from './tenancy';
+import { AdminModule } from './admin/admin.module';
+import { IngestModule } from './ingest/ingest.module';
+import { McpController } from './mcp/mcp.controller';
+import { MetricsController } from './http/metrics.controller';
+import { RecallModule } from './recall/recall.module';
+import { UsersModule } from './users/users.module';
+import { HealthController } from './http/health.controller';
+import { InspectorController } from './http/inspector.controller';
+import { PipelineController } from './http/pipeline-status.controller';
+import { TenantGuard } from './http/tenancy';
 
 /**
  * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, admin/): a new

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
-import { Public } from '../http/tenancy';
+import { Public } from './tenancy';
 import { MetricsCollector } from './metrics-collector';
 
 /** Prometheus scrape endpoint of the HTTP apps (workers register the same collector on their health listener). */

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import { TOPIC_CATALOGUE } from '@engram/contracts';
 import { ExtractorModule, FilterModule, IndexerModule, ResolverModule } from './stage.modules';
-import type { StagePattern } from '../transport/event-log.transport';
+import type { StagePattern } from './transport/event-log.transport';
 
 /**
  * The AsyncAPI document's receive operations (libs/contracts/src/topic-catalogue.ts) are the
