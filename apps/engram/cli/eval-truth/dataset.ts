@@ -12,7 +12,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { validationExceptionFactory } from '@engram/services/http/http-exception.filter';
-import { ID_MESSAGE, ID_PATTERN } from '@engram/services/ingest/turns.dto';
+import { ID_MESSAGE, ID_PATTERN } from '@engram/services/http/request-fields';
 import { LineError, parseTurnLines, TurnLineDto } from '../turn-lines';
 
 /**
