@@ -9,6 +9,7 @@ import { UsersModule } from '../users/users.module';
 import { HealthController } from './health.controller';
 import { InspectorController } from './inspector.controller';
 import { PipelineController } from './pipeline-status.controller';
+import { PipelineStatusService } from './pipeline-status.service';
 import { TenantGuard } from './tenancy';
 
 /**
@@ -19,7 +20,7 @@ import { TenantGuard } from './tenancy';
 /** What every HTTP app serves and checks: health, metrics, pipeline status, the tenant guard. */
 @Module({
   controllers: [HealthController, MetricsController, PipelineController],
-  providers: [{ provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [{ provide: APP_GUARD, useClass: TenantGuard }, PipelineStatusService],
 })
 export class HttpBaseModule {}
 

@@ -7,7 +7,7 @@ import { AccessProjection, AccessStage } from './access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './extractor.stage';
 import { FactsProjection } from './facts.projection';
 import { FilterStage, SCREENING_CONFIG } from './filter.stage';
-import { ForgettingSchedulerModule } from '../admin/forgetting/forgetting.job';
+import { ForgettingSchedulerModule } from '../forgetting/forgetting.job';
 import { IndexerStage } from './indexer.stage';
 import { Rebuilder } from '../replay/rebuilder';
 import { ReplayProjections } from '../replay/replay-projections';
