@@ -331,6 +331,41 @@ describe('hostile input (embedded)', () => {
     });
   });
 
+  describe('ids in the path', () => {
+    // A space, a zero-width space and 129 characters, with a body the route accepts: the id alone is at fault.
+    const malformed = [
+      ['a space', 'has%20space'],
+      ['a zero-width space', 'zero%E2%80%8Bwidth'],
+      ['129 characters', 'x'.repeat(129)],
+    ];
+    const routes: [method: 'get' | 'post' | 'put' | 'delete', route: (userId: string, memoryId: string) => string, body?: object][] = [
+      ['get', (u) => `/v1/users/${u}/memories`],
+      ['get', (u) => `/v1/users/${u}/turns?ids=t1`],
+      ['get', (u) => `/v1/users/${u}/export`],
+      ['delete', (u) => `/v1/users/${u}`],
+      ['delete', (u, m) => `/v1/users/${u}/memories/${m}`, { reason: 'wrong' }],
+      ['post', (u, m) => `/v1/users/${u}/memories/${m}/revert`, { version: 1 }],
+      ['put', (u) => `/v1/users/${u}/profile`, { attributes: { city: '杭州' } }],
+    ];
+
+    it.each(malformed)('given an id of %s as userId or memoryId, then every route that takes it answers 400 naming it', async (_, bad) => {
+      const before = await ingested();
+      for (const [method, route, payload] of routes) {
+        for (const [userId, memoryId, field] of [
+          [bad, 'm1', 'userId'],
+          ['u1', bad, 'memoryId'],
+        ] as const) {
+          const path = route(userId, memoryId);
+          if (field === 'memoryId' && !path.includes(bad)) continue;
+          const response = await engram.http()[method](path).send(payload);
+          expect({ path, status: response.status, fields: response.body.fields }).toEqual({ path, status: 400, fields: [field] });
+          expect(response.body.message).toEqual([expect.stringMatching(new RegExp(`^${field} must be 1-128 characters`))]);
+        }
+      }
+      expect(await ingested()).toBe(before);
+    });
+  });
+
   describe('methods a path does not serve', () => {
     it('given a known path and another method, then 405 with the allowed methods in Allow; an unknown path stays 404', async () => {
       for (const [method, route, allow] of [

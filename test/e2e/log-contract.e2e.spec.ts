@@ -84,7 +84,7 @@ describe('the log contract against what engram writes', () => {
     // A one-off request, forgotten a week later: the sweep's ForgettingRequested, then MemoryExpired.
     await say('xiaoli', [{ turnId: 'f1', text: '帮我看看这家店的营业时间，我喜欢吃川菜' }]);
     clock.advanceDays(8);
-    expect((await engram.http().post('/v1/admin/forgetting/run').send({}).expect(200)).body.expired).toBeGreaterThan(0);
+    expect((await engram.http().post('/v1/forgetting/run').send({}).expect(200)).body.expired).toBeGreaterThan(0);
     await engram
       .http()
       .delete('/v1/users/copy')

@@ -118,6 +118,27 @@ describe('MCP: engram mcp (stdio) and /mcp (streamable HTTP)', () => {
       expect((await call(acme, 'list_memories', { userId: user })).structuredContent?.memories).toEqual([]);
     }, 60_000);
 
+    it('recall narrows by every declared filter field (RECALL_FILTER_FIELDS): kinds, sessions, from/to', async () => {
+      const user = `lin-${name.replace(/\W/g, '')}`;
+      const acme = await connect('key-a');
+      await call(acme, 'remember', { userId: user, sessionId: 's1', turns: [{ role: 'user', text: 'I prefer window seats on flights' }] });
+      await call(acme, 'remember', { userId: user, sessionId: 's2', turns: [{ role: 'user', text: 'I prefer aisle seats on trains' }] });
+      const contents = async (filters: Record<string, unknown>) => {
+        const recalled = await call(acme, 'recall', { userId: user, query: 'which seats do I prefer', ...filters });
+        expect(recalled.isError).toBeFalsy();
+        return recalled.structuredContent!.memories.map((m) => m.content).join('\n');
+      };
+      expect(await contents({})).toMatch(/window[\s\S]*aisle|aisle[\s\S]*window/);
+      expect(await contents({ sessions: ['s2'] })).not.toContain('window');
+      expect(await contents({ sessions: ['s2'] })).toContain('aisle');
+      expect(await contents({ from: '2999-01-01T00:00:00Z' })).toBe('');
+      expect(await contents({ to: '2999-01-01T00:00:00Z', kinds: ['preference'] })).toContain('window');
+      // The server validates them as for any recall: a bad instant is its 400, naming the field.
+      const refused = await call(acme, 'recall', { userId: user, query: 'seats', from: 'yesterday' });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toContain('from');
+    }, 60_000);
+
     it('refuses a wrong API key', async () => {
       if (name === 'stdio') {
         const client = await connect('no-such-key');

@@ -68,7 +68,7 @@ describe('recall asOf (HTTP)', () => {
     await say('lin', 't1', "what's the weather today? I prefer window seats", '2026-11-30T08:00:00Z');
     clock.set('2026-12-20T09:00:00Z');
     await say('lin', 't2', 'I prefer VS Code for TypeScript work', '2026-12-20T08:00:00Z');
-    await engram.http().post('/v1/admin/forgetting/run').send({}).expect(200);
+    await engram.http().post('/v1/forgetting/run').send({}).expect(200);
 
     // The one-off request (the turn's episode) expired; the preference said beside it did not.
     expect((await recall({ userId: 'lin', query: 'weather today' })).some((c) => c.includes('weather'))).toBe(false);

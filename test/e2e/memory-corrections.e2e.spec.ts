@@ -296,7 +296,7 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
 
   describe('§2 archiving runs at the default policy', () => {
     async function runForgetting(): Promise<{ archived: number; consistent: boolean }> {
-      return (await engram.http().post('/v1/admin/forgetting/run').send({}).expect(200)).body;
+      return (await engram.http().post('/v1/forgetting/run').send({}).expect(200)).body;
     }
 
     for (const [language, once, twice, query] of [

@@ -43,7 +43,7 @@ describe('forgetting (HTTP, injectable clock)', () => {
   }
 
   async function runForgetting(body: Record<string, unknown> = {}) {
-    const response = await engram.http().post('/v1/admin/forgetting/run').send(body).expect(200);
+    const response = await engram.http().post('/v1/forgetting/run').send(body).expect(200);
     return response.body as { users: number; expired: number; archived: number; consistent: boolean };
   }
 
@@ -166,9 +166,56 @@ describe('forgetting (HTTP, injectable clock)', () => {
     await start();
     const response = await engram
       .http()
-      .post('/v1/admin/forgetting/run')
+      .post('/v1/forgetting/run')
       .send({ userIds: ['has space'] })
       .expect(400);
     expect(response.body.fields).toEqual(['userIds']);
+  });
+
+  it("is a tenant's route outside /v1/admin: a tenant key sweeps its own users only; no key or the admin key is refused", async () => {
+    await start({ ENGRAM_API_KEYS: 'key-a=acme,key-b=beta', ENGRAM_ADMIN_KEY: 'the-admin-key' });
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+    // The same user id in two tenants, each with a one-off request that expires after 7 days.
+    for (const key of ['key-a', 'key-b']) {
+      const { body } = await engram
+        .http()
+        .post('/v1/turns')
+        .set(as(key))
+        .send(turnsBody('xiaoli', 's1', [{ turnId: 't1', text: '帮我看看这家店的营业时间', occurredAt: '2026-11-30T08:00:00Z' }]))
+        .expect(202);
+      await engram.http().post('/v1/recall').set(as(key)).send({ userId: 'xiaoli', query: '营业时间', after: body.position }).expect(200);
+    }
+    const requestOf = async (key: string) => {
+      const all = (await engram.http().get('/v1/users/xiaoli/memories?status=all').set(as(key)).expect(200)).body.memories;
+      return (all as { content: string; status: string }[]).find((m) => m.content.includes('营业时间'))?.status;
+    };
+    clock.advanceDays(8);
+
+    await engram.http().post('/v1/forgetting/run').send({}).expect(401);
+    await engram.http().post('/v1/forgetting/run').set(as('the-admin-key')).send({}).expect(401); // not a tenant's key
+    expect([await requestOf('key-a'), await requestOf('key-b')]).toEqual(['active', 'active']);
+
+    const run = (await engram.http().post('/v1/forgetting/run').set(as('key-a')).send({}).expect(200)).body;
+    expect(run).toMatchObject({ users: 1, expired: 1, consistent: true });
+    expect([await requestOf('key-a'), await requestOf('key-b')]).toEqual(['expired', 'active']);
+
+    // Naming another tenant's users reaches nothing of theirs (the ids are the caller's tenant's).
+    expect(
+      (
+        await engram
+          .http()
+          .post('/v1/forgetting/run')
+          .set(as('key-a'))
+          .send({ userIds: ['xiaoli'] })
+          .expect(200)
+      ).body,
+    ).toMatchObject({
+      expired: 0,
+    });
+    expect(await requestOf('key-b')).toBe('active');
+    // It moved: /v1/admin is for the deployment's routes, which take the admin key.
+    await engram.http().post('/v1/admin/forgetting/run').set(as('key-b')).send({}).expect(404);
+    await engram.http().post('/v1/admin/forgetting/run').set(as('the-admin-key')).send({}).expect(404);
+    expect(await requestOf('key-b')).toBe('active');
   });
 });

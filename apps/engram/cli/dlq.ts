@@ -18,9 +18,9 @@ export function registerDlqCommands(program: Command, modules: CliModules): void
     .description('print dead letters as JSON lines (default: every topic)')
     .option('--topic <topic>', `one of ${topics()}`)
     .action(async (options: { topic?: string }) => {
-      await withLog(modules, async (app, prefix) => {
+      await withLog(modules, async (app, topicOf) => {
         for (const topic of options.topic ? [options.topic] : ALL_TOPICS) {
-          for (const letter of await readDeadLetters(app.get(EventLog), `${prefix}${topic}`)) console.log(JSON.stringify(letter));
+          for (const letter of await readDeadLetters(app.get(EventLog), topicOf(topic))) console.log(JSON.stringify(letter));
         }
       });
     });
@@ -31,21 +31,26 @@ export function registerDlqCommands(program: Command, modules: CliModules): void
     .option('--topic <topic>', `one of ${topics()}`)
     .option('--stage <group>', 'only letters of this stage (consumer group)')
     .action(async (options: { topic?: string; stage?: string }) => {
-      await withLog(modules, async (app, prefix) => {
+      await withLog(modules, async (app, topicOf) => {
         let total = 0;
         for (const topic of options.topic ? [options.topic] : ALL_TOPICS) {
-          total += await replayDeadLetters(app.get(EventLog), `${prefix}${topic}`, options.stage);
+          total += await replayDeadLetters(app.get(EventLog), topicOf(topic), options.stage);
         }
         console.log(JSON.stringify({ replayed: total }));
       });
     });
 }
 
-async function withLog(modules: CliModules, work: (app: INestApplication, topicPrefix: string) => Promise<void>): Promise<void> {
+/** The app on the data directory's log, and a topic's name in this deployment (the publisher applies ENGRAM_TOPIC_PREFIX). */
+async function withLog(
+  modules: CliModules,
+  work: (app: INestApplication, topicOf: (topic: string) => string) => Promise<void>,
+): Promise<void> {
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env });
   const app = await startApp(modules.rebuild(config), { http: false, stages: false });
   try {
-    await work(app, app.get(EventPublisher).topic(''));
+    const publisher = app.get(EventPublisher);
+    await work(app, (topic) => publisher.topic(topic));
   } finally {
     await app.close();
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '@engram/config';
-import { Topics, versionedTopic } from '@engram/contracts';
+import { deployedTopic, Topics, versionedTopic } from '@engram/contracts';
 import { startApp } from '@engram/services/bootstrap';
 import { LogEncryptor } from '@engram/services/crypto/encrypt-log';
 import type { CliModules } from './cli-modules';
@@ -50,7 +50,7 @@ export function registerEncryptLogCommand(program: Command, modules: CliModules)
         }
         if (result.leftOver.length > 0) console.error(`warning: left in place (not copied, not empty): ${result.leftOver.join(', ')}`);
         console.error(
-          `producers writing straight to Kafka write to ${versionedTopic(`${config.ENGRAM_TOPIC_PREFIX}${Topics.turns}`, result.to)} now (KafkaTurnProducer: logVersion ${result.to}).`,
+          `producers writing straight to Kafka write to ${versionedTopic(deployedTopic(config.ENGRAM_TOPIC_PREFIX, Topics.turns), result.to)} now (KafkaTurnProducer: logVersion ${result.to}).`,
         );
       } finally {
         bars.stop();

@@ -9,7 +9,14 @@ import { boundAddress, openApiDocument, startApp } from '@engram/services/bootst
 import { RecallDto } from '@engram/services/recall/recall.dto';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { PROJECTION_NAMES, ProjectionName } from '@engram/contracts';
+import {
+  PROJECTION_NAMES,
+  ProjectionName,
+  RECALL_FILTER_FIELD_NAMES,
+  RECALL_FILTER_FIELDS,
+  recallFilterDeclaration,
+  type RecallFilterField,
+} from '@engram/contracts';
 import { Rebuilder } from '@engram/services/replay/rebuilder';
 import { rebuildOnline } from './online-rebuild-cli';
 import { VERSIONED_PROJECTIONS } from '@engram/ports';
@@ -96,15 +103,13 @@ export function buildCli(modules: CliModules): Command {
       });
     });
 
-  program
+  const recallCommand = program
     .command('recall <userId> <query>')
     .description("print what engram recalls for a user's query (JSON)")
     .option('--session <sessionId>', 'include the recent turns of this session')
-    .option('-k, --k <k>', 'how many memories', intOption('k'))
-    .option('--kinds <kind...>', 'only memories of these kinds')
-    .option('--sessions <sessionId...>', 'only memories said in these sessions')
-    .option('--from <instant>', 'only memories said at or after this ISO instant')
-    .option('--to <instant>', 'only memories said before this ISO instant')
+    .option('-k, --k <k>', 'how many memories', intOption('k'));
+  for (const field of RECALL_FILTER_FIELD_NAMES) recallCommand.option(recallFilterFlags(field), RECALL_FILTER_FIELDS[field].summary);
+  recallCommand
     .option('--valid-at <instant>', 'what was true at this ISO instant according to the conversation')
     .option('--as-of <instant>', 'as engram knew it at this ISO instant')
     .option('--debug', 'include score components')
@@ -205,13 +210,19 @@ export function buildCli(modules: CliModules): Command {
   return program;
 }
 
-interface RecallOptions {
+/** `--kinds <kind...>`: a recall filter field as an option (commander names its value after the field). */
+function recallFilterFlags(field: RecallFilterField): string {
+  const { shape, placeholder } = recallFilterDeclaration(field);
+  const flag = field.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return `--${flag} <${placeholder}${shape === 'instant' ? '' : '...'}>`;
+}
+
+/** The filter fields as given on the command line: unchecked until the DTO validates them. */
+type RecallFilterOptions = { [F in RecallFilterField]?: unknown };
+
+interface RecallOptions extends RecallFilterOptions {
   session?: string;
   k?: number;
-  kinds?: string[];
-  sessions?: string[];
-  from?: string;
-  to?: string;
   validAt?: string;
   asOf?: string;
   debug?: boolean;
@@ -226,10 +237,7 @@ function recallBody(userId: string, query: string, options: RecallOptions): Reca
     query,
     sessionId: options.session,
     k: options.k,
-    kinds: options.kinds,
-    sessions: options.sessions,
-    from: options.from,
-    to: options.to,
+    ...Object.fromEntries(RECALL_FILTER_FIELD_NAMES.map((field) => [field, options[field]])),
     validAt: options.validAt,
     asOf: options.asOf,
     debug: options.debug,

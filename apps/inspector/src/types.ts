@@ -1,4 +1,9 @@
 /** The shapes of the API responses the inspector reads (docs/openapi.json has them all). */
+
+/**
+ * libs/contracts' MEMORY_KINDS, copied because the inspector is a program of its own (browser
+ * modules under src/); test/surfaces/declared-lists.unit.spec.ts fails when the two differ.
+ */
 export const MEMORY_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight', 'procedure', 'summary'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 

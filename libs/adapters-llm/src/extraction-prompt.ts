@@ -1,8 +1,26 @@
+import { MEMORY_KINDS, type MemoryKind } from '@engram/contracts';
 import type { ExtractionInput } from '@engram/domain';
 
-/** The kinds an LLM may return (episodes and insights are derived elsewhere, never extracted). */
-export const LLM_ITEM_KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'procedure'] as const;
-export type LlmItemKind = (typeof LLM_ITEM_KINDS)[number];
+/**
+ * Whether an LLM may return each kind: episodes, insights and summaries are derived elsewhere,
+ * never extracted. Every kind is named, so a new kind is a decision here (the compiler asks).
+ */
+const EXTRACTED_BY_LLM = {
+  preference: true,
+  fact: true,
+  task: true,
+  decision: true,
+  profile: true,
+  episode: false,
+  insight: false,
+  procedure: true,
+  summary: false,
+} as const satisfies Readonly<Record<MemoryKind, boolean>>;
+
+export type LlmItemKind = { [K in MemoryKind]: (typeof EXTRACTED_BY_LLM)[K] extends true ? K : never }[MemoryKind];
+
+/** The kinds an LLM may return, in the contracts' order. */
+export const LLM_ITEM_KINDS: readonly LlmItemKind[] = MEMORY_KINDS.filter((kind): kind is LlmItemKind => EXTRACTED_BY_LLM[kind]);
 
 /**
  * Bumped whenever the prompt, the schema or what extraction makes of the answer changes: it is part

@@ -1,11 +1,13 @@
-import type {
-  FactStore,
-  ProjectionVersions,
-  RebuildLedger,
-  RebuildRecord,
-  SearchIndex,
-  SessionStore,
-  VersionedProjection,
+import {
+  followActiveVersion,
+  type FactStore,
+  type ProjectionVersions,
+  type RebuildLedger,
+  type RebuildRecord,
+  type SearchBackendAdapters,
+  type SearchIndex,
+  type SessionStore,
+  type VersionedProjection,
 } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './sqlite-database';
@@ -168,6 +170,15 @@ export function sqliteSearchIndexVersions(
     // A dropped version's decoded vectors must not outlive its tables.
     dropped: (namespace) => vectorCacheFor(db, `${namespace}search_documents`, 0).clear(),
   });
+}
+
+/**
+ * The search backend on the SQLite file: FTS5 and vectors, versioned like the fact store's tables;
+ * the live index reads the pointer row on every call, so other processes on the file see a swap at once.
+ */
+export function sqliteSearch(db: Database): SearchBackendAdapters {
+  const versions = sqliteSearchIndexVersions(db);
+  return { index: followActiveVersion(versions), versions };
 }
 
 /** Rebuild records in the SQLite file, next to the pointer. */

@@ -1,5 +1,5 @@
 import { Kafka, Partitioners, type Producer } from 'kafkajs';
-import { Topics, versionedTopic } from '../../contracts/src/topics';
+import { deployedTopic, Topics, versionedTopic } from '../../contracts/src/topics';
 import type { TurnInput } from './engram-client';
 import { checkTenantId, turnKey, turnRecordedEvents, TurnValidationError } from './turn-events';
 
@@ -52,7 +52,7 @@ export class KafkaTurnProducer {
       // murmur2 like Java's clients and engram's own producer: a key lands on the same partition whoever writes it.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
-    this.topic = versionedTopic(`${options.topicPrefix ?? ''}${Topics.turns}`, options.logVersion ?? 1);
+    this.topic = versionedTopic(deployedTopic(options.topicPrefix, Topics.turns), options.logVersion ?? 1);
     this.maxSendBytes = options.maxSendBytes ?? 512 * 1024;
   }
 

@@ -12,6 +12,15 @@ export type TopicName = (typeof Topics)[keyof typeof Topics];
 export const ALL_TOPICS: readonly TopicName[] = Object.values(Topics);
 
 /**
+ * A topic's name in a deployment: `ENGRAM_TOPIC_PREFIX` before it (several deployments on one
+ * cluster). The one place the prefix is applied; what reads or writes a deployment's topics
+ * (the publisher, the stage transport, the replays, the CLI, `KafkaTurnProducer`) names them through it.
+ */
+export function deployedTopic(topicPrefix: string | undefined, topic: string): string {
+  return `${topicPrefix ?? ''}${topic}`;
+}
+
+/**
  * A topic's name in a version of the log: version 1 is the name itself (every log from before
  * versions existed); `engram encrypt-log` writes version N as `<topic>.log<N>`.
  */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
+import { ForgettingHttpModule } from './forgetting/forgetting-http.module';
 import { IngestModule } from './ingest/ingest.module';
 import { McpController } from './mcp/mcp.controller';
 import { MetricsController } from './http/metrics.controller';
@@ -9,17 +10,18 @@ import { UsersModule } from './users/users.module';
 import { HealthController } from './http/health.controller';
 import { InspectorController } from './http/inspector.controller';
 import { PipelineController } from './http/pipeline-status.controller';
+import { PipelineStatusService } from './http/pipeline-status.service';
 import { TenantGuard } from './http/tenancy';
 
 /**
- * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, admin/): a new
+ * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, forgetting/, admin/): a new
  * endpoint goes into its use case's module and every app serving that use case has it.
  */
 
 /** What every HTTP app serves and checks: health, metrics, pipeline status, the tenant guard. */
 @Module({
   controllers: [HealthController, MetricsController, PipelineController],
-  providers: [{ provide: APP_GUARD, useClass: TenantGuard }],
+  providers: [{ provide: APP_GUARD, useClass: TenantGuard }, PipelineStatusService],
 })
 export class HttpBaseModule {}
 
@@ -28,12 +30,16 @@ export class HttpBaseModule {}
 export class GatewayHttpModule {}
 
 /** The read side: recall, users, admin, the inspector. */
-@Module({ imports: [HttpBaseModule, RecallModule, UsersModule, AdminModule], controllers: [InspectorController], exports: [RecallModule] })
+@Module({
+  imports: [HttpBaseModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule],
+  controllers: [InspectorController],
+  exports: [RecallModule],
+})
 export class RecallHttpModule {}
 
 /** The embedded server serves both sides on one port, and MCP. */
 @Module({
-  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, AdminModule],
+  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule],
   controllers: [McpController, InspectorController],
   exports: [IngestModule, RecallModule],
 })

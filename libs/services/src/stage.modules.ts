@@ -7,7 +7,7 @@ import { AccessProjection, AccessStage } from './pipeline/access.projection';
 import { EXTRACTION_STRATEGY, ExtractorStage } from './pipeline/extractor.stage';
 import { FactsProjection } from './pipeline/facts.projection';
 import { FilterStage, SCREENING_CONFIG } from './pipeline/filter.stage';
-import { ForgettingSchedulerModule } from './admin/forgetting/forgetting.job';
+import { ForgettingSchedulerModule } from './forgetting/forgetting.job';
 import { IndexerStage } from './pipeline/indexer.stage';
 import { Rebuilder } from './replay/rebuilder';
 import { ReplayProjections } from './replay/replay-projections';

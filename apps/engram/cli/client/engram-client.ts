@@ -4,7 +4,7 @@
  * (`inProcessEngramClient`: the Nest services of an app started here). `connect.ts` picks one.
  */
 import type { MemoryRecord } from '@engram/contracts';
-import type { ForgettingRun } from '@engram/services/admin/forgetting/forgetting.job';
+import type { ForgettingRun } from '@engram/services/forgetting/forgetting.job';
 import type { PostTurnsDto, PostTurnsResponse } from '@engram/services/ingest/turns.dto';
 import type { RebuildStatus } from '@engram/services/replay/rebuild-status';
 import type { RecallDto, RecallResponse } from '@engram/services/recall/recall.dto';

@@ -61,7 +61,7 @@ export function httpEngramClient(options: HttpEngramClientOptions): EngramClient
       }
       return total;
     },
-    runForgetting: (userIds) => call('POST', '/v1/admin/forgetting/run', userIds ? { userIds } : {}),
+    runForgetting: (userIds) => call('POST', '/v1/forgetting/run', userIds ? { userIds } : {}),
     retract: (userId, memoryId, reason) => call('DELETE', `${user(userId)}/memories/${encodeURIComponent(memoryId)}`, { reason }),
     revert: (userId, memoryId, version) => call('POST', `${user(userId)}/memories/${encodeURIComponent(memoryId)}/revert`, { version }),
     saveProfile: (userId, attributes) => call('PUT', `${user(userId)}/profile`, { attributes }),

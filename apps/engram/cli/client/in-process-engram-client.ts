@@ -6,7 +6,7 @@
  */
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FactStore } from '@engram/ports';
-import { ForgettingService } from '@engram/services/admin/forgetting/forgetting.job';
+import { ForgettingService } from '@engram/services/forgetting/forgetting.job';
 import { DEFAULT_TENANT } from '@engram/services/http/tenancy';
 import { IngestService } from '@engram/services/ingest/ingest.service';
 import { PipelineProgress } from '@engram/services/pipeline/pipeline-progress';

@@ -241,7 +241,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/admin/forgetting/run": {
+    "/v1/forgetting/run": {
         parameters: {
             query?: never;
             header?: never;
@@ -1610,7 +1610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            /** @description Not the admin key (a tenant key is not), or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1647,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Wrong admin key, or API keys are configured without ENGRAM_ADMIN_KEY. */
+            /** @description Not the admin key (a tenant key is not), or API keys are configured without ENGRAM_ADMIN_KEY. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,4 +1,4 @@
-import { causedBy, deterministicId, type MemoriesExtracted, newEvent, type TurnScreened } from '@engram/contracts';
+import { causedBy, deterministicId, type MemoriesExtracted, type MemoryKind, newEvent, type TurnScreened } from '@engram/contracts';
 import { type Decider, type NoState, noState, unchanged } from '../decider';
 import { episodeOf } from './episodes';
 import { defaultTimeScopes, scopeEnd, turnScopeEnd, type TimeScopes } from './time-scope';
@@ -12,10 +12,21 @@ import type { ExtractedItemDraft, ExtractionInput, ExtractionStrategy } from './
  * request's words, still is). Other kinds — a task, a decision, a fact about this request, and
  * everything the assistant said in reply to one — expire with the request.
  */
-const DURABLE_KINDS: ReadonlySet<ExtractedItemDraft['kind']> = new Set(['preference', 'profile', 'procedure']);
+const OUTLIVES_ONE_OFF_REQUEST: Readonly<Record<MemoryKind, boolean>> = {
+  preference: true,
+  profile: true,
+  procedure: true,
+  fact: false,
+  task: false,
+  decision: false,
+  // Never read from a turn (an episode is the turn itself, and keeps its request's ephemerality).
+  episode: false,
+  insight: false,
+  summary: false,
+};
 
 function outlivesTheTurn(item: ExtractedItemDraft, role: TurnScreened['payload']['role']): boolean {
-  return item.ephemeral && role === 'user' && DURABLE_KINDS.has(item.kind);
+  return item.ephemeral && role === 'user' && OUTLIVES_ONE_OFF_REQUEST[item.kind];
 }
 
 /** What the extractor decides on: a screened turn and what the extraction strategy read in it. */

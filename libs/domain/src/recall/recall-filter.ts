@@ -32,7 +32,10 @@ export function matchesRecallFilter(memory: MemoryRecord, filter: RecallFilter):
   return true;
 }
 
-/** Whether a filter narrows by more than kind (the search index filters kinds itself; the rest needs the fact store). */
+/**
+ * Whether a filter narrows by more than kind (the search index filters kinds itself; the rest needs
+ * the fact store). Any other field counts, so a new one is applied in the index without a change here.
+ */
 export function narrowsBeyondKinds(filter: RecallFilter): boolean {
-  return filter.turnIds !== undefined || filter.from !== undefined || filter.to !== undefined;
+  return Object.entries(filter).some(([field, value]) => field !== 'kinds' && value !== undefined);
 }

@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
-import { ForgettingController } from './forgetting/forgetting.controller';
-import { ForgettingModule } from './forgetting/forgetting.job';
 import { AdminPipelineController } from './pipeline/pipeline.controller';
+import { AdminPipelineService } from './pipeline/pipeline.service';
 import { AdminRebuildsModule } from './rebuilds/rebuilds.controller';
 
-/** /v1/admin: forgetting runs, online rebuilds, projection versions and dead letters. */
-@Module({ imports: [ForgettingModule, AdminRebuildsModule], controllers: [ForgettingController, AdminPipelineController] })
+/** /v1/admin, the deployment's routes (the admin key: `AdminRoute`): online rebuilds, projection versions and dead letters. */
+@Module({ imports: [AdminRebuildsModule], controllers: [AdminPipelineController], providers: [AdminPipelineService] })
 export class AdminModule {}

@@ -1,7 +1,7 @@
 import { FactoryProvider, Logger } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import { EventLogBackend, KafkaOptions, LoggingOptions, PipelineOptions } from '@engram/config';
-import { ALL_TOPICS } from '@engram/contracts';
+import { ALL_TOPICS, deployedTopic } from '@engram/contracts';
 import { SqliteEventLog } from '@engram/adapters-sqlite';
 import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
 import { EventLog, LogVersions } from '@engram/ports';
@@ -86,7 +86,7 @@ const kafkaEventLog: FactoryProvider<EventLog> = {
     try {
       // Created here with KAFKA_PARTITIONS and KAFKA_RETENTION_MS; existing topics keep their settings.
       await withRetries(
-        () => log.ensureTopics(ALL_TOPICS.map((topic) => `${pipeline.topicPrefix}${topic}`)),
+        () => log.ensureTopics(ALL_TOPICS.map((topic) => deployedTopic(pipeline.topicPrefix, topic))),
         (error) => !(error instanceof EventLogUnavailable),
       );
     } catch (error) {

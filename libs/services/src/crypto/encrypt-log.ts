@@ -2,7 +2,7 @@
 // encrypt-log-verify.ts (checks and moving positions), its hold on the log encrypt-log-lease.ts.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PipelineOptions, PortBindings, ReplayOptions, SqliteOptions } from '@engram/config';
-import { Topics, topicVersionOf, versionedTopic } from '@engram/contracts';
+import { deployedTopic, Topics, topicVersionOf, versionedTopic } from '@engram/contracts';
 import { ConsumedMessage, EventLog, LogMigration, LogPosition, LogVersions, reached, RebuildLedger, ResetTarget } from '@engram/ports';
 import { STORED_EVENT_LOG } from './stored-event-log';
 import { runningServer } from '../observability/server-file';
@@ -159,7 +159,7 @@ export class LogEncryptor {
   }
 
   private isOurs(stored: string): boolean {
-    return topicVersionOf(stored).topic.startsWith(`${this.pipeline.topicPrefix}memory.`);
+    return topicVersionOf(stored).topic.startsWith(deployedTopic(this.pipeline.topicPrefix, 'memory.'));
   }
 
   /**
@@ -167,7 +167,7 @@ export class LogEncryptor {
    * they are unless retention deleted the topic's beginning, which this run would shift them by.
    */
   private async refuseIfPositionsCannotMove(scanned: readonly Scanned[]): Promise<void> {
-    const facts = scanned.find((s) => s.topic === `${this.pipeline.topicPrefix}${Topics.facts}`);
+    const facts = scanned.find((s) => s.topic === deployedTopic(this.pipeline.topicPrefix, Topics.facts));
     if (!facts || [...facts.low.values()].every((low) => low === 0)) return;
     const pinned = (await this.ledger.list()).filter((r) => r.reprocess?.switchPosition);
     if (pinned.length > 0) {

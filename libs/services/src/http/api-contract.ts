@@ -1,6 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
+import { applyDecorators, type ArgumentMetadata, BadRequestException, Injectable, Param, type PipeTransform } from '@nestjs/common';
 import { ApiBearerAuth, ApiParam, ApiProperty, ApiResponse } from '@nestjs/swagger';
-import { ID_MAX_LENGTH, ID_PATTERN_SOURCE } from './request-fields';
+import { ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from './request-fields';
 
 /** Every 4xx/5xx body (HttpExceptionFilter): what went wrong, and which fields. */
 export class ErrorResponse {
@@ -71,3 +71,16 @@ export function ApiIdParam(name: 'userId' | 'memoryId', description?: string): M
     ApiParam({ name, description, schema: { type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, pattern: ID_PATTERN_SOURCE } }),
   );
 }
+
+/** An id in the path, checked as the ids of turns are; a 400 naming the parameter otherwise. */
+@Injectable()
+export class PathIdPipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    const field = metadata.data ?? 'id';
+    if (!ID_PATTERN.test(value)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });
+    return value;
+  }
+}
+
+/** `@PathId('userId') userId: string`: the path parameter, validated (ApiIdParam documents it). */
+export const PathId = (name: 'userId' | 'memoryId'): ParameterDecorator => Param(name, PathIdPipe);

@@ -1,58 +1,26 @@
-import { Controller, Get, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Response } from 'express';
+import { InspectorFiles } from './inspector-files';
 import { Public } from './tenancy';
-
-/** Where `npm run build` puts the inspector (scripts/build-inspector.js): `dist/inspector` under the package root. */
-export function inspectorDir(from: string = __dirname): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'dist', 'inspector');
-    if (path.dirname(dir) === dir) return path.join(from, 'inspector');
-  }
-}
-
-const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-};
-
-/** Scripts and styles from this origin only; data only through the API, with the key the page holds. */
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * The web inspector: static files, public (they hold no data); every call they make goes to the
- * API with the key the user typed in, so they see what that key may see. A file name is looked up
- * in the built directory's listing, never joined into a path.
+ * API with the key the user typed in, so they see what that key may see.
  */
 @ApiExcludeController()
 @Public()
 @Controller('inspector')
 export class InspectorController {
-  private readonly dir = inspectorDir();
+  private readonly files = new InspectorFiles();
 
   @Get()
   index(@Res() res: Response): void {
-    this.send(res, 'index.html');
+    return this.files.send(res, 'index.html');
   }
 
   @Get(':file')
   file(@Param('file') file: string, @Res() res: Response): void {
-    this.send(res, file);
-  }
-
-  private send(res: Response, file: string): void {
-    const files = fs.existsSync(this.dir) ? fs.readdirSync(this.dir) : [];
-    if (files.length === 0) throw new NotFoundException('the inspector is not built: run `npm run build`');
-    const type = TYPES[path.extname(file)];
-    if (!type || !files.includes(file)) throw new NotFoundException(`no such inspector file: ${file}`);
-    res
-      .status(200)
-      .set({ 'content-type': type, 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' })
-      .send(fs.readFileSync(path.join(this.dir, file)));
+    return this.files.send(res, file);
   }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { PipelineProgress } from '../pipeline/pipeline-progress';
 import { TenantRoute } from './api-contract';
 import { PipelineAccess, PipelineCaller } from './pipeline-access';
+import { PipelineStatusService } from './pipeline-status.service';
 
 class StageLagView {
   @ApiProperty() topic!: string;
@@ -30,24 +30,17 @@ class PipelineStatusResponse {
   stages?: StageLagView[];
 }
 
-/**
- * The figures are offsets of the shared log (Kafka's lag, in the distributed mode): they cannot be
- * split by tenant. A tenant sees the backlog it waits behind (the figure backpressure's 429 names
- * anyway); the volume ever ingested and the stages are the deployment's, for the admin key.
- */
+/** What recall has yet to see: a tenant key sees its `pending`, the admin key the deployment's stages (PipelineStatusService). */
 @ApiTags('pipeline')
 @TenantRoute()
 @Controller('v1/pipeline')
 export class PipelineController {
-  constructor(private readonly progress: PipelineProgress) {}
+  constructor(private readonly pipeline: PipelineStatusService) {}
 
   @Get('status')
   @PipelineAccess()
   @ApiOkResponse({ type: PipelineStatusResponse })
-  async status(@PipelineCaller() caller: 'tenant' | 'deployment'): Promise<PipelineStatusResponse> {
-    const stages = await this.progress.stages();
-    const pending = stages.reduce((sum, s) => sum + s.lag, 0);
-    if (caller === 'tenant') return { scope: 'tenant', pending };
-    return { scope: 'deployment', pending, ingested: await this.progress.ingested(), stages };
+  status(@PipelineCaller() caller: 'tenant' | 'deployment'): Promise<PipelineStatusResponse> {
+    return this.pipeline.status(caller);
   }
 }

@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Backpressure } from './backpressure';
-import { IngestService } from './ingest.service';
+import { TurnsService } from './turns.service';
 import { TenantId } from '../http/tenancy';
 import { TurnsLimits } from './input-limits';
 import { PostTurnsDto, PostTurnsResponse } from './turns.dto';
@@ -11,10 +10,7 @@ import { ApiErrors, JsonBody, LogWrite, TenantRoute } from '../http/api-contract
 @TenantRoute()
 @Controller('v1/turns')
 export class TurnsController {
-  constructor(
-    private readonly ingest: IngestService,
-    private readonly backpressure: Backpressure,
-  ) {}
+  constructor(private readonly turns: TurnsService) {}
 
   @Post()
   @UseGuards(TurnsLimits)
@@ -26,8 +22,7 @@ export class TurnsController {
     'A field is missing or invalid (named in `fields`; a text over ENGRAM_MAX_TEXT_LENGTH code points, an `occurredAt` past ENGRAM_MAX_FUTURE_MS too); nothing was stored.',
   )
   @ApiErrors({ 429: 'The pipeline lags too far behind, or the tenant is over its rate; see Retry-After.' })
-  async post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
-    await this.backpressure.admit(tenantId, body.turns.length);
-    return this.ingest.ingest(tenantId, body);
+  post(@TenantId() tenantId: string, @Body() body: PostTurnsDto): Promise<PostTurnsResponse> {
+    return this.turns.record(tenantId, body);
   }
 }

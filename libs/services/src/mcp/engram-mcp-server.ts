@@ -1,8 +1,31 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { EngramClient } from '@engram/client';
+import {
+  MEMORY_KINDS,
+  RECALL_FILTER_FIELD_NAMES,
+  recallFilterDeclaration,
+  type RecallFilterField,
+  type RecallFilterShapes,
+  type RecallFilterValues,
+} from '@engram/contracts';
 
-const KINDS = ['preference', 'fact', 'task', 'decision', 'profile', 'episode', 'insight', 'procedure', 'summary'] as const;
+/** A filter field's argument by its declared shape; the server validates it as it validates any recall. */
+const FILTER_SHAPES: { readonly [S in keyof RecallFilterShapes]: () => z.ZodType<RecallFilterShapes[S]> } = {
+  kinds: () => z.array(z.enum(MEMORY_KINDS)),
+  ids: () => z.array(z.string().min(1)),
+  instant: () => z.string(),
+};
+
+/** The recall filter fields (`RECALL_FILTER_FIELDS` in libs/contracts) as the recall tool's arguments, each optional. */
+function recallFilterArguments() {
+  return Object.fromEntries(
+    RECALL_FILTER_FIELD_NAMES.map((field) => {
+      const { shape, summary } = recallFilterDeclaration(field);
+      return [field, FILTER_SHAPES[shape]().optional().describe(summary)];
+    }),
+  ) as { [F in RecallFilterField]: z.ZodOptional<z.ZodType<NonNullable<RecallFilterValues[F]>>> };
+}
 
 /** A tool's answer: the JSON as text (what every MCP client shows) and as structured content. */
 const answer = (value: object) => ({
@@ -49,7 +72,7 @@ export function createEngramMcpServer(engram: EngramClient): McpServer {
         query: z.string().min(1),
         sessionId: z.string().min(1).optional().describe('adds the session summary and recent turns'),
         k: z.number().int().min(1).max(50).optional(),
-        kinds: z.array(z.enum(KINDS)).optional(),
+        ...recallFilterArguments(),
       },
     },
     async ({ userId, query, ...options }) => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PipelineOptions } from '@engram/config';
-import { EngramEvent, partitionKey } from '@engram/contracts';
+import { deployedTopic, EngramEvent, partitionKey } from '@engram/contracts';
 import { EventLog, LogPosition } from '@engram/ports';
 import { EngramMetrics } from '../observability/metrics';
 
@@ -14,7 +14,7 @@ export class EventPublisher {
   ) {}
 
   topic(name: string): string {
-    return `${this.pipeline.topicPrefix}${name}`;
+    return deployedTopic(this.pipeline.topicPrefix, name);
   }
 
   async publish(topic: string, events: readonly EngramEvent[]): Promise<LogPosition> {

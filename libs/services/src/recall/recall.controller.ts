@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { EngramMetrics } from '../observability/metrics';
 import { RecallDto, RecallResponse } from './recall.dto';
-import { RecallService } from './recall.service';
+import { TimedRecallService } from './timed-recall.service';
 import { TenantId } from '../http/tenancy';
 import { JsonBody, TenantRoute } from '../http/api-contract';
 
@@ -10,10 +9,7 @@ import { JsonBody, TenantRoute } from '../http/api-contract';
 @TenantRoute()
 @Controller('v1/recall')
 export class RecallController {
-  constructor(
-    private readonly recallService: RecallService,
-    private readonly metrics: EngramMetrics,
-  ) {}
+  constructor(private readonly recalls: TimedRecallService) {}
 
   @Post()
   @HttpCode(200)
@@ -22,12 +18,7 @@ export class RecallController {
   @JsonBody(
     'A field is missing or invalid (named in `fields`), `to` is not after `from`, or `after` is not a position POST /v1/turns returned.',
   )
-  async recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
-    const done = this.metrics.recallDuration.startTimer();
-    try {
-      return await this.recallService.recall(tenantId, body);
-    } finally {
-      done();
-    }
+  recall(@TenantId() tenantId: string, @Body() body: RecallDto): Promise<RecallResponse> {
+    return this.recalls.recall(tenantId, body);
   }
 }

@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -15,12 +16,46 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MEMORY_KINDS, MemoryKind } from '@engram/contracts';
+import { MEMORY_KINDS, MemoryKind, recallFilterDeclaration, type RecallFilterField, type RecallFilterValues } from '@engram/contracts';
 import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
 import { RecentTurnView } from '../http/turn-view.dto';
 
 // Recall answers with the turn view users' turns endpoint shares.
 export { RecentTurnView };
+
+/** Decorators as if stacked on a property, top to bottom: class-validator checks them in the order it registers them, bottom first. */
+const stacked = (...decorators: PropertyDecorator[]) => applyDecorators(...[...decorators].reverse());
+
+/**
+ * A recall filter field (`RECALL_FILTER_FIELDS` in libs/contracts) as the request states it: its
+ * OpenAPI schema and its validation follow from its declared shape, so every filter field is
+ * validated alike and adding one needs no rules here.
+ */
+export function RecallFilterProperty(field: RecallFilterField): PropertyDecorator {
+  const { shape, maxItems, description } = recallFilterDeclaration(field);
+  switch (shape) {
+    case 'kinds':
+      return stacked(
+        ApiPropertyOptional({ enum: MEMORY_KINDS, isArray: true, minItems: 1, maxItems, description }),
+        Absent(),
+        IsArray(),
+        ArrayNotEmpty(),
+        ArrayMaxSize(maxItems!),
+        IsIn(MEMORY_KINDS, { each: true, message: `${field} must each be one of: ${MEMORY_KINDS.join(', ')}` }),
+      );
+    case 'ids':
+      return stacked(
+        ApiPropertyOptional({ type: [String], minItems: 1, maxItems, items: { type: 'string', ...idSchema }, description }),
+        Absent(),
+        IsArray(),
+        ArrayNotEmpty(),
+        ArrayMaxSize(maxItems!),
+        Matches(ID_PATTERN, { each: true, message: `${field} ${ID_MESSAGE}` }),
+      );
+    case 'instant':
+      return stacked(ApiPropertyOptional({ format: 'date-time', description }), Absent(), IsInstant());
+  }
+}
 
 /** Tokens of the context per zone; a zone left out takes its configured share (ENGRAM_BUDGET_*). */
 export class RecallBudgetDto {
@@ -82,7 +117,7 @@ export class RecallBudgetDto {
   recent?: number;
 }
 
-export class RecallDto {
+export class RecallDto implements RecallFilterValues {
   @ApiProperty({ example: 'u-42', ...idSchema })
   @IsString()
   @Matches(ID_PATTERN, { message: `userId ${ID_MESSAGE}` })
@@ -130,50 +165,10 @@ export class RecallDto {
   @IsInstant()
   validAt?: string;
 
-  @ApiPropertyOptional({
-    enum: MEMORY_KINDS,
-    isArray: true,
-    minItems: 1,
-    maxItems: MEMORY_KINDS.length,
-    description: 'Only memories (and pinned facts) of these kinds, e.g. ["procedure", "preference"].',
-  })
-  @Absent()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(MEMORY_KINDS.length)
-  @IsIn(MEMORY_KINDS, { each: true, message: `kinds must each be one of: ${MEMORY_KINDS.join(', ')}` })
-  kinds?: MemoryKind[];
-
-  @ApiPropertyOptional({
-    type: [String],
-    minItems: 1,
-    maxItems: 100,
-    items: { type: 'string', ...idSchema },
-    description:
-      'Only memories said in these sessions (one of their source turns is). `sessionId` is the current session, for the recent turns; it does not narrow memories.',
-  })
-  @Absent()
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(100)
-  @Matches(ID_PATTERN, { each: true, message: `sessions ${ID_MESSAGE}` })
-  sessions?: string[];
-
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'ISO instant: only memories said at or after it (world time: when the value was first or last said).',
-  })
-  @Absent()
-  @IsInstant()
-  from?: string;
-
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'ISO instant: only memories said before it (world time). Must be after `from`.',
-  })
-  @Absent()
-  @IsInstant()
-  to?: string;
+  @RecallFilterProperty('kinds') kinds?: MemoryKind[];
+  @RecallFilterProperty('sessions') sessions?: string[];
+  @RecallFilterProperty('from') from?: string;
+  @RecallFilterProperty('to') to?: string;
 
   @ApiPropertyOptional({
     maxLength: 2000,

@@ -24,6 +24,7 @@ import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
+import { recallFilterOf } from './recall-filter-of';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { FactView, MemoryView, RecallDebugView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
 
@@ -147,15 +148,8 @@ export class RecallService {
   }
 
   /** The request's kinds, sessions (as the turn ids they hold) and time window; null when it narrows nothing. */
-  private async filterOf(tenantId: string, userId: string, request: RecallDto): Promise<RecallFilter | null> {
-    const { kinds, sessions, from, to } = request;
-    if (!kinds && !sessions && !from && !to) return null;
-    return {
-      ...(kinds ? { kinds } : {}),
-      ...(sessions ? { turnIds: new Set(await this.sessions.turnIds(tenantId, userId, sessions)) } : {}),
-      ...(from ? { from: new Date(from) } : {}),
-      ...(to ? { to: new Date(to) } : {}),
-    };
+  private filterOf(tenantId: string, userId: string, request: RecallDto): Promise<RecallFilter | null> {
+    return recallFilterOf(request, { turnIdsOf: (sessions) => this.sessions.turnIds(tenantId, userId, sessions) });
   }
 
   /**

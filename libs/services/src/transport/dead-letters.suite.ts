@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import { deterministicId, TurnRecorded } from '@engram/contracts';
+import { deployedTopic, deterministicId, TurnRecorded } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { eventually } from '@engram/testing';
 import { readDeadLetters, replayDeadLetters } from './dead-letters';
@@ -87,7 +87,7 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
 
     beforeAll(async () => {
       subject = await open();
-      topic = `${subject.topicPrefix}${TOPIC}`;
+      topic = deployedTopic(subject.topicPrefix, TOPIC);
       app = await NestFactory.create(FragileModule, { logger: false });
       app.connectMicroservice({
         strategy: new EventLogTransport(subject.log, { topicPrefix: subject.topicPrefix, attempts: 2, retryDelayMs: 1, metrics }),

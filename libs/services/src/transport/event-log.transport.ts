@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
-import { EngramEvent, InvalidEventError, parseEvent } from '@engram/contracts';
+import { deployedTopic, EngramEvent, InvalidEventError, parseEvent } from '@engram/contracts';
 import type { BatchContext, ConsumedMessage, EventLog, Subscription } from '@engram/ports';
 import type { EngramMetrics } from '../observability/metrics';
 import { deadLetterTopic, DeadLetter } from './dead-letter';
@@ -63,7 +63,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     try {
       for (const [key, handler] of this.messageHandlers) {
         const pattern = JSON.parse(key) as StagePattern;
-        const topic = `${this.options.topicPrefix ?? ''}${pattern.topic}`;
+        const topic = deployedTopic(this.options.topicPrefix, pattern.topic);
         await this.eventLog.ensureTopics([topic, deadLetterTopic(topic)]);
         const run = async (events: readonly EngramEvent[], context: BatchContext) => {
           const batch: StageBatch = { events, context };

@@ -1,10 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, PathId, TenantRoute } from '../http/api-contract';
 import { ExportBundleDto, ImportResponse } from './export.dto';
 import { ExportService } from './export.service';
 import { TenantId } from '../http/tenancy';
-import { checkUserId } from './user-id';
 
 @ApiTags('users')
 @TenantRoute()
@@ -20,8 +19,8 @@ export class ExportController {
   @ApiIdParam('userId')
   @ApiOkResponse({ type: ExportBundleDto })
   @ApiErrors({ 400: 'A malformed `userId`.' })
-  export(@TenantId() tenantId: string, @Param('userId') userId: string): Promise<ExportBundleDto> {
-    return this.exports.export(tenantId, checkUserId(userId));
+  export(@TenantId() tenantId: string, @PathId('userId') userId: string): Promise<ExportBundleDto> {
+    return this.exports.export(tenantId, userId);
   }
 
   @Post(':userId/import')
@@ -36,7 +35,7 @@ export class ExportController {
   @ApiBody({ type: ExportBundleDto })
   @ApiOkResponse({ type: ImportResponse })
   @JsonBody('Not an export bundle: a field missing or invalid (named in `fields`), or a malformed id; nothing was imported.')
-  import(@TenantId() tenantId: string, @Param('userId') userId: string, @Body() bundle: ExportBundleDto): Promise<ImportResponse> {
-    return this.exports.import(tenantId, checkUserId(userId), bundle);
+  import(@TenantId() tenantId: string, @PathId('userId') userId: string, @Body() bundle: ExportBundleDto): Promise<ImportResponse> {
+    return this.exports.import(tenantId, userId, bundle);
   }
 }

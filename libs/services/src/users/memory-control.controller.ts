@@ -1,16 +1,11 @@
-import { BadRequestException, Body, Controller, Delete, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { PROFILE_TEXT_MAX } from '@engram/contracts';
-import { ApiErrors, ApiIdParam, JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
+import { ApiErrors, ApiIdParam, JsonBody, LogWrite, PathId, TenantRoute } from '../http/api-contract';
 import { MemoryCommandResponse, ProfileUpdateDto, ProfileUpdateResponse, RetractMemoryDto, RevertMemoryDto } from './memory-control.dto';
 import { MemoryControlService } from './memory-control.service';
 import { TenantId } from '../http/tenancy';
-import { ID_MESSAGE, ID_PATTERN, VISIBLE_PATTERN_SOURCE } from '../http/request-fields';
-
-function checkId(field: 'userId' | 'memoryId', id: string): string {
-  if (!ID_PATTERN.test(id)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });
-  return id;
-}
+import { VISIBLE_PATTERN_SOURCE } from '../http/request-fields';
 
 /** Per-memory control by the application: commands through the resolver (docs/memory-model.md §12). */
 @ApiTags('users')
@@ -42,12 +37,12 @@ export class MemoryControlController {
   @ApiErrors({ 404: 'The user holds no such memory.', 409: 'The memory is an insight (derived from others).' })
   retract(
     @TenantId() tenantId: string,
-    @Param('userId') userId: string,
-    @Param('memoryId') memoryId: string,
+    @PathId('userId') userId: string,
+    @PathId('memoryId') memoryId: string,
     @Body() body: RetractMemoryDto,
     @Query('reason') reason?: unknown,
   ): Promise<MemoryCommandResponse> {
-    return this.control.retract(tenantId, checkId('userId', userId), checkId('memoryId', memoryId), body?.reason, reason);
+    return this.control.retract(tenantId, userId, memoryId, body?.reason, reason);
   }
 
   @Post(':userId/memories/:memoryId/revert')
@@ -68,11 +63,11 @@ export class MemoryControlController {
   })
   revert(
     @TenantId() tenantId: string,
-    @Param('userId') userId: string,
-    @Param('memoryId') memoryId: string,
+    @PathId('userId') userId: string,
+    @PathId('memoryId') memoryId: string,
     @Body() body: RevertMemoryDto,
   ): Promise<MemoryCommandResponse> {
-    return this.control.revert(tenantId, checkId('userId', userId), checkId('memoryId', memoryId), body.version);
+    return this.control.revert(tenantId, userId, memoryId, body.version);
   }
 
   @Put(':userId/profile')
@@ -87,9 +82,9 @@ export class MemoryControlController {
   @JsonBody('No attributes, an attribute or value that is not allowed (`attributes.<key>`), or a malformed id.')
   saveProfile(
     @TenantId() tenantId: string,
-    @Param('userId') userId: string,
+    @PathId('userId') userId: string,
     @Body() body: ProfileUpdateDto,
   ): Promise<ProfileUpdateResponse> {
-    return this.control.saveProfile(tenantId, checkId('userId', userId), body.attributes);
+    return this.control.saveProfile(tenantId, userId, body.attributes);
   }
 }

@@ -1,15 +1,11 @@
-import { BadRequestException, Controller, Delete, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ConsistencyOptions } from '@engram/config';
-import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
-import { EntityAliases } from '../pipeline/entity-aliases.provider';
-import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { TenantId } from '../http/tenancy';
-import { checkUserId } from './user-id';
 import { ListUsersQuery, TURN_IDS_QUERY_SCHEMA, TurnListResponse, TURNS_BY_ID_MAX, TurnsByIdQuery, UserListResponse } from './users.dto';
-import { ApiErrors, ApiIdParam, LogWrite, TenantRoute } from '../http/api-contract';
+import { ApiErrors, ApiIdParam, LogWrite, PathId, TenantRoute } from '../http/api-contract';
 import { MemoryRecordView } from './memory-control.dto';
-import { UserErasure } from './user-erasure.service';
+import { UsersService } from './users.service';
+import { ForgetUserService } from './forget-user.service';
 
 class UserMemoriesResponse {
   @ApiProperty({ type: [MemoryRecordView] }) memories!: MemoryRecordView[];
@@ -25,25 +21,16 @@ class ForgetUserResponse {
 @Controller('v1/users')
 export class UsersController {
   constructor(
-    private readonly erasure: UserErasure,
-    private readonly progress: PipelineProgress,
-    @Inject(ConsistencyOptions) private readonly consistency: ConsistencyOptions,
-    @Inject(FactStore) private readonly facts: FactStore,
-    @Inject(SessionStore) private readonly sessions: SessionStore,
-    @Inject(SearchIndex) private readonly search: SearchIndex,
-    @Inject(AccessStore) private readonly access: AccessStore,
-    private readonly aliases: EntityAliases,
+    private readonly users: UsersService,
+    private readonly forgetting: ForgetUserService,
   ) {}
 
   @Get()
   @ApiOperation({ summary: "The tenant's users holding memories, a page at a time, sorted by id." })
   @ApiOkResponse({ type: UserListResponse })
   @ApiErrors({ 400: '`limit` not an integer in 1-200, or a malformed `after`.' })
-  async list(@TenantId() tenantId: string, @Query() query: ListUsersQuery): Promise<UserListResponse> {
-    const limit = query.limit ?? 50;
-    // One more than asked says whether another page follows.
-    const users = await this.facts.usersOf(tenantId, { after: query.after, limit: limit + 1 });
-    return { users: users.slice(0, limit), next: users.length > limit ? users[limit - 1] : null };
+  list(@TenantId() tenantId: string, @Query() query: ListUsersQuery): Promise<UserListResponse> {
+    return this.users.list(tenantId, query);
   }
 
   @Get(':userId/memories')
@@ -52,21 +39,12 @@ export class UsersController {
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'all'] })
   @ApiOkResponse({ type: UserMemoriesResponse })
   @ApiErrors({ 400: 'A malformed `userId`, or `status` is not active or all.' })
-  async memories(
+  memories(
     @TenantId() tenantId: string,
-    @Param('userId') userId: string,
+    @PathId('userId') userId: string,
     @Query('status') status?: string,
   ): Promise<UserMemoriesResponse> {
-    if (status !== undefined && status !== 'active' && status !== 'all') {
-      throw new BadRequestException({ message: ['status must be one of: active, all'], fields: ['status'] });
-    }
-    const memories = await this.facts.list({
-      tenantId,
-      userId: checkUserId(userId),
-      ...(status === 'all' ? {} : { statuses: ['active'] }),
-    });
-    // appliedItemIds is the resolver's bookkeeping, not the user's data.
-    return { memories: memories.map(({ appliedItemIds: _bookkeeping, ...memory }) => memory as unknown as MemoryRecordView) };
+    return this.users.memories(tenantId, userId, status);
   }
 
   @Get(':userId/turns')
@@ -83,9 +61,8 @@ export class UsersController {
   })
   @ApiOkResponse({ type: TurnListResponse })
   @ApiErrors({ 400: 'A malformed `userId`, or `ids` missing, more than 100, or malformed.' })
-  async turns(@TenantId() tenantId: string, @Param('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {
-    const turns = await this.sessions.turnsById(tenantId, checkUserId(userId), query.ids);
-    return { turns: turns.map(({ tenantId: _tenant, userId: _user, ...turn }) => turn) };
+  turns(@TenantId() tenantId: string, @PathId('userId') userId: string, @Query() query: TurnsByIdQuery): Promise<TurnListResponse> {
+    return this.users.turns(tenantId, userId, query.ids);
   }
 
   @Delete(':userId')
@@ -97,24 +74,7 @@ export class UsersController {
   @ApiIdParam('userId')
   @ApiOkResponse({ type: ForgetUserResponse })
   @ApiErrors({ 400: 'A malformed `userId`.' })
-  async forget(@TenantId() tenantId: string, @Param('userId') userId: string): Promise<ForgetUserResponse> {
-    checkUserId(userId);
-    const position = await this.erasure.forget(tenantId, userId);
-    await this.erase(tenantId, userId);
-    // Anything already in flight for this user is erased again when UserForgotten reaches each stage;
-    // wait (bounded) for that so the answer is true when it arrives.
-    await this.progress.waitFor(decodePosition(position)!, this.consistency.afterTimeoutMs);
-    await this.erasure.shred(tenantId, userId);
-    return { forgotten: true, position };
-  }
-
-  private async erase(tenantId: string, userId: string): Promise<void> {
-    await Promise.all([
-      this.facts.deleteUser(tenantId, userId),
-      this.sessions.deleteUser(tenantId, userId),
-      this.search.deleteUser(tenantId, userId),
-      this.access.deleteUser(tenantId, userId),
-    ]);
-    this.aliases.changed(this.facts, tenantId, userId);
+  forget(@TenantId() tenantId: string, @PathId('userId') userId: string): Promise<ForgetUserResponse> {
+    return this.forgetting.forget(tenantId, userId);
   }
 }

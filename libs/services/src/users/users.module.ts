@@ -6,6 +6,8 @@ import { MemoryControlController } from './memory-control.controller';
 import { MemoryControlService } from './memory-control.service';
 import { UserErasure } from './user-erasure.service';
 import { UsersController } from './users.controller';
+import { UsersService } from './users.service';
+import { ForgetUserService } from './forget-user.service';
 
 /**
  * /v1/users: a user's memories and turns, forgetting the user (UserErasure writes the tombstone),
@@ -14,6 +16,6 @@ import { UsersController } from './users.controller';
  */
 @Module({
   controllers: [UsersController, ExportController, MemoryControlController],
-  providers: [ExportService, MemoryControlService, MemoryCommandPublisher, UserErasure],
+  providers: [UsersService, ForgetUserService, ExportService, MemoryControlService, MemoryCommandPublisher, UserErasure],
 })
 export class UsersModule {}

@@ -1,4 +1,4 @@
-import type { ElasticsearchSearchIndex } from '@engram/adapters-elasticsearch';
+import type { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
 import type { SearchDocument, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
 
 /**

@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { JsonBody, LogWrite, TenantRoute } from '../../http/api-contract';
+import { JsonBody, LogWrite, TenantRoute } from '../http/api-contract';
 import { ArrayMaxSize, IsArray, Matches } from 'class-validator';
 import { ForgettingService } from './forgetting.job';
-import { TenantId } from '../../http/tenancy';
-import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../../http/request-fields';
+import { TenantId } from '../http/tenancy';
+import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../http/request-fields';
 
 export class RunForgettingDto {
   @ApiPropertyOptional({
@@ -27,9 +27,14 @@ export class ForgettingRunResponse {
   @ApiProperty({ description: 'False when the read side did not catch up in time.' }) consistent!: boolean;
 }
 
-@ApiTags('admin')
+/**
+ * A tenant's own sweep, on demand: it applies the deployment's policy (which the scheduled sweep
+ * applies to every tenant anyway) to the caller's users only, so a tenant key opens it, and it is
+ * not under /v1/admin, whose routes act on every tenant and take the admin key.
+ */
+@ApiTags('forgetting')
 @TenantRoute()
-@Controller('v1/admin/forgetting')
+@Controller('v1/forgetting')
 export class ForgettingController {
   constructor(private readonly forgetting: ForgettingService) {}
 

@@ -1,6 +1,6 @@
-import type { ElasticsearchSearchIndex } from '@engram/adapters-elasticsearch';
+import type { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
 import type { ProjectionVersions, SearchIndex } from '@engram/ports';
-import { VisibleSearchIndex } from './visible-search-index';
+import { VisibleSearchIndex } from './elasticsearch-visible-index';
 
 /**
  * Elasticsearch search versions whose stores refresh after every batch, like

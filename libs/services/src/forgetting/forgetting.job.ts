@@ -3,8 +3,8 @@ import { ConsistencyOptions, ForgettingOptions } from '@engram/config';
 import { deterministicId, ForgettingRequested, newEvent, parseEvent, Topics } from '@engram/contracts';
 import { archivalAge, forgettingDecisions, ForgettingPolicy } from '@engram/domain';
 import { AccessStore, Clock, EventLog, FactStore, LogPosition, Subscription } from '@engram/ports';
-import { EventPublisher } from '../../pipeline/event-publisher';
-import { MemoryCommandPublisher } from '../../pipeline/memory-commands';
+import { EventPublisher } from '../pipeline/event-publisher';
+import { MemoryCommandPublisher } from '../pipeline/memory-commands';
 
 export interface UserRef {
   readonly tenantId: string;
