@@ -19,7 +19,7 @@ import { MemoryImportDecider } from './memory-import.decider';
 import { ResolutionDecider } from './resolution.decider';
 import { DEFAULT_PINNED_ATTRIBUTES, type ResolutionOptions, type ResolverState } from './resolution.state';
 
-/**
+/*
  * The resolver stage's decider: everything the resolver consumes, from one user's memories to the
  * decisions it publishes on memory.facts.v1. It only chooses which deciders an event goes through
  * and in what order; each of them decides its own part:
@@ -71,16 +71,17 @@ export interface ResolverDeciderOptions extends Omit<ResolutionOptions, 'recorde
 export type ResolverStep =
   { readonly done: ResolverEvent[] } | { readonly summaryDue: SummaryMaterial; resume(lines: readonly string[]): ResolverEvent[] };
 
-const MEMORY_COMMAND_TYPES: ReadonlySet<string> = new Set<MemoryCommand['type']>([
-  'ForgettingRequested',
-  'MemoriesImportRequested',
-  'MemoryRetractionRequested',
-  'MemoryRevertRequested',
-  'ProfileUpdateRequested',
-]);
+/** Every command type, once; a record, so the compiler names one that is left out. */
+const MEMORY_COMMAND_TYPES: Readonly<Record<MemoryCommand['type'], true>> = {
+  ForgettingRequested: true,
+  MemoriesImportRequested: true,
+  MemoryRetractionRequested: true,
+  MemoryRevertRequested: true,
+  ProfileUpdateRequested: true,
+};
 
 export function isMemoryCommand(event: EngramEvent): event is MemoryCommand {
-  return MEMORY_COMMAND_TYPES.has(event.type);
+  return Object.hasOwn(MEMORY_COMMAND_TYPES, event.type);
 }
 
 export function isResolverCommand(event: EngramEvent): event is ResolverCommand {

@@ -2,6 +2,7 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import {
   deterministicId,
   type EngramEvent,
+  EVENT_SCHEMAS,
   type ForgettingRequested,
   type MemoriesExtracted,
   type MemoriesImportRequested,
@@ -11,6 +12,7 @@ import {
   type MemoryRevertRequested,
   parseEvent,
   type ProfileUpdateRequested,
+  STAGES,
   type UserForgotten,
 } from '@engram/contracts';
 import { extractTurn } from '../extraction/extraction.decider';
@@ -444,6 +446,12 @@ describe('ResolverDecider.begin: a summary a model words', () => {
 });
 
 describe('isResolverCommand', () => {
+  it('acts on exactly the events the topology declares the resolver handles', () => {
+    const types = Object.keys(EVENT_SCHEMAS) as EngramEvent['type'][];
+    const handled = new Set<string>(STAGES.resolver.handles);
+    expect(types.map((type) => [type, isResolverCommand({ type } as EngramEvent)])).toEqual(types.map((type) => [type, handled.has(type)]));
+  });
+
   it('accepts extractions, forget requests and the memory commands, nothing else on the topic', async () => {
     const extraction = await said('我喜欢用 VS Code', 't1', 1);
     const accepted: EngramEvent[] = [
