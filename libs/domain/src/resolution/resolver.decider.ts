@@ -161,14 +161,12 @@ function upToSummary(
 
 /** What an extraction or a command changes in the user's memories, by the decider that owns it. */
 function changesOf(command: MemoriesExtracted | MemoryCommand, state: ResolverState, options: ResolverDeciderOptions): MemoryDecision[] {
-  const resolution: ResolutionOptions = {
-    similarityThreshold: options.similarityThreshold,
-    pinnedAttributes: options.pinnedAttributes,
-    recordedAt: command.recordedAt,
-  };
+  // Every resolution option (threshold, pinning, sensitive facts) as given, at the event's instant.
+  const { entityAliases, summary: _summary, insightRules: _insightRules, ...given } = options;
+  const resolution: ResolutionOptions = { ...given, recordedAt: command.recordedAt };
   switch (command.type) {
     case 'MemoriesExtracted':
-      return ResolutionDecider.decide(withCanonicalEntities(command, options.entityAliases), withoutInsights(state), resolution);
+      return ResolutionDecider.decide(withCanonicalEntities(command, entityAliases), withoutInsights(state), resolution);
     case 'ForgettingRequested':
       return ForgettingDecider.decide(command, state);
     case 'MemoriesImportRequested':

@@ -112,6 +112,16 @@ describe('ResolverDecider: extractions', () => {
     expect(memoriesOf(events).every((m) => m.entities.includes('Oracle'))).toBe(true);
   });
 
+  it('given the resolution options (sensitive facts unpinned), then item resolution decides with them', async () => {
+    const allergy = await said('我对花生过敏', 't1', 1);
+    const pinned = (options: ResolverDeciderOptions) =>
+      memoriesOf(ResolverDecider.decide(allergy, ResolverDecider.initialState(), options))
+        .filter((m) => m.attribute.startsWith('allergy:'))
+        .map((m) => m.pinned);
+    expect(pinned(OPTIONS)).toEqual([true]);
+    expect(pinned({ ...OPTIONS, sensitiveFacts: 'unpinned' })).toEqual([false]);
+  });
+
   it('given a memory, when the same thing is said again, then it is reinforced (its episode too: the same words)', async () => {
     spec
       .given(decided(await said('我喜欢用 VS Code', 't1', 1)))
