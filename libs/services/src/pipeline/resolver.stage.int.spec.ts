@@ -48,6 +48,7 @@ function resolverOn(env: Record<string, string> = {}) {
   // What the stage should hand the decider, built here from the same configuration.
   const decider: ResolverDeciderOptions = {
     similarityThreshold: options.resolver.similarityThreshold,
+    sensitiveFacts: options.resolver.sensitiveFacts,
     entityAliases: aliases.configured,
     summary: options.resolver.summary,
     insightRules: options.resolver.insights.enabled ? configuredInsightRules(options.resolver.insights) : null,
@@ -203,6 +204,20 @@ describe('ResolverStage', () => {
 
       expect(await resolver.published()).toEqual(published);
       expect(await resolver.memoriesOf('u1')).toEqual(stored);
+    } finally {
+      resolver.close();
+    }
+  });
+
+  it.each([
+    ['pin', true],
+    ['unpinned', false],
+  ])('decides with the configured ENGRAM_SENSITIVE_FACTS=%s: an allergy pinned %s', async (mode, pinned) => {
+    const resolver = resolverOn({ ENGRAM_SENSITIVE_FACTS: mode });
+    try {
+      await resolver.handle([await said('u1', '我对花生过敏', 't1', 1)]);
+      const allergies = (await resolver.memoriesOf('u1')).filter((m) => m.attribute.startsWith('allergy:'));
+      expect(allergies.map((m) => m.pinned)).toEqual([pinned]);
     } finally {
       resolver.close();
     }

@@ -55,6 +55,7 @@ export class ResolverStage {
     const insightRules = configuredInsightRules(options.insights);
     this.decider = {
       similarityThreshold: options.similarityThreshold,
+      sensitiveFacts: options.sensitiveFacts,
       entityAliases: aliases.configured,
       summary: options.summary,
       insightRules: options.insights.enabled ? insightRules : null,
