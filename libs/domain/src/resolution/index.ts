@@ -1,4 +1,7 @@
-// Resolution: merging, superseding and retracting against what is known; the user's own memory commands.
+// Resolution: merging, superseding and retracting against what is known; the user's own memory commands;
+// the resolver's decider, which runs them and the insight, summary and forgetting deciders in order.
+export { ResolverDecider, isMemoryCommand, isResolverCommand } from './resolver.decider';
+export type { MemoryCommand, ResolverCommand, ResolverDeciderOptions, ResolverEvent, ResolverStep } from './resolver.decider';
 export { ResolutionDecider } from './resolution.decider';
 export {
   DEFAULT_PINNED_ATTRIBUTES,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EntityAliasOptions, entityAliasesSource } from '@engram/config';
-import type { MemoriesExtracted, MemoryRecord } from '@engram/contracts';
+import type { MemoryRecord } from '@engram/contracts';
 import type { FactStore } from '@engram/ports';
 import {
   buildAliasTable,
@@ -161,22 +161,4 @@ export class EntityAliases {
 /** Canonical names of the entities a memory names (its extracted entities and its text). */
 export function canonicalEntitiesOf(memory: MemoryRecord, table: EntityAliasTable): string[] {
   return findEntities([memory.content, memory.value, ...memory.entities].join(' \u0000 '), table);
-}
-
-/**
- * Normalised entities are part of the memory: before the resolver decides, each extracted item's
- * entities gain the canonical names of what it mentions, so the fact store, the index, ranking's
- * term coverage and exports all carry "Oracle" for "甲骨文数据库". Configured aliases only, so the
- * decision is a function of the event and the configuration.
- */
-export function withCanonicalEntities(event: MemoriesExtracted, table: EntityAliasTable): MemoriesExtracted {
-  let changed = false;
-  const items = event.payload.items.map((item) => {
-    const canonical = findEntities([item.content, item.value, ...item.entities].join(' \u0000 '), table);
-    const missing = canonical.filter((name) => !item.entities.some((e) => e.toLowerCase() === name.toLowerCase()));
-    if (missing.length === 0) return item;
-    changed = true;
-    return { ...item, entities: [...item.entities, ...missing] };
-  });
-  return changed ? { ...event, payload: { ...event.payload, items } } : event;
 }

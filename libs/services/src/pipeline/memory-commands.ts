@@ -1,100 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  causedBy,
-  deterministicId,
-  EngramEvent,
-  ForgettingRequested,
-  MemoriesImportRequested,
-  MemoryAdded,
-  MemoryDecision,
-  MemoryRecord,
-  MemoryRetractionRequested,
-  MemoryRevertRequested,
-  newEvent,
-  ProfileUpdateRequested,
-  STAGES,
-} from '@engram/contracts';
-import {
-  DEFAULT_PINNED_ATTRIBUTES,
-  ForgettingDecider,
-  MemoryControlDecider,
-  profileExtraction,
-  ResolutionDecider,
-  ResolutionOptions,
-  ResolverState,
-  withoutInsights,
-} from '@engram/domain';
+import { deterministicId, MemoryRecord, STAGES } from '@engram/contracts';
+import type { MemoryCommand } from '@engram/domain';
 import { EventLog, LogPosition, reached } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 
-/**
- * Commands to the resolver (forgetting, imports, the application's per-memory control and
- * profile facts). They travel on memory.extracted.v1 keyed by
- * user, so the resolver — the single writer of a user's memories — applies them in log order
- * with the user's extractions: no second writer races it, and every outcome is a decision
- * event on memory.facts.v1 that projections and rebuilds replay.
+/*
+ * Commands to the resolver (forgetting, imports, the application's per-memory control and profile
+ * facts): publishing them and waiting for their decisions. What the resolver decides for each is
+ * the domain's (`ResolverDecider`, libs/domain/src/resolution/resolver.decider.ts); the command
+ * types are re-exported here for the services that send them.
  */
-export type MemoryCommand =
-  ForgettingRequested | MemoriesImportRequested | MemoryRetractionRequested | MemoryRevertRequested | ProfileUpdateRequested;
-
-const MEMORY_COMMAND_TYPES: ReadonlySet<string> = new Set<MemoryCommand['type']>([
-  'ForgettingRequested',
-  'MemoriesImportRequested',
-  'MemoryRetractionRequested',
-  'MemoryRevertRequested',
-  'ProfileUpdateRequested',
-]);
-
-export function isMemoryCommand(event: EngramEvent): event is MemoryCommand {
-  return MEMORY_COMMAND_TYPES.has(event.type);
-}
-
-/** What the resolver decides for a command, given the user's memories. Pure. */
-export function decideMemoryCommand(command: MemoryCommand, state: ResolverState, resolution: ResolutionOptions): MemoryDecision[] {
-  switch (command.type) {
-    case 'ForgettingRequested':
-      return ForgettingDecider.decide(command, state);
-    case 'MemoriesImportRequested':
-      return decideImport(command, state);
-    case 'MemoryRetractionRequested':
-    case 'MemoryRevertRequested':
-      return MemoryControlDecider.decide(command, state);
-    case 'ProfileUpdateRequested': {
-      // Facts the application states are resolved like facts said in conversation (insights apart, as
-      // there), and pinned: the application chose them for every prompt, as the seeds' save_profile.
-      const stated = command.payload.attributes.map((a) => a.attribute);
-      const pinnedAttributes = [...(resolution.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES), ...stated];
-      return ResolutionDecider.decide(profileExtraction(command), withoutInsights(state), { ...resolution, pinnedAttributes });
-    }
-  }
-}
-
-/**
- * An imported memory is added with the state it had in the bundle. Re-importing is a no-op (same
- * deterministic id, revision not newer). A memory the user already holds under the same merge key
- * wins: an import never overwrites what this instance learned itself.
- */
-export function decideImport(command: MemoriesImportRequested, state: ResolverState): MemoryDecision[] {
-  const decisions: MemoryDecision[] = [];
-  const taken = new Map([...state.values()].map((m) => [m.mergeKey, m.memoryId]));
-  for (const memory of command.payload.memories) {
-    const holder = taken.get(memory.mergeKey);
-    if (holder !== undefined) continue; // already imported (same id) or known locally (another id)
-    if (memory.tenantId !== command.tenantId || memory.userId !== command.userId) continue;
-    taken.set(memory.mergeKey, memory.memoryId);
-    const eventId = deterministicId('imported', command.tenantId, command.userId, memory.memoryId, memory.revision);
-    const decision: MemoryAdded = newEvent<MemoryAdded>({
-      ...causedBy(command),
-      eventId,
-      type: 'MemoryAdded',
-      occurredAt: memory.validFrom,
-      recordedAt: command.recordedAt,
-      payload: { memory, itemId: null },
-    });
-    decisions.push(decision);
-  }
-  return decisions;
-}
+export { isMemoryCommand, type MemoryCommand } from '@engram/domain';
 
 /** The id an imported memory takes in this tenant and user: stable, so a re-import changes nothing. */
 export function importedMemoryId(tenantId: string, userId: string, mergeKey: string, bundleMemoryId: string): string {
