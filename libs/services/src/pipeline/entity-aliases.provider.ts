@@ -158,11 +158,6 @@ export class EntityAliases {
   }
 }
 
-/** Canonical names of the entities a memory names (its extracted entities and its text). */
-export function canonicalEntitiesOf(memory: MemoryRecord, table: EntityAliasTable): string[] {
-  return findEntities([memory.content, memory.value, ...memory.entities].join(' \u0000 '), table);
-}
-
 /**
  * Normalised entities are part of the memory: before the resolver decides, each extracted item's
  * entities gain the canonical names of what it mentions, so the fact store, the index, ranking's
