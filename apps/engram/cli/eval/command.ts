@@ -27,10 +27,7 @@ export function registerEvalCommand(program: Command, modules: CliModules): Comm
       '--dump <file>',
       "write every question's result (engram's and the baselines' ranked turn ids, what engram returned) as JSON lines",
     )
-    .option(
-      '--as-of-end',
-      'ask every question asOf the end of the log (recall over the past views, which must answer as the live index does)',
-    )
+    .option('--as-of-end', 'ask every question asOf the end of the log (recall over the past views, to compare with the live answer)')
     .option('--url <url>', 'evaluate a running engram (its data is added to) instead of a fresh embedded one')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action(

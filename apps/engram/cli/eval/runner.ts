@@ -34,7 +34,7 @@ export interface EvalOptions {
   /**
    * Ask every question `asOf` the end of the log (the instant the pipeline drained, by this
    * machine's clock): recall's look into the past, over every memory as engram knew it then,
-   * which must answer as the live index does (docs/memory-model.md §9).
+   * which should answer as the live index does (docs/memory-model.md §9 says how close it comes).
    */
   readonly asOfEnd?: boolean;
 }
