@@ -20,7 +20,7 @@ import { FactsProjection } from '../pipeline/facts.projection';
 import { encodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { SearchProjection } from '../pipeline/search.projection';
 import { SessionsProjection } from '../pipeline/sessions.projection';
-import { consumeUpTo } from '../replay/consume-up-to';
+import { consumeUpTo } from '../transport/consume-up-to';
 import { RecallAudit } from './recall-audit';
 import { RecallService } from './recall.service';
 
