@@ -47,7 +47,6 @@ export * from './transport/dead-letters';
 export * from './pipeline/entity-aliases.provider';
 export * from './pipeline/memory-commands';
 export * from './forgetting/forgetting.job';
-export * from './recall/as-of-recall';
 export * from './users/export.dto';
 export * from './users/export.service';
 export * from './users/export.controller';

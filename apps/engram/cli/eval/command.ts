@@ -9,7 +9,7 @@ function kOption(value: string): number {
   return n;
 }
 
-/** Adds `engram eval --dataset <file> [--k 10] [--json] [--misses] [--dump <file>] [--url <url>] [--api-key <key>]`. */
+/** Adds `engram eval --dataset <file> [--k 10] [--json] [--misses] [--dump <file>] [--as-of-end] [--url <url>] [--api-key <key>]`. */
 export function registerEvalCommand(program: Command, modules: CliModules): Command {
   return program
     .command('eval')
@@ -27,10 +27,20 @@ export function registerEvalCommand(program: Command, modules: CliModules): Comm
       '--dump <file>',
       "write every question's result (engram's and the baselines' ranked turn ids, what engram returned) as JSON lines",
     )
+    .option('--as-of-end', 'ask every question asOf the end of the log (recall over the past views, to compare with the live answer)')
     .option('--url <url>', 'evaluate a running engram (its data is added to) instead of a fresh embedded one')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
     .action(
-      async (options: { dataset: string; k: number; json?: boolean; misses?: boolean; dump?: string; url?: string; apiKey?: string }) => {
+      async (options: {
+        dataset: string;
+        k: number;
+        json?: boolean;
+        misses?: boolean;
+        dump?: string;
+        asOfEnd?: boolean;
+        url?: string;
+        apiKey?: string;
+      }) => {
         await runEval(
           {
             dataset: options.dataset,
@@ -38,6 +48,7 @@ export function registerEvalCommand(program: Command, modules: CliModules): Comm
             json: options.json === true,
             misses: options.misses === true,
             dump: options.dump,
+            asOfEnd: options.asOfEnd === true,
             url: options.url,
             apiKey: options.apiKey,
           },

@@ -8,9 +8,10 @@
  * questions: plain BM25, and cosine over the configured embedder's vectors. Evidence coverage (how
  * much of the evidence any stored memory points at) tells a ranking miss from an extraction miss.
  *
- * One file per part: dataset.ts (the JSON-lines format), baselines.ts (BM25 and dense over the raw
- * turns), metrics.ts (scores and the report's shape), summary.ts, format.ts (the text report), runner.ts,
- * engines.ts (embedded or over HTTP), command.ts (the CLI command).
+ * One file per part: dataset.ts (the JSON-lines format), baselines.ts (the dense baseline over the raw
+ * turns; the BM25 one is the domain's `Bm25Index`), metrics.ts (scores and the report's shape),
+ * summary.ts, format.ts (the text report), runner.ts, engines.ts (embedded or over HTTP), command.ts
+ * (the CLI command).
  */
 
 export { type EvalDataset, parseEvalDataset, QuestionLineDto } from './dataset';
@@ -33,7 +34,9 @@ export {
   type Scores,
   turnDocument,
 } from './metrics';
-export { Bm25Index, denseRanking } from './baselines';
+export { denseRanking } from './baselines';
+/** The BM25 baseline's index: the domain's one BM25. */
+export { Bm25Index } from '@engram/domain';
 export { selectMisses, summarise, type SummaryOptions } from './summary';
 export { formatMisses, formatReport } from './format';
 export { type EvalOptions, type EvalRun, runEval } from './runner';

@@ -2,13 +2,14 @@ import * as fs from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '@engram/config';
+import { Bm25Index } from '@engram/domain';
 import { createEmbedder } from '@engram/embedding';
 import { Embedder } from '@engram/ports';
 import { progressBar } from '../progress-bar';
 import { toRequests, TurnLineDto } from '../turn-lines';
 import { type EvalDataset, parseEvalDataset, QuestionLineDto } from './dataset';
 import { type EvalReport, pinnedTurnIds, type QuestionResult, rankedTurnIds, rankingDepth, turnDocument } from './metrics';
-import { Bm25Index, denseRanking } from './baselines';
+import { denseRanking } from './baselines';
 import { summarise } from './summary';
 import { formatMisses, formatReport } from './format';
 import type { EngramClient } from '../client/engram-client';
@@ -30,6 +31,12 @@ export interface EvalOptions {
   readonly progress?: boolean;
   /** Give up when the pipeline backlog has not moved for this long (default 120 s). */
   readonly stallTimeoutMs?: number;
+  /**
+   * Ask every question `asOf` the end of the log (the instant the pipeline drained, by this
+   * machine's clock): recall's look into the past, over every memory as engram knew it then,
+   * which should answer as the live index does (docs/memory-model.md §9 says how close it comes).
+   */
+  readonly asOfEnd?: boolean;
 }
 
 export interface EvalRun {
@@ -73,10 +80,12 @@ export async function runEval(options: EvalOptions, startEmbedded: () => Promise
     for (const userId of new Set(dataset.questions.map((q) => q.userId)))
       sources.set(userId, new Set((await engram.memories(userId, 'all')).flatMap((memory) => memory.sourceTurnIds)));
 
+    // Every decision is recorded by now: as of this instant, the past views are today's memories.
+    const asOf = options.asOfEnd ? { asOf: new Date().toISOString() } : {};
     const askBar = progressBar(bars, 'recall  ', dataset.questions.length);
     for (const [index, question] of dataset.questions.entries()) {
       const started = performance.now();
-      const response = await engram.recall({ userId: question.userId, query: question.question, k: depth, now: question.askedAt });
+      const response = await engram.recall({ userId: question.userId, query: question.question, k: depth, now: question.askedAt, ...asOf });
       const latencyMs = performance.now() - started;
       results.push({
         questionId: question.questionId,

@@ -4,7 +4,7 @@ import type { MemoryKind } from '@engram/contracts';
  * What recall's ranking can be told (see ranking.ts for how each part is used): the half-lives per
  * kind, the relevance weights and gates, the priors' bounded weight, steering's mismatch, use and
  * session evidence. The defaults are the values the recall figures in docs/benchmarks.md were
- * measured with; `rankingConfigFrom` (recall/recall.service.ts) maps the configuration onto them.
+ * measured with; `rankingConfigFrom` (libs/config/src/recall-options.ts) maps the configuration onto them.
  */
 export interface RankingConfig {
   /** Days after which a memory's decay halves; null means it never decays (profile facts). */

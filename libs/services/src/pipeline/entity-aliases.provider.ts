@@ -8,7 +8,6 @@ import {
   DEFAULT_ENTITY_ALIASES,
   defaultAliasTable,
   EntityAliasTable,
-  findEntities,
   learnAliases,
   parseAliasEntries,
   SUMMARY_KIND,
@@ -156,9 +155,4 @@ export class EntityAliases {
     }
     return entry;
   }
-}
-
-/** Canonical names of the entities a memory names (its extracted entities and its text). */
-export function canonicalEntitiesOf(memory: MemoryRecord, table: EntityAliasTable): string[] {
-  return findEntities([memory.content, memory.value, ...memory.entities].join(' \u0000 '), table);
 }

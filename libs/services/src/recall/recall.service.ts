@@ -2,36 +2,40 @@ import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common'
 import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
-  AssembledContext,
-  assembleContext,
-  dropCovered,
+  EntityAliasTable,
+  embeddedText,
   expandQuery,
-  fuse,
-  matchesRecallFilter,
+  hitIds,
+  indexCandidates,
+  indexScope,
   narrowsBeyondKinds,
-  RankedMemory,
-  rankMemories,
+  NO_CANDIDATES,
+  pastCandidates,
+  pastViews,
+  rankableViews,
+  RecallCandidates,
   RecallFilter,
-  speakersOf,
-  summaryLines,
+  recallPipeline,
+  RecallQuery,
+  RecallSession,
   summaryMergeKey,
   tokenize,
-  understandQuery,
-  ZoneBudget,
+  turnsNotSummarised,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchFilter, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
 import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
-import { pastViews, recallOver } from './as-of-recall';
 import { RecallAudit } from './recall-audit';
 import { recallFilterOf } from './recall-filter-of';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import type { FactView, MemoryView, RecallDebugView, RecallDto, RecallResponse, RecentTurnView } from './recall.dto';
+import type { RecallDto, RecallResponse } from './recall.dto';
+import { recallResponse } from './recall.views';
 
 /**
- * The read side: pinned facts, then hybrid-retrieved memories reranked by
- * relevance, decay, importance and confidence, then the session's recent
- * turns, within a token budget. Nothing is written on this path; access
+ * The read side's I/O around the recall pipeline (`recallPipeline`, libs/domain/src/recall): waits
+ * for `after`, reads the candidates — from the search index, or for a look into the past the
+ * user's memories as they stood, scored in memory — the pinned memories and the session, calls the
+ * pipeline, and records the audit line and the access. Nothing is written on this path; access
  * statistics travel as events.
  */
 @Injectable()
@@ -57,19 +61,10 @@ export class RecallService {
     if (request.from && request.to && Date.parse(request.from) >= Date.parse(request.to)) {
       throw new BadRequestException({ message: ['to must be after from'], fields: ['to'] });
     }
-    let consistent = true;
-    if (request.after !== undefined) {
-      const position = decodePosition(request.after);
-      // A position past the log's end would only wait out the timeout: it was never returned by POST /v1/turns.
-      if (!position || !(await this.progress.issued(position))) {
-        throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
-      }
-      consistent = await this.progress.waitFor(position, this.consistency.afterTimeoutMs);
-    }
+    const consistent = await this.waitForAfter(request);
     const asOf = request.asOf ? new Date(request.asOf) : null;
     const validAt = request.validAt ? new Date(request.validAt) : null;
     const now = request.now ? new Date(request.now) : (validAt ?? asOf ?? this.clock.now());
-    const k = request.k ?? this.recallOptions.k;
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
     // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
@@ -78,73 +73,49 @@ export class RecallService {
     const learned = known
       ? { table: this.aliasTables.forMemories(known), memories: known }
       : await this.aliasTables.ofUser(this.facts, tenantId, userId);
-    const aliases = learned.table;
-    const query = expandQuery(request.query, aliases);
-    const filter = await this.filterOf(tenantId, userId, request);
-    const options = { embedder: this.embedder, ranking: this.recallOptions.ranking, limit: this.recallOptions.candidates, aliases };
-    const past = known ? await recallOver(pastViews(known, asOf, validAt, filter), query, now, options) : null;
-
-    const [pinned, ranked, recentNow] = await Promise.all([
-      past
-        ? past.pinned
-        : // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
-          (learned.memories?.filter((memory) => memory.pinned && memory.status === 'active') ??
-          this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] })),
-      past ? past.ranked : this.retrieve(tenantId, userId, query, now, filter),
-      request.sessionId && this.recallOptions.recentTurns > 0
-        ? lookBack
-          ? this.sessions
-              .recent(tenantId, userId, request.sessionId, this.recallOptions.recentTurns)
-              .then((turns) => ({ summary: null, recent: turns }))
-          : this.sessionContext(tenantId, userId, request.sessionId, now)
-        : Promise.resolve({ summary: null, recent: [] }),
-    ]);
-    // Turns said after the instant looked at were not there yet.
-    const until = Math.min(asOf?.getTime() ?? Infinity, validAt?.getTime() ?? Infinity);
-    const recent = recentNow.recent.filter((turn) => Date.parse(turn.occurredAt) <= until);
-    const summary = recentNow.summary;
-    const shown = filter ? pinned.filter((memory) => matchesRecallFilter(memory, filter)) : pinned;
-    // Procedures are pinned like the facts but have a section of their own. The episode of a turn that
-    // said a rule stays searchable: the turn may say more than the rule ("I prefer type hints… so keep
-    // that in mind when you write snippets"), and dropping it cost the shipped eval a question.
-    const procedures = shown.filter((memory) => memory.kind === 'procedure');
-
-    const offered = {
-      facts: shown.filter((memory) => memory.kind !== 'procedure'),
-      procedures,
-      memories: ranked.slice(0, k),
-      summary: summary ? summaryLines(summary.memory) : [],
-      recent,
+    const query: RecallQuery = {
+      text: request.query,
+      expanded: expandQuery(request.query, learned.table),
+      k: request.k ?? this.recallOptions.k,
+      filter: await this.filterOf(tenantId, userId, request),
+      asOf,
+      validAt,
+      ...(request.budget ? { budget: request.budget } : {}),
     };
-    const assembled = assembleContext({
-      ...offered,
-      ...this.budgetOf(request),
-      query: request.query,
-      cap: this.recallOptions.memoryCap,
+
+    // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
+    const [{ pinned, candidates }, session] = await Promise.all([
+      known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(tenantId, userId, query, learned.memories),
+      this.sessionOf(tenantId, request, lookBack, now),
+    ]);
+
+    const answer = recallPipeline({
+      query,
+      candidates,
+      pinned,
+      session,
+      options: {
+        ranking: this.recallOptions.ranking,
+        tokenBudget: this.recallOptions.tokenBudget,
+        zones: this.recallOptions.budget,
+        cap: this.recallOptions.memoryCap,
+      },
       now,
     });
-    this.audit.record(tenantId, request, assembled);
-    // A look into the past is not a use of today's memories: it must not keep them from being archived.
-    if (!lookBack) {
-      const used = [...assembled.facts, ...assembled.procedures].map((f) => f.memoryId);
-      if (summary && assembled.summary.length > 0) used.push(summary.memory.memoryId);
-      this.recordAccess(tenantId, userId, [...used, ...assembled.memories.map((m) => m.memory.memoryId)], now);
-    }
+    this.audit.record(tenantId, request, answer);
+    this.recordAccess(tenantId, userId, answer.used, now);
+    return recallResponse(answer, consistent, request.debug === true);
+  }
 
-    return {
-      facts: assembled.facts.map(toFactView),
-      procedures: assembled.procedures.map(toFactView),
-      memories: assembled.memories.map((m) => toMemoryView(m, request.debug === true)),
-      summary:
-        summary && assembled.summary.length > 0
-          ? { sessionId: summary.sessionId, previous: summary.previous, lines: assembled.summary }
-          : null,
-      recent: assembled.recent.map(toRecentView),
-      context: assembled.context,
-      tokens: assembled.tokensUsed,
-      consistent,
-      ...(request.debug === true ? { debug: budgetCut(offered, assembled) } : {}),
-    };
+  /** True when there is no `after`, or the read side caught up with it in time. */
+  private async waitForAfter(request: RecallDto): Promise<boolean> {
+    if (request.after === undefined) return true;
+    const position = decodePosition(request.after);
+    // A position past the log's end would only wait out the timeout: it was never returned by POST /v1/turns.
+    if (!position || !(await this.progress.issued(position))) {
+      throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
+    }
+    return this.progress.waitFor(position, this.consistency.afterTimeoutMs);
   }
 
   /** The request's kinds, sessions (as the turn ids they hold) and time window; null when it narrows nothing. */
@@ -153,18 +124,88 @@ export class RecallService {
   }
 
   /**
+   * Today: the pinned memories, and the index's BM25 and kNN candidates for this user only
+   * (`ENGRAM_RECALL_LEGS` may leave one out), within the filter (`indexScope`), with the records
+   * they name and their access statistics.
+   */
+  private async fromTheIndex(
+    tenantId: string,
+    userId: string,
+    query: RecallQuery,
+    known: readonly MemoryRecord[] | null,
+  ): Promise<Sources> {
+    const [pinned, candidates] = await Promise.all([
+      // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
+      known?.filter((memory) => memory.pinned && memory.status === 'active') ??
+        this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
+      this.indexCandidates(tenantId, userId, query.expanded, query.filter),
+    ]);
+    return { pinned, candidates };
+  }
+
+  private async indexCandidates(tenantId: string, userId: string, query: string, filter: RecallFilter | null): Promise<RecallCandidates> {
+    const limit = this.recallOptions.candidates;
+    const legs = this.recallOptions.legs;
+    const terms = tokenize(query);
+    const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
+    const within = indexScope(filter, active);
+    const [textHits, vectorHits] = await Promise.all([
+      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
+      legs === 'bm25'
+        ? []
+        : this.embedder
+            .embed([query], 'query')
+            .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
+    ]);
+    const ids = hitIds({ textHits, vectorHits });
+    if (ids.length === 0) return NO_CANDIDATES;
+    // Access stats are a projection of recall's own events: reading them is not a write on this path.
+    const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
+    return indexCandidates({ textHits, vectorHits }, memories, used, filter);
+  }
+
+  /**
+   * The past: the user's memories (all statuses, with history) as they stood at `asOf` / `validAt`
+   * (`pastViews`), their pinned ones, and the rest scored in memory: the query and every view
+   * embedded (two calls: asymmetric models), then BM25 and cosine (`pastCandidates`).
+   */
+  private async fromThePast(known: readonly MemoryRecord[], query: RecallQuery, aliases: EntityAliasTable): Promise<Sources> {
+    const views = pastViews(known, query.asOf, query.validAt, query.filter);
+    const pinned = views.filter((memory) => memory.pinned);
+    const rankable = rankableViews(views);
+    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES };
+    const [[vector], passages] = await Promise.all([
+      this.embedder.embed([query.expanded], 'query'),
+      this.embedder.embed(
+        rankable.map((view) => embeddedText(view, aliases)),
+        'passage',
+      ),
+    ]);
+    const limit = this.recallOptions.candidates;
+    return { pinned, candidates: pastCandidates(rankable, query.expanded, { query: vector, passages }, { limit, aliases }) };
+  }
+
+  /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */
+  private async sessionOf(tenantId: string, request: RecallDto, lookBack: boolean, now: Date): Promise<RecallSession<SessionTurn>> {
+    const { userId, sessionId } = request;
+    if (!sessionId || this.recallOptions.recentTurns <= 0) return { summary: null, recent: [] };
+    if (lookBack) return { summary: null, recent: await this.sessions.recent(tenantId, userId, sessionId, this.recallOptions.recentTurns) };
+    return this.sessionContext(tenantId, userId, sessionId, now);
+  }
+
+  /**
    * What the session said before its recent window: its summary, and the turns it does not cover
    * (the window, plus those that left it since the summary was last re-derived). A session that has
    * no summary yet starts with the previous session's summary and last turns (carried over).
    */
-  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<SessionContext> {
+  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<RecallSession<SessionTurn>> {
     const every = this.recallOptions.summaryEvery;
     const window = this.recallOptions.recentTurns + Math.max(0, every - 1);
     const [turns, own] = await Promise.all([
       this.sessions.recent(tenantId, userId, sessionId, window),
       this.summaryOf(tenantId, userId, sessionId),
     ]);
-    if (own) return { summary: { memory: own, sessionId, previous: false }, recent: uncovered(turns, own) };
+    if (own) return { summary: { memory: own, sessionId, previous: false }, recent: turnsNotSummarised(turns, own) };
     const carry = this.recallOptions.carryOverTurns;
     if (every <= 0 && carry <= 0) return { summary: null, recent: turns };
     const previous = await this.sessions.previousSession(tenantId, userId, sessionId, turns[0]?.occurredAt ?? now.toISOString());
@@ -173,7 +214,7 @@ export class RecallService {
       carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
       this.summaryOf(tenantId, userId, previous),
     ]);
-    const carried = carry > 0 ? uncovered(earlier, theirs).slice(-carry) : [];
+    const carried = carry > 0 ? turnsNotSummarised(earlier, theirs).slice(-carry) : [];
     return { summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null, recent: [...carried, ...turns] };
   }
 
@@ -183,62 +224,7 @@ export class RecallService {
     return summary?.status === 'active' ? summary : undefined;
   }
 
-  /** The request's budget by zone, each zone it leaves out at its configured share. */
-  private budgetOf(request: RecallDto): { tokenBudget: number; zones: ZoneBudget } {
-    const asked = request.budget ?? {};
-    return {
-      tokenBudget: asked.total ?? this.recallOptions.tokenBudget,
-      zones: {
-        facts: asked.facts ?? this.recallOptions.budget.facts,
-        procedures: asked.procedures ?? this.recallOptions.budget.procedures,
-        memories: asked.memories ?? this.recallOptions.budget.memories,
-        summary: asked.summary ?? this.recallOptions.budget.summary,
-        recent: asked.recent ?? this.recallOptions.budget.recent,
-      },
-    };
-  }
-
-  /**
-   * BM25 and kNN candidates for this user only, fused, steered by what the question asks for, reranked.
-   * A filter is applied inside the index, before the candidate limit: kinds as such, sessions and
-   * time as the ids of the user's memories that match them (read from the fact store).
-   */
-  private async retrieve(tenantId: string, userId: string, query: string, now: Date, filter: RecallFilter | null): Promise<RankedMemory[]> {
-    const limit = this.recallOptions.candidates;
-    const legs = this.recallOptions.legs;
-    const terms = tokenize(query);
-    const within: SearchFilter = {
-      ...(filter?.kinds ? { kinds: filter.kinds } : {}),
-      ...(filter && narrowsBeyondKinds(filter)
-        ? {
-            memoryIds: (await this.facts.list({ tenantId, userId, statuses: ['active'] }))
-              .filter((memory) => !memory.pinned && matchesRecallFilter(memory, filter))
-              .map((memory) => memory.memoryId),
-          }
-        : {}),
-    };
-    const [textHits, vectorHits] = await Promise.all([
-      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
-      legs === 'bm25'
-        ? []
-        : this.embedder
-            .embed([query], 'query')
-            .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
-    ]);
-    const fused = fuse(textHits, vectorHits, this.recallOptions.ranking.rrfK);
-    if (fused.size === 0) return [];
-    const ids = [...fused.keys()];
-    // Access stats are a projection of recall's own events: reading them is not a write on this path.
-    const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
-    const candidates = memories
-      // Pinned facts are already in the facts section; the index may lag the store, so re-check status (and the filter) here.
-      .filter((memory: MemoryRecord) => memory.status === 'active' && !memory.pinned && (!filter || matchesRecallFilter(memory, filter)))
-      .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: used.get(memory.memoryId) }));
-    const asked = understandQuery(query, now, speakersOf(candidates.map((c) => c.memory)));
-    // A memory whose source turns a better-ranked one already brings (a fact and its episode) adds nothing.
-    return dropCovered(rankMemories(candidates, now, this.recallOptions.ranking, asked));
-  }
-
+  /** Recall's use of what it returned, as an event for the access projection (none when nothing was used). */
   private recordAccess(tenantId: string, userId: string, memoryIds: string[], at: Date): void {
     if (memoryIds.length === 0) return;
     const accessedAt = this.clock.now().toISOString();
@@ -258,88 +244,11 @@ export class RecallService {
   }
 }
 
-interface SessionContext {
-  readonly summary: { readonly memory: MemoryRecord; readonly sessionId: string; readonly previous: boolean } | null;
-  readonly recent: SessionTurn[];
-}
-
-/** The turns a summary does not cover (all of them without one). */
-function uncovered(turns: readonly SessionTurn[], summary: MemoryRecord | undefined): SessionTurn[] {
-  if (!summary) return [...turns];
-  const covered = new Set(summary.sourceTurnIds);
-  return turns.filter((turn) => !covered.has(turn.turnId));
+/** What recall ranks and what it pins, from either source. */
+interface Sources {
+  readonly pinned: readonly MemoryRecord[];
+  readonly candidates: RecallCandidates;
 }
 
 /** Moved to the configuration library, where every option is mapped; re-exported for existing importers. */
 export { rankingConfigFrom } from '@engram/config';
-
-/** Tokens per zone, and what each zone was offered but the budget left out (recall's `debug`). */
-function budgetCut(
-  offered: { facts: MemoryRecord[]; procedures: MemoryRecord[]; memories: RankedMemory[]; summary: string[]; recent: SessionTurn[] },
-  assembled: AssembledContext<SessionTurn>,
-): RecallDebugView {
-  const kept = (ids: readonly string[]) => new Set(ids);
-  const facts = kept(assembled.facts.map((m) => m.memoryId));
-  const procedures = kept(assembled.procedures.map((m) => m.memoryId));
-  // As assembleContext does: a ranked memory that is also a pinned fact is offered in the facts zone only.
-  const memories = kept(
-    [...offered.facts, ...offered.procedures].map((m) => m.memoryId).concat(assembled.memories.map((m) => m.memory.memoryId)),
-  );
-  const recent = kept(assembled.recent.map((t) => t.turnId));
-  return {
-    zones: { ...assembled.zones },
-    cut: {
-      facts: offered.facts.filter((m) => !facts.has(m.memoryId)).map(toFactView),
-      procedures: offered.procedures.filter((m) => !procedures.has(m.memoryId)).map(toFactView),
-      memories: offered.memories.filter((m) => !memories.has(m.memory.memoryId)).map((m) => toMemoryView(m, true)),
-      summaryLines: offered.summary.length - assembled.summary.length,
-      recent: offered.recent.filter((t) => !recent.has(t.turnId)).map(toRecentView),
-    },
-  };
-}
-
-function toFactView(memory: MemoryRecord): FactView {
-  return {
-    id: memory.memoryId,
-    kind: memory.kind,
-    attribute: memory.attribute,
-    value: memory.value,
-    content: memory.content,
-    sourceTurnIds: [...memory.sourceTurnIds],
-    updatedAt: memory.updatedAt,
-    version: memory.version,
-  };
-}
-
-function toMemoryView({ memory, score, components }: RankedMemory, debug: boolean): MemoryView {
-  return {
-    id: memory.memoryId,
-    kind: memory.kind,
-    content: memory.content,
-    score,
-    sourceTurnIds: [...memory.sourceTurnIds],
-    ...(memory.sources ? { sources: [...memory.sources] } : {}), // insights: what they are derived from
-    createdAt: memory.createdAt,
-    updatedAt: memory.updatedAt,
-    version: memory.version,
-    ...(debug ? { components: { ...components } } : {}),
-  };
-}
-
-function toRecentView(turn: {
-  turnId: string;
-  sessionId: string;
-  role: string;
-  speaker?: string;
-  text: string;
-  occurredAt: string;
-}): RecentTurnView {
-  return {
-    turnId: turn.turnId,
-    sessionId: turn.sessionId,
-    role: turn.role,
-    ...(turn.speaker !== undefined ? { speaker: turn.speaker } : {}),
-    text: turn.text,
-    occurredAt: turn.occurredAt,
-  };
-}
