@@ -4,25 +4,27 @@
 #
 # The venv lives in the git-ignored .cache/python-client/py3.N and is reused; it is rebuilt when
 # clients/python/requirements-test.txt (the exact versions) changes. Python: ENGRAM_PYTHON, else the
-# first of python3, python3.12, python3.11 (and pyenv's) that is 3.11 or 3.12, the versions the
-# pinned set installs on (langchain-core 1.8 needs 3.11). Exits 3, having said why on one line, when
-# there is none. Extra pytest options go after the script's name (e.g. -k langgraph -x).
+# first of python3, python3.13, python3.12, python3.11 (and pyenv's) that is 3.11 or newer: the
+# pinned frameworks need it (langchain-core 1.8), though the client itself runs on 3.9. Exits 3,
+# having said why on one line, when there is none; `--check` only does that. Extra pytest options
+# go after the script's name (e.g. -k langgraph -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requirements=clients/python/requirements-test.txt
-supported() { "$1" -c 'import sys, venv; sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 12) else 1)' 2>/dev/null; }
+supported() { "$1" -c 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; }
 
 python="${ENGRAM_PYTHON:-}"
 if [[ -z "$python" ]]; then
-  for candidate in python3 python3.12 python3.11 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[12].*/bin/python3; do
+  for candidate in python3 python3.13 python3.12 python3.11 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[1-9].*/bin/python3; do
     if command -v "$candidate" >/dev/null && supported "$candidate"; then python="$candidate"; break; fi
   done
 fi
 if [[ -z "$python" ]] || ! supported "$python"; then
-  echo "python client: skipped, no Python 3.11 or 3.12 with venv here (set ENGRAM_PYTHON)" >&2
+  echo "python client: skipped, no Python >= 3.11 with venv here (set ENGRAM_PYTHON)" >&2
   exit 3
 fi
+[[ "${1:-}" == "--check" ]] && { echo "$python"; exit 0; }
 
 venv=".cache/python-client/$("$python" -c 'import sys; print(f"py{sys.version_info[0]}.{sys.version_info[1]}")')"
 stamp="$(sha256sum "$requirements" | cut -d' ' -f1)"
