@@ -28,8 +28,9 @@ os.environ.pop("ENGRAM_API_KEY", None)
 
 @pytest.fixture(scope="session")
 def engram_server() -> Iterator[EngramServer]:
-    # A token bucket of 2 turns/s (bursts of 20) per tenant, for real 429s.
-    server = start_engram({"ENGRAM_TENANT_RATE_LIMIT": "2"})
+    # A token bucket of 2 turns/s (bursts of 20) per tenant, for real 429s; `after` waits up to
+    # 30 s, so a loaded machine slows a read-your-writes test down rather than failing it.
+    server = start_engram({"ENGRAM_TENANT_RATE_LIMIT": "2", "ENGRAM_AFTER_TIMEOUT_MS": "30000"})
     yield server
     server.stop()
 

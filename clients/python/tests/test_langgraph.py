@@ -15,6 +15,8 @@ from engram_client import AsyncEngram, Engram
 from engram_client.langchain import EngramRetriever
 from engram_client.langgraph import EngramStore
 
+from .support import settled
+
 
 class StoreFace:
     """The store's blocking methods, or their async twins, awaited the same way."""
@@ -156,7 +158,7 @@ async def test_the_retriever_returns_memories_as_documents(flavour, engram_serve
         {"role": "user", "text": "我叫老周，我们的数据库用 PostgreSQL"},
         {"role": "user", "text": "以后报价先给区间再给明细"},
     ]
-    await (engram.remember("laozhou", "s1", turns) if flavour == "async" else _done(engram.remember("laozhou", "s1", turns)))
+    await settled(engram.remember("laozhou", "s1", turns))
     retriever = EngramRetriever(engram=engram, user_id="laozhou", k=3)
     documents = await retriever.ainvoke("数据库用什么") if flavour == "async" else retriever.invoke("数据库用什么")
     ranked = [d for d in documents if not d.metadata["pinned"]]
@@ -177,7 +179,3 @@ async def test_the_retriever_returns_memories_as_documents(flavour, engram_serve
     else:
         with pytest.raises(TypeError, match="ainvoke"):
             retriever.invoke("数据库用什么")
-
-
-async def _done(value):
-    return value

@@ -5,6 +5,7 @@ test_fresh_install.py runs the first one again in a fresh virtual environment, a
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -71,7 +72,7 @@ def test_the_readme_example_runs_verbatim(heading, engram_server, api_key, chat,
         assert lines[-1] == chat.reply
     elif heading.startswith("LangGraph"):
         assert lines[0] == chat.reply
-        assert "我们的数据库用 PostgreSQL" in eval(lines[1])  # the retriever's documents, printed as a list
+        assert "我们的数据库用 PostgreSQL" in ast.literal_eval(lines[1])  # the retriever's documents, printed as a list
     else:
         assert lines[-1] == chat.reply
 

@@ -8,6 +8,8 @@ import pytest
 
 from engram_client import AsyncEngram, Engram, with_memory
 
+from .support import settled
+
 
 def clients(flavour: str, url: str, api_key: str, chat_url: str):
     if flavour == "sync":
@@ -15,12 +17,8 @@ def clients(flavour: str, url: str, api_key: str, chat_url: str):
     return AsyncEngram(url, api_key), openai.AsyncOpenAI(base_url=chat_url, api_key="test", max_retries=0)
 
 
-async def maybe(value):
-    return await value if hasattr(value, "__await__") else value
-
-
 async def recent_turns(engram, user_id: str) -> list:
-    recalled = await maybe(engram.recall(user_id, "anything", session_id="s1"))
+    recalled = await settled(engram.recall(user_id, "anything", session_id="s1"))
     return [f"{t.role}: {t.text}" for t in recalled.recent]
 
 
@@ -28,9 +26,9 @@ async def test_recalls_injects_the_context_after_the_callers_system_messages_and
     flavour, engram_server, api_key, chat
 ):
     engram, model = clients(flavour, engram_server.url, api_key, chat.url)
-    await maybe(engram.remember("zhou", "s1", [{"role": "user", "text": "我们的数据库用 PostgreSQL"}]))
+    await settled(engram.remember("zhou", "s1", [{"role": "user", "text": "我们的数据库用 PostgreSQL"}]))
     ai = with_memory(model, engram, user_id="zhou", session_id="s1")
-    reply = await maybe(
+    reply = await settled(
         ai.chat.completions.create(
             model="gpt-4o-mini",
             messages=[{"role": "system", "content": "You are terse."}, {"role": "user", "content": "我们的数据库是什么？"}],
@@ -47,9 +45,9 @@ async def test_recalls_injects_the_context_after_the_callers_system_messages_and
 
 async def test_streams_the_reply_through_unchanged_and_records_it_once_the_stream_ends(flavour, engram_server, api_key, chat):
     engram, model = clients(flavour, engram_server.url, api_key, chat.url)
-    await maybe(engram.remember("lin", "s1", [{"role": "user", "text": "I prefer window seats"}]))
+    await settled(engram.remember("lin", "s1", [{"role": "user", "text": "I prefer window seats"}]))
     ai = with_memory(model, engram, user_id="lin", session_id="s1", recall={"k": 3})
-    stream = await maybe(
+    stream = await settled(
         ai.chat.completions.create(model="gpt-4o-mini", stream=True, messages=[{"role": "user", "content": "Which seat do I like?"}])
     )
     text = ""
@@ -72,14 +70,14 @@ async def test_content_parts_are_read_as_text_and_a_call_without_a_user_message_
     flavour, engram_server, api_key, chat
 ):
     engram, model = clients(flavour, engram_server.url, api_key, chat.url)
-    await maybe(engram.remember("parts", "s1", [{"role": "user", "text": "I prefer aisle seats"}]))
+    await settled(engram.remember("parts", "s1", [{"role": "user", "text": "I prefer aisle seats"}]))
     ai = with_memory(model, engram, user_id="parts", session_id="s1")
     question = [{"type": "text", "text": "Which seat"}, {"type": "text", "text": "do I like?"}]
-    await maybe(ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": question}]))
+    await settled(ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": question}]))
     assert "aisle" in chat.messages(0)[0]["content"]
     assert "user: Which seat\ndo I like?" in await recent_turns(engram, "parts")
 
-    await maybe(ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "system", "content": "Say hi."}]))
+    await settled(ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "system", "content": "Say hi."}]))
     assert chat.messages(1) == [{"role": "system", "content": "Say hi."}]
 
 
