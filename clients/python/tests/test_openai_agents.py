@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import openai
 import pytest
-from agents import Agent, OpenAIChatCompletionsModel, Runner, SQLiteSession
+from agents import Agent, OpenAIChatCompletionsModel, Runner, Session, SQLiteSession
 
 from engram_client import AsyncEngram, Engram
 from engram_client.openai_agents import EngramSession
@@ -45,6 +45,7 @@ async def test_history_is_the_inner_sessions_and_engram_keeps_what_was_recorded(
     engram = AsyncEngram(engram_server.url, api_key)
     history = SQLiteSession("s1")
     session = EngramSession(engram, user_id="mei", session_id="s1", history=history)
+    assert isinstance(session, Session)
     await Runner.run(agent(chat.url), "I prefer window seats", session=session, run_config=session.run_config())
     assert len(await history.get_items()) == 2
     assert (await session.pop_item())["role"] == "assistant"

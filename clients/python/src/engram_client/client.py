@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Union
 
 import httpx
 from typing_extensions import Unpack
@@ -124,7 +124,7 @@ class Engram(_Base):
         writes for that user unless ``after`` is given."""
         return self._run(self._ops.recall(user_id, query, options))
 
-    def memories(self, user_id: str, *, status: Optional[str] = None) -> List[MemoryRecordView]:
+    def memories(self, user_id: str, *, status: Optional[Literal["active", "all"]] = None) -> List[MemoryRecordView]:
         """The user's memories with their version history; ``status="all"`` includes retracted and archived ones."""
         return self._run(self._ops.memories(user_id, status))
 
@@ -215,7 +215,7 @@ class AsyncEngram(_Base):
         writes for that user unless ``after`` is given."""
         return await self._run(self._ops.recall(user_id, query, options))
 
-    async def memories(self, user_id: str, *, status: Optional[str] = None) -> List[MemoryRecordView]:
+    async def memories(self, user_id: str, *, status: Optional[Literal["active", "all"]] = None) -> List[MemoryRecordView]:
         """The user's memories with their version history; ``status="all"`` includes retracted and archived ones."""
         return await self._run(self._ops.memories(user_id, status))
 

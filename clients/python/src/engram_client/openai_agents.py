@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Union
 
-from agents import RunConfig, SessionABC
+from agents import RunConfig
 from agents.items import TResponseInputItem
-from agents.memory import Session, SQLiteSession
+from agents.memory import Session, SessionSettings, SQLiteSession
 from agents.run_config import CallModelData, ModelInputData
 
 from ._operations import RecallOptions
@@ -51,7 +51,11 @@ def _is_message(item: Any, role: str) -> bool:
     return _field(item, "role") == role and _field(item, "type") in (None, "message")
 
 
-class EngramSession(SessionABC):
+class EngramSession:
+    """Implements the SDK's ``Session`` protocol (structurally, as the SDK asks of third parties)."""
+
+    session_settings: Optional[SessionSettings] = None
+
     def __init__(
         self,
         engram: Union[AsyncEngram, Engram],

@@ -51,6 +51,7 @@ class EngramServer:
                 self.process.kill()
                 self.process.wait()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        Path(self.log_path).unlink(missing_ok=True)
 
 
 TENANTS = 80
