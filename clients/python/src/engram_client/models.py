@@ -226,6 +226,7 @@ class MemoryVersionView(ApiModel):
     content: str
     valid_from: datetime
     valid_to: Optional[datetime]
+    expires_at: Optional[datetime] = None
     recorded_at: datetime
     superseded_at: Optional[datetime]
     source_turn_ids: List[str]
@@ -243,6 +244,7 @@ class MemoryRecordView(ApiModel):
     status_reason: Optional[str] = None
     version: int
     pinned: bool
+    sensitive: Optional[bool] = None
     confidence: float
     valid_from: datetime
     valid_to: Optional[datetime]
@@ -327,6 +329,7 @@ class ExportedMemoryDto(_BundleModel):
     importance: float
     ephemeral: bool
     pinned: bool
+    sensitive: Optional[bool] = None
     status: MemoryStatus
     version: int
     revision: int
@@ -337,6 +340,7 @@ class ExportedMemoryDto(_BundleModel):
     sources: Optional[List[str]] = None
     valid_from: datetime
     valid_to: Optional[datetime]
+    expires_at: Optional[datetime] = None
     created_at: datetime
     updated_at: datetime
     last_seen_at: datetime
