@@ -129,6 +129,36 @@ describe('what is true now (HTTP, Chinese and English)', () => {
     });
   });
 
+  describe('temporary states expire with the scope they set', () => {
+    it('"今天很忙" is there today and gone weeks later; "这次先用0.5g的" does not follow into the next day\'s new session', async () => {
+      await say('wen', 's1', ['今天很忙，别给我安排会议']);
+      clock.set(new Date(clock.now().getTime() + 3 * 3_600_000));
+      const sameDay = await smallTalk('wen', 's2', 0);
+      expect((await recall('wen', '我今天忙不忙', sameDay, 's2')).context).toContain('今天很忙');
+      clock.set(new Date(clock.now().getTime() + 20 * DAY));
+      // The next day, a new session: the previous one (with the choice) is carried over, but not the expired choice.
+      const after = await say('wen', 's3', ['帮我称一下咖啡豆', '这次先用0.5g的', '咖啡豆是埃塞俄比亚的'], 1);
+      const next = (await recall('wen', '帮我安排一下这周的会议，咖啡豆用多少', after, 's4')).context;
+      expect(next).toContain('埃塞俄比亚');
+      expect(next).not.toContain('今天很忙');
+      expect(next).not.toContain('0.5g');
+    });
+
+    it('"I\'m busy today" is there today and gone weeks later; "use 0.5g this time" does not follow into the next day\'s new session', async () => {
+      await say('owen', 's1', ["I'm busy today, don't book me any meetings."]);
+      clock.set(new Date(clock.now().getTime() + 3 * 3_600_000));
+      const sameDay = await smallTalk('owen', 's2', 0);
+      expect((await recall('owen', 'am I busy today?', sameDay, 's2')).context).toContain('busy today');
+      clock.set(new Date(clock.now().getTime() + 20 * DAY));
+      // The next day, a new session: the previous one (with the choice) is carried over, but not the expired choice.
+      const after = await say('owen', 's3', ['Weigh the coffee beans for me', 'Use 0.5g this time.', 'The beans are Ethiopian.'], 1);
+      const next = (await recall('owen', 'Book my meetings this week; how much coffee do I use?', after, 's4')).context;
+      expect(next).toContain('Ethiopian');
+      expect(next).not.toContain('busy today');
+      expect(next).not.toContain('0.5g');
+    });
+  });
+
   describe('what is pinned is what was said of the user', () => {
     it('"我是曼联球迷", "我是射手座的" and "我们公司用飞书": no name, no employer', async () => {
       const after = await say('hao', 's1', ['我是曼联球迷', '我是射手座的', '我们公司用飞书']);

@@ -13,6 +13,11 @@ import { entitiesOf } from '../rules/rule-extractor';
  * episode and a fact from the same turn into one line (see `dropCovered` in ranking.ts).
  */
 export const EPISODE_CONFIDENCE = 0.7;
+
+/** The merge key of a turn's episode: whose turn it is (`user` or `assistant`), the session and the turn. */
+export function episodeMergeKey(subject: 'user' | 'assistant', sessionId: string, turnId: string): string {
+  return `${subject}/episode:${sessionId}:${turnId}`;
+}
 export const EPISODE_IMPORTANCE = 0.4;
 
 /**

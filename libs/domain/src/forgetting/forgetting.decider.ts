@@ -78,6 +78,15 @@ export function forgettingDecisions(
   return decisions;
 }
 
+/**
+ * Whether what a memory says still holds at an instant: it set no time scope, or the scope has not
+ * ended. Recall asks it at the question's instant, so a memory is out of the answer the moment its
+ * scope ends, before a forgetting sweep records the expiry.
+ */
+export function holdsAt(memory: Pick<MemoryRecord, 'expiresAt'>, at: Date): boolean {
+  return memory.expiresAt === undefined || Date.parse(memory.expiresAt) > at.getTime();
+}
+
 /** Which rule, if any, applies to one memory now. */
 export function verdictFor(
   memory: MemoryRecord,

@@ -328,14 +328,38 @@ const HAN = /\p{Script=Han}/u;
 /**
  * A memory whose source turns are all already behind a better-ranked memory adds nothing to the
  * prompt (the fact "数据库用 PostgreSQL" and the episode of the turn that said it): the lower one goes.
+ * A fact said more than once stands for the episodes of its restatements ("我喜欢喝乌龙茶", then
+ * "乌龙茶是我最爱的茶"): it takes the place of the best-ranked of them, so the fact is one line, not
+ * one per wording. Only for an episode about as short as the fact (`restates`): a long turn that
+ * also said other things keeps its own words.
  */
 export function dropCovered(ranked: readonly RankedMemory[]): RankedMemory[] {
+  const restated = new Map<string, RankedMemory>();
+  for (const item of ranked) {
+    const { memory } = item;
+    if (memory.kind === 'episode' || memory.sourceTurnIds.length < 2) continue;
+    for (const turn of memory.sourceTurnIds) if (!restated.has(turn)) restated.set(turn, item);
+  }
+  const promoted = ranked.map((item) => {
+    if (item.memory.kind !== 'episode') return item;
+    const fact = item.memory.sourceTurnIds.map((turn) => restated.get(turn)).find((found) => found !== undefined);
+    return fact && restates(item.memory.content, fact.memory.content) ? fact : item;
+  });
+  const placed = new Set<string>();
   const seen = new Set<string>();
-  return ranked.filter(({ memory }) => {
+  return promoted.filter(({ memory }) => {
+    if (placed.has(memory.memoryId)) return false;
+    placed.add(memory.memoryId);
     const fresh = memory.sourceTurnIds.length === 0 || memory.sourceTurnIds.some((id) => !seen.has(id));
     for (const id of memory.sourceTurnIds) seen.add(id);
     return fresh;
   });
+}
+
+/** An episode short enough to be a restatement of the fact: at most twice its length, or twelve characters more. */
+function restates(episode: string, fact: string): boolean {
+  const length = [...fact].length;
+  return [...episode].length <= Math.max(2 * length, length + 12);
 }
 
 export function decayFor(kind: MemoryKind, ageDays: number, config: Pick<RankingConfig, 'halfLifeDays'>): number {

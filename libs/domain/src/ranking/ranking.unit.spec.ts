@@ -369,6 +369,31 @@ describe('dropCovered', () => {
     const other = { ...fact, memory: memory({ memoryId: 'other', sourceTurnIds: ['t1', 't2'] }), score: 0.7 };
     expect(dropCovered([fact, episode, other]).map((r) => r.memory.memoryId)).toEqual(['fact', 'other']);
   });
+
+  it('given a fact said twice and the episodes of both sayings ranked above it, then the fact takes the first place, once', () => {
+    const ranked = (id: string, extra: object, score: number) => ({
+      memory: memory({ memoryId: id, ...extra }),
+      score,
+      components: { relevance: score, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 1, steering: 1 },
+    });
+    const second = ranked('ep-2', { kind: 'episode', content: '乌龙茶是我最爱的茶', sourceTurnIds: ['t2'] }, 0.9);
+    const first = ranked('ep-1', { kind: 'episode', content: '我喜欢喝乌龙茶', sourceTurnIds: ['t1'] }, 0.8);
+    const other = ranked('other', { kind: 'fact', content: '数据库用 PostgreSQL', sourceTurnIds: ['t3'] }, 0.75);
+    const fact = ranked('oolong', { kind: 'preference', content: '我喜欢喝乌龙茶', sourceTurnIds: ['t1', 't2'] }, 0.7);
+    expect(dropCovered([second, first, other, fact]).map((r) => r.memory.memoryId)).toEqual(['oolong', 'other']);
+  });
+
+  it('given a long turn that also said other things, then its episode keeps its own words beside the restated fact', () => {
+    const ranked = (id: string, extra: object, score: number) => ({
+      memory: memory({ memoryId: id, ...extra }),
+      score,
+      components: { relevance: score, decay: 1, importance: 1, confidence: 1, ageDays: 0, usage: 0, prior: 1, steering: 1 },
+    });
+    const long = 'We went hiking at Yosemite with my sister last weekend and it was amazing, I love hiking';
+    const episode = ranked('ep-1', { kind: 'episode', content: long, sourceTurnIds: ['t1'] }, 0.9);
+    const fact = ranked('hiking', { kind: 'preference', content: 'I love hiking', sourceTurnIds: ['t1', 't2'] }, 0.7);
+    expect(dropCovered([episode, fact]).map((r) => r.memory.memoryId)).toEqual(['ep-1', 'hiking']);
+  });
 });
 
 describe('use by recall (access stats) in ranking', () => {

@@ -2,6 +2,7 @@ import type { MemoryRecord } from '@engram/contracts';
 import { speakersOf, understandQuery } from '../ranking/query-understanding';
 import { dropCovered, fuse, RankedMemory, rankMemories } from '../ranking/ranking';
 import type { RankingConfig } from '../ranking/ranking.config';
+import { holdsAt } from '../forgetting/forgetting.decider';
 import { summaryLines } from '../summaries/session-summary';
 import { assembleContext, CONTEXT_ZONES, ContextZone, MemoryLengthCap, RecentTurn } from './context-assembly';
 import type { RecallCandidates } from './recall-candidates';
@@ -102,13 +103,16 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
   // Pinned memories come whatever the question, within the filter; procedures have a section of their own.
   // The episode of a turn that said a rule stays searchable: the turn may say more than the rule ("I prefer
   // type hints… so keep that in mind when you write snippets"), and dropping it cost the shipped eval a question.
-  const shown = filter ? input.pinned.filter((memory) => matchesRecallFilter(memory, filter)) : input.pinned;
+  // What set its own time scope is out once the scope has ended at the instant asked about.
+  const holds = (memory: MemoryRecord) => holdsAt(memory, now);
+  const shown = input.pinned.filter((memory) => holds(memory) && (!filter || matchesRecallFilter(memory, filter)));
+  const candidates = { ...input.candidates, memories: input.candidates.memories.filter(holds) };
   // Turns said after the instant looked at were not there yet.
   const until = Math.min(query.asOf?.getTime() ?? Infinity, query.validAt?.getTime() ?? Infinity);
   const offered = {
     facts: shown.filter((memory) => memory.kind !== 'procedure'),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
-    memories: rankCandidates(query, input.candidates, options.ranking, now).slice(0, query.k),
+    memories: rankCandidates(query, candidates, options.ranking, now).slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
     recent: session.recent.filter((turn) => Date.parse(turn.occurredAt) <= until),
   };

@@ -149,6 +149,45 @@ describe("recall pipeline: from today's index", () => {
       .then([]);
   });
 
+  it("leaves out what set its own time scope once the scope has ended at the question's instant, pinned or ranked", () => {
+    const busy = memory({
+      kind: 'episode',
+      attribute: 'episode:s-2:t7',
+      content: '今天很忙，别给我安排会议',
+      sourceTurnIds: ['t7'],
+      expiresAt: '2026-11-30T00:00:00.000Z',
+    });
+    const trip = memory({
+      kind: 'fact',
+      attribute: 'location',
+      content: "I'm in Berlin this week",
+      sourceTurnIds: ['t8'],
+      expiresAt: '2026-12-05T00:00:00.000Z',
+    });
+    const vegan = memory({
+      kind: 'profile',
+      attribute: 'diet:vegan',
+      content: "I'm vegan this week",
+      pinned: true,
+      sourceTurnIds: ['t9'],
+      expiresAt: '2026-11-28T00:00:00.000Z',
+    });
+    spec
+      .given([busy, trip, vegan, name])
+      .when('今天忙吗 where am I this week', {
+        index: {
+          bm25: [
+            [busy, 3.0],
+            [trip, 2.0],
+          ],
+        },
+      })
+      .then((answer) => {
+        expect(answer.memories.map((m) => m.memory.memoryId)).toEqual([trip.memoryId]);
+        expect(answer.facts).toEqual([name]);
+      });
+  });
+
   it('narrows pinned memories and ranked ones to the filter', () => {
     spec
       .given([name, rule, editor, database])

@@ -3,9 +3,11 @@ import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
   EntityAliasTable,
+  episodeMergeKey,
   embeddedText,
   expandQuery,
   hitIds,
+  holdsAt,
   indexCandidates,
   indexScope,
   narrowsBeyondKinds,
@@ -214,8 +216,28 @@ export class RecallService {
       carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
       this.summaryOf(tenantId, userId, previous),
     ]);
-    const carried = carry > 0 ? turnsNotSummarised(earlier, theirs).slice(-carry) : [];
-    return { summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null, recent: [...carried, ...turns] };
+    const carried = carry > 0 ? await this.stillCurrent(tenantId, userId, previous, turnsNotSummarised(earlier, theirs), now) : [];
+    return {
+      summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null,
+      recent: [...carried.slice(-carry), ...turns],
+    };
+  }
+
+  /**
+   * The previous session's turns that still hold: one whose episode has become history (it expired
+   * with the scope it set — "这次先用蓝色的模板" — or what it said was superseded or retracted) is not
+   * carried into a new session as if it were the conversation going on.
+   */
+  private async stillCurrent(tenantId: string, userId: string, sessionId: string, turns: SessionTurn[], now: Date): Promise<SessionTurn[]> {
+    if (turns.length === 0) return turns;
+    const keyOf = (turn: SessionTurn) => episodeMergeKey(turn.role === 'assistant' ? 'assistant' : 'user', sessionId, turn.turnId);
+    const episodes = new Map(
+      (await this.facts.findByMergeKeys(tenantId, userId, turns.map(keyOf))).map((episode) => [episode.mergeKey, episode]),
+    );
+    return turns.filter((turn) => {
+      const episode = episodes.get(keyOf(turn));
+      return !episode || (episode.status === 'active' && holdsAt(episode, now));
+    });
   }
 
   private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {

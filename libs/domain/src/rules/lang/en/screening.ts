@@ -53,6 +53,8 @@ export const enScreening: ScreeningCues = {
   ],
   cues: {
     preference: [
+      // "Neovim is my editor of choice": a favourite said value first.
+      'of choice',
       'i prefer',
       'prefer',
       'i like',

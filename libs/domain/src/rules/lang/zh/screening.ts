@@ -58,6 +58,8 @@ export const zhScreening: ScreeningCues = {
   ],
   cues: {
     preference: [
+      // "乌龙茶是我最爱的茶", "美式咖啡是我的最爱": a favourite said value first.
+      '最爱',
       '我喜欢',
       '喜欢',
       '我爱',
