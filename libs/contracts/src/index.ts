@@ -9,3 +9,4 @@ export * from './json-schema';
 export * from './topic-catalogue';
 export * from './new-event';
 export * from './topology';
+export * from './webhooks';

@@ -8,3 +8,4 @@ export * from './session-store.port';
 export * from './projection-versions.port';
 export * from './key-store.port';
 export * from './log-versions.port';
+export * from './webhook-store.port';
