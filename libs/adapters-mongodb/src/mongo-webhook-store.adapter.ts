@@ -142,8 +142,11 @@ export class MongoWebhookStore implements WebhookStore {
     }
   }
 
-  async redactUser(tenantId: string, userId: string): Promise<void> {
-    await this.deliveriesCollection.updateMany({ tenantId, userId, status: 'pending' }, { $set: { stored: null } });
+  async redactUser(tenantId: string, userId: string, at: { readonly partition: number; readonly offset: number }): Promise<void> {
+    await this.deliveriesCollection.updateMany(
+      { tenantId, userId, status: 'pending', partition: at.partition, offset: { $lt: at.offset } },
+      { $set: { stored: null } },
+    );
   }
 
   async dueDeliveries(now: number, limit: number): Promise<WebhookDelivery[]> {

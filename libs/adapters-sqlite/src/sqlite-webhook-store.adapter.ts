@@ -69,7 +69,7 @@ export class SqliteWebhookStore implements WebhookStore {
         'status' | 'attempts' | 'next_attempt_at' | 'lease_until' | 'last_attempt_at' | 'response_status' | 'error' | 'delivered_at'
       >
     >;
-    redact: BetterSqlite3.Statement<[string, string]>;
+    redact: BetterSqlite3.Statement<[string, string, number, number]>;
     due: BetterSqlite3.Statement<{ now: number; limit: number }, DeliveryRow>;
     claim: BetterSqlite3.Statement<[number, string, number]>;
     failed: BetterSqlite3.Statement<[number, number, number | null, string | null, number, string]>;
@@ -145,7 +145,10 @@ export class SqliteWebhookStore implements WebhookStore {
            @recorded_at, @stored, @created_at, 'pending', 0, @created_at, 0, @created_at)
          ON CONFLICT (id) DO NOTHING`,
       ),
-      redact: db.prepare(`UPDATE webhook_deliveries SET stored = NULL WHERE tenant_id = ? AND user_id = ? AND status = 'pending'`),
+      redact: db.prepare(
+        `UPDATE webhook_deliveries SET stored = NULL
+         WHERE tenant_id = ? AND user_id = ? AND status = 'pending' AND log_partition = ? AND log_offset < ?`,
+      ),
       due: db.prepare(
         `SELECT d.* FROM webhook_deliveries d
          JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'active'
@@ -244,8 +247,8 @@ export class SqliteWebhookStore implements WebhookStore {
     if (deliveries.length > 0) this.enqueueTx(deliveries);
   }
 
-  async redactUser(tenantId: string, userId: string): Promise<void> {
-    this.statements.redact.run(tenantId, userId);
+  async redactUser(tenantId: string, userId: string, at: { readonly partition: number; readonly offset: number }): Promise<void> {
+    this.statements.redact.run(tenantId, userId, at.partition, at.offset);
   }
 
   async dueDeliveries(now: number, limit: number): Promise<WebhookDelivery[]> {

@@ -92,8 +92,11 @@ export interface WebhookStore {
 
   /** Adds deliveries, due at once; one already known (by id) is left as it is. */
   enqueue(deliveries: readonly NewWebhookDelivery[]): Promise<void>;
-  /** The user was forgotten: none of their pending deliveries may carry content (`stored` → null). */
-  redactUser(tenantId: string, userId: string): Promise<void>;
+  /**
+   * The user was forgotten at `at` (their UserForgotten's place in the log): none of their pending
+   * deliveries before it may carry content (`stored` → null). Later ones are a user who came back.
+   */
+  redactUser(tenantId: string, userId: string, at: { readonly partition: number; readonly offset: number }): Promise<void>;
   /**
    * Lane heads of active subscriptions that are due (`nextAttemptAt`) and not held by a sender
    * (`leaseUntil`) at `now`, the longest waiting first.

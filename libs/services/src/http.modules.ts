@@ -10,6 +10,7 @@ import { HealthController } from './http/health.controller';
 import { InspectorController } from './http/inspector.controller';
 import { PipelineController } from './http/pipeline-status.controller';
 import { TenantGuard } from './http/tenancy';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, admin/): a new
@@ -27,13 +28,17 @@ export class HttpBaseModule {}
 @Module({ imports: [HttpBaseModule, IngestModule], exports: [IngestModule] })
 export class GatewayHttpModule {}
 
-/** The read side: recall, users, admin, the inspector. */
-@Module({ imports: [HttpBaseModule, RecallModule, UsersModule, AdminModule], controllers: [InspectorController], exports: [RecallModule] })
+/** The read side: recall, users, admin, webhooks, the inspector. */
+@Module({
+  imports: [HttpBaseModule, RecallModule, UsersModule, AdminModule, WebhooksModule],
+  controllers: [InspectorController],
+  exports: [RecallModule],
+})
 export class RecallHttpModule {}
 
 /** The embedded server serves both sides on one port, and MCP. */
 @Module({
-  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, AdminModule],
+  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, AdminModule, WebhooksModule],
   controllers: [McpController, InspectorController],
   exports: [IngestModule, RecallModule],
 })

@@ -288,7 +288,7 @@ export function testWebhookStore(factory: () => Promise<WebhookStore>, options: 
     );
 
     it(
-      "redacts a forgotten user's pending deliveries in every subscription of the tenant, and no one else's",
+      "redacts a forgotten user's pending deliveries before the forgetting, in every subscription of the tenant, and no one else's",
       async () => {
         const tenantId = uniqueName('tenant');
         const first = await added({ tenantId });
@@ -298,15 +298,17 @@ export function testWebhookStore(factory: () => Promise<WebhookStore>, options: 
           aWebhookDelivery(first, 1, { userId: 'gone' }),
           aWebhookDelivery(first, 2, { userId: 'stays' }),
           aWebhookDelivery(second, 1, { userId: 'gone' }),
+          // After the forgetting: the user came back (a new key), their new words are theirs to send.
+          aWebhookDelivery(second, 9, { userId: 'gone' }),
           aWebhookDelivery(otherTenant, 1, { userId: 'gone' }),
         ]);
-        await store.redactUser(tenantId, 'gone');
+        await store.redactUser(tenantId, 'gone', { partition: 0, offset: 5 });
 
         const storedOf = async (subscription: WebhookSubscription) =>
-          Object.fromEntries((await store.deliveries(subscription.tenantId, subscription.id, 10)).map((d) => [d.userId, d.stored]));
-        expect(await storedOf(first)).toEqual({ gone: null, stays: aWebhookDelivery(first, 2).stored });
-        expect(await storedOf(second)).toEqual({ gone: null });
-        expect(await storedOf(otherTenant)).toEqual({ gone: aWebhookDelivery(otherTenant, 1).stored });
+          Object.fromEntries((await store.deliveries(subscription.tenantId, subscription.id, 10)).map((d) => [d.eventId, d.stored]));
+        expect(await storedOf(first)).toEqual({ 'event-1': null, 'event-2': aWebhookDelivery(first, 2).stored });
+        expect(await storedOf(second)).toEqual({ 'event-1': null, 'event-9': aWebhookDelivery(second, 9).stored });
+        expect(await storedOf(otherTenant)).toEqual({ 'event-1': aWebhookDelivery(otherTenant, 1).stored });
         // Still due: a forgotten user's changes are delivered, as ids.
         expect(ids(await dueOf([second], T0 + 100))).toEqual(['event-1']);
       },
