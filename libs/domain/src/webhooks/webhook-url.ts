@@ -25,7 +25,8 @@ export type WebhookUrlCheck = { readonly ok: true; readonly url: string } | { re
  * `problem` completes "url …".
  */
 export function checkWebhookUrl(text: string, rules: WebhookUrlRules): WebhookUrlCheck {
-  if (text.length > WEBHOOK_URL_MAX_LENGTH) return refused(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
+  // Code points, as JSON Schema's maxLength (and the DTO) count them.
+  if ([...text].length > WEBHOOK_URL_MAX_LENGTH) return refused(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(text);
