@@ -354,6 +354,10 @@ export function webhooksSuite(mode?: EngramMode): void {
       expect(metrics.text).toMatch(/^engram_webhook_subscriptions_disabled_total 1$/m);
       expect(metrics.text).toMatch(/^engram_webhook_attempts_total\{outcome="failed"\} ([5-9]|\d\d+)$/m);
       expect(metrics.text).toMatch(/^engram_webhook_attempts_total\{outcome="delivered"\} \d+$/m);
+      await eventually(async () => {
+        const scraped = (await engram.http().get('/metrics').set(as(ADMIN)).expect(200)).text;
+        return /^engram_webhook_outbox_lag 0$/m.test(scraped);
+      }, 'the outbox to have read the whole topic');
     });
 
     it('starts a new subscription at the log’s end, backfills one from the beginning first, and resends nothing after a rebuild', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { EngramMetrics } from '../observability/metrics';
 
 /** The webhooks' series, in the process's registry (`/metrics`). */
@@ -9,6 +9,9 @@ export class WebhookMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'outcome'>;
   readonly disabled: Counter<never>;
+  readonly outboxLag: Gauge<never>;
+  /** How far the outbox is behind memory.facts.v1, while it reads it (the outbox sets it); undefined: not reading. */
+  outboxLagSource: () => Promise<number | undefined> = async () => undefined;
 
   constructor(metrics: EngramMetrics) {
     const registers = [metrics.registry];
@@ -34,6 +37,15 @@ export class WebhookMetrics {
       name: 'engram_webhook_subscriptions_disabled_total',
       help: 'Subscriptions disabled because a delivery failed ENGRAM_WEBHOOK_MAX_FAILURES times in a row.',
       registers,
+    });
+    const lagOf = () => this.outboxLagSource();
+    this.outboxLag = new Gauge({
+      name: 'engram_webhook_outbox_lag',
+      help: 'Events of memory.facts.v1 the webhook outbox has yet to read (collected on scrape; 0 while no webhook is live).',
+      registers,
+      async collect() {
+        this.set((await lagOf()) ?? 0);
+      },
     });
   }
 }

@@ -4,6 +4,7 @@ import { parseEvent, Topics, webhookEventOf, type WebhookEventName } from '@engr
 import {
   type ConsumedMessage,
   EventLog,
+  lag,
   type LogPosition,
   type NewWebhookDelivery,
   reached,
@@ -57,7 +58,17 @@ export class WebhookOutbox implements BeforeApplicationShutdown {
     @Inject(PipelineOptions) private readonly pipeline: PipelineOptions,
     private readonly publisher: EventPublisher,
     private readonly metrics: WebhookMetrics,
-  ) {}
+  ) {
+    metrics.outboxLagSource = async () => {
+      if (!this.live) return undefined;
+      const topic = this.topic;
+      const [end, committed] = await Promise.all([
+        this.eventLog.endPosition(topic),
+        this.eventLog.committedPosition(topic, WebhookOutbox.GROUP),
+      ]);
+      return lag(end, committed);
+    };
+  }
 
   private get topic(): string {
     return this.publisher.topic(Topics.facts);
