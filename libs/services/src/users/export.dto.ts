@@ -9,7 +9,6 @@ import {
   IsInt,
   IsNotEmpty,
   IsNumber,
-  IsOptional,
   IsString,
   Max,
   Min,
@@ -85,7 +84,7 @@ export class ExportedMemoryDto {
   @ApiProperty() @IsBoolean() ephemeral!: boolean;
   @ApiProperty() @IsBoolean() pinned!: boolean;
   @ApiPropertyOptional({ description: 'Health data (an allergy, a condition): present and true when so.' })
-  @IsOptional()
+  @Absent()
   @IsBoolean()
   sensitive?: boolean;
   @ApiProperty({ enum: MEMORY_STATUSES }) @IsIn(MEMORY_STATUSES) status!: (typeof MEMORY_STATUSES)[number];

@@ -12,14 +12,13 @@ import {
   WebhookStore,
   type WebhookSubscription,
 } from '@engram/ports';
-import { isEventShaped } from '../crypto/sealing-event-log';
+import { type EventShape, isEventShaped } from '../crypto/sealing-event-log';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { WebhookMetrics } from './webhook-metrics';
 
 /** A memory change as the outbox reads it off the log: the envelope, and what a delivery keeps. */
 interface Change {
   readonly eventId: string;
-  readonly type: string;
   readonly name: WebhookEventName;
   readonly tenantId: string;
   readonly userId: string;
@@ -178,21 +177,27 @@ export class WebhookOutbox implements BeforeApplicationShutdown {
     };
     const now = Date.now();
     for (const message of messages) {
-      const change = this.changeOf(message);
-      if (!change) continue;
-      if (change.type === 'UserForgotten') {
+      const value = message.value;
+      if (!isEventShaped(value)) continue;
+      const name = webhookEventOf(value.type);
+      if (!name) continue;
+      const tenants = subscriptions.filter((s) => s.tenantId === value.tenantId);
+      if (value.type === 'UserForgotten' && tenants.length > 0) {
         await flush();
-        await this.store.redactUser(change.tenantId, change.userId, { partition: message.partition, offset: message.offset });
+        await this.store.redactUser(value.tenantId, value.userId, { partition: message.partition, offset: message.offset });
       }
-      for (const s of subscriptions) {
-        if (s.tenantId !== change.tenantId || !s.events.includes(change.name) || !wanted(s, message)) continue;
+      // Only what some subscription wants is validated and kept.
+      const interested = tenants.filter((s) => s.events.includes(name) && wanted(s, message));
+      const change = interested.length > 0 ? this.changeOf(message, value, name) : undefined;
+      if (!change) continue;
+      for (const s of interested) {
         queued.push({
           id: `${s.id}:${change.eventId}`,
           subscriptionId: s.id,
           tenantId: change.tenantId,
           userId: change.userId,
           eventId: change.eventId,
-          event: change.name,
+          event: name,
           ...(change.memoryId === undefined ? {} : { memoryId: change.memoryId }),
           partition: message.partition,
           offset: message.offset,
@@ -207,18 +212,16 @@ export class WebhookOutbox implements BeforeApplicationShutdown {
   }
 
   /**
-   * The change a message holds, when webhooks carry its type. A shredded one (its user forgotten
-   * since) still has its envelope: it is delivered as ids. One that fails validation is skipped:
-   * the indexer reading the same topic dead-letters it.
+   * What a delivery keeps of a message. A shredded one (its user forgotten since) still has its
+   * envelope: it is delivered as ids. One that fails validation is skipped: the indexer reading the
+   * same topic dead-letters it.
    */
-  private changeOf(message: ConsumedMessage): Change | undefined {
-    const value = message.value;
-    if (!isEventShaped(value)) return undefined;
-    const name = webhookEventOf(value.type);
-    if (!name) return undefined;
-    const recordedAt = (value as { recordedAt?: unknown }).recordedAt;
-    const envelope = { eventId: value.eventId, type: value.type, name, tenantId: value.tenantId, userId: value.userId };
-    if (message.shredded) return { ...envelope, recordedAt: typeof recordedAt === 'string' ? recordedAt : '', stored: null };
+  private changeOf(message: ConsumedMessage, value: EventShape, name: WebhookEventName): Change | undefined {
+    const envelope = { eventId: value.eventId, tenantId: value.tenantId, userId: value.userId, name };
+    if (message.shredded) {
+      const recordedAt = (value as { recordedAt?: unknown }).recordedAt;
+      return { ...envelope, recordedAt: typeof recordedAt === 'string' ? recordedAt : '', stored: null };
+    }
     try {
       const event = parseEvent(value);
       const memoryId = 'memory' in event.payload ? event.payload.memory.memoryId : undefined;
