@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isEventShaped } from '@engram/services/crypto/sealing-event-log';
 import { EventPublisher } from '@engram/services/pipeline/event-publisher';
-import { consumeUpTo } from '@engram/services/replay/consume-up-to';
+import { consumeUpTo } from '@engram/services/transport/consume-up-to';
 import { Topics, webhookEventOf, type WebhookEventName } from '@engram/contracts';
 import { EventLog } from '@engram/ports';
 import { uniqueName } from '@engram/testing';

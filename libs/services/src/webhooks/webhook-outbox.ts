@@ -235,7 +235,7 @@ export class WebhookOutbox implements BeforeApplicationShutdown {
 
 /**
  * Reads a topic with `group` from its position up to `end`, handing over the messages before it;
- * like replay's consumeUpTo, but it can be stopped (the process is stopping, or the handler says
+ * like transport's consumeUpTo, but it can be stopped (the process is stopping, or the handler says
  * `stop`). `done` resolves true once everything before `end` was handled, false when stopped.
  */
 function readUpTo(

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { WEBHOOK_EVENTS, type WebhookEventName } from '@engram/contracts';
 import { WEBHOOK_URL_MAX_LENGTH } from '@engram/domain';
-import { Absent } from '../ingest/turns.dto';
+import { Absent } from '../http/request-fields';
 
 export const WEBHOOK_SECRET_MIN_LENGTH = 24;
 export const WEBHOOK_SECRET_MAX_LENGTH = 256;
