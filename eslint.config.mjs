@@ -21,7 +21,7 @@ const SERVICES = 'libs/services/src';
  */
 const SERVICE_LAYERS = [
   ['bindings'], // which adapter serves each port: composition too, read only by the top
-  ['ingest', 'recall', 'users', 'forgetting', 'admin', 'mcp'], // the use cases
+  ['ingest', 'recall', 'users', 'forgetting', 'admin', 'mcp', 'webhooks'], // the use cases
   ['http'], // what every route shares: tenancy, errors, request fields, contract decorators, health, metrics
   ['replay'], // the offline rebuild, online rebuilds, reprocessing
   ['pipeline'], // stages and projections; publishing, progress and memory commands

@@ -49,8 +49,10 @@ stop() {
 trap stop EXIT
 
 # A tenant key and an admin key (test/contract/schemathesis.toml says which operation sends which).
+# Webhooks it registers may point at loopback only: whatever URL it generates, deliveries stay on this machine.
 HOST=127.0.0.1 PORT="$port" ENGRAM_DATA_DIR="$data_dir" LOG_LEVEL=error \
   ENGRAM_API_KEYS="$tenant_key=schemathesis" ENGRAM_ADMIN_KEY="$admin_key" ENGRAM_AFTER_TIMEOUT_MS=1000 ENGRAM_REBUILD_GRACE_MS=0 \
+  ENGRAM_WEBHOOK_ALLOWED_HOSTS=127.0.0.1 \
   node bin/engram.js start >"$data_dir.log" 2>&1 &
 server_pid=$!
 

@@ -141,11 +141,21 @@ describe('export and import (HTTP, two instances)', () => {
         format: 'something-else',
         version: 2,
         exportedAt: 'today',
-        memories: [{ memoryId: 'm1', kind: 'nonsense', confidence: 3 }],
+        memories: [{ memoryId: 'm1', kind: 'nonsense', confidence: 3, version: 6.98e29, revision: 2 ** 53, sensitive: null }],
       })
       .expect(400);
+    // A version or count JavaScript cannot hold exactly would come back as `6.98e+29`, not an integer.
     expect(response.body.fields).toEqual(
-      expect.arrayContaining(['format', 'version', 'exportedAt', 'memories.0.kind', 'memories.0.confidence']),
+      expect.arrayContaining([
+        'format',
+        'version',
+        'exportedAt',
+        'memories.0.kind',
+        'memories.0.confidence',
+        'memories.0.version',
+        'memories.0.revision',
+        'memories.0.sensitive',
+      ]),
     );
     expect((await target.http().get('/v1/users/u1/memories?status=all').expect(200)).body.memories).toEqual([]);
   });

@@ -5,3 +5,4 @@ export { compoundId } from './mongo-common';
 export * from './mongo-projection-versions';
 export * from './mongo-key-store.adapter';
 export * from './mongo-log-versions';
+export * from './mongo-webhook-store.adapter';

@@ -7,3 +7,4 @@ export * from './sqlite-access-store.adapter';
 export * from './sqlite-projection-versions';
 export * from './sqlite-key-store.adapter';
 export * from './sqlite-log-versions';
+export * from './sqlite-webhook-store.adapter';

@@ -148,6 +148,26 @@ export class EngramConfig {
   /** How often the resolver process sweeps every user; 0: only on demand. */
   @Transform(toNumber) @IsInt() @Min(0) ENGRAM_FORGETTING_INTERVAL_MS = 3_600_000;
 
+  // Webhooks (README "Webhooks", docs/security.md)
+  /** A delivery failing this many times in a row (with backoff between) disables its subscription. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(1000) ENGRAM_WEBHOOK_MAX_FAILURES = 20;
+  /** The wait after a delivery's first failure, doubled after each further one, up to ENGRAM_WEBHOOK_RETRY_MAX_MS. */
+  @Transform(toNumber) @IsInt() @Min(10) @Max(3_600_000) ENGRAM_WEBHOOK_RETRY_BASE_MS = 1000;
+  @Transform(toNumber) @IsInt() @Min(10) @Max(86_400_000) ENGRAM_WEBHOOK_RETRY_MAX_MS = 3_600_000;
+  /** How long a receiver may take to answer a delivery before it counts as failed. */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(120_000) ENGRAM_WEBHOOK_TIMEOUT_MS = 10_000;
+  /** Deliveries in flight at once (one per subscription and user at most, to keep each user's order). */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(256) ENGRAM_WEBHOOK_CONCURRENCY = 8;
+  /** Subscriptions one tenant may hold. */
+  @Transform(toNumber) @IsInt() @Min(1) @Max(10_000) ENGRAM_WEBHOOK_MAX_PER_TENANT = 20;
+  /**
+   * The hosts webhook URLs may point at, comma-separated (names or addresses as a URL writes them,
+   * IPv6 in brackets); empty: any host. A closed list is how a deployment keeps deliveries off its
+   * internal network.
+   */
+  @Matches(/^\s*([^\s,/@]+(\s*,\s*[^\s,/@]+)*)?\s*$/, { message: 'must be empty or a comma-separated list of host names' })
+  ENGRAM_WEBHOOK_ALLOWED_HOSTS = '';
+
   // Online rebuilds and admin endpoints (docs/operations.md "Rebuild")
   /** `Authorization: Bearer <key>` for /v1/admin/*; empty: admin endpoints only without ENGRAM_API_KEYS (loopback). */
   @IsString() ENGRAM_ADMIN_KEY = '';

@@ -43,6 +43,7 @@ import {
   ResolverOptions,
   resolverOptionsFrom,
 } from './stage-options';
+import { WebhookOptions, webhookOptionsFrom } from './webhook-options';
 
 /**
  * The configuration mapped once into the options each consumer injects. `EngramCoreModule` provides
@@ -69,6 +70,7 @@ export interface EngramOptions {
   readonly mongo: MongoOptions;
   readonly elasticsearch: ElasticsearchOptions;
   readonly embedder: EmbedderOptions;
+  readonly webhooks: WebhookOptions;
 }
 
 export function engramOptions(config: EngramConfig): EngramOptions {
@@ -93,6 +95,7 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     mongo: mongoOptionsFrom(config),
     elasticsearch: elasticsearchOptionsFrom(config),
     embedder: embedderOptionsFrom(config),
+    webhooks: webhookOptionsFrom(config),
   };
 }
 
@@ -118,6 +121,7 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   mongo: MongoOptions,
   elasticsearch: ElasticsearchOptions,
   embedder: EmbedderOptions,
+  webhooks: WebhookOptions,
 };
 
 /** Every slice as a provider (`{ provide, useValue }`, the shape Nest takes), frozen so no consumer changes another's. */

@@ -136,6 +136,35 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     });
   });
 
+  it('maps the webhooks their slice: the retry schedule, limits and the allowed hosts as a list', () => {
+    expect(optionsOf().webhooks).toEqual({
+      maxFailures: 20,
+      retryBaseMs: 1000,
+      retryMaxMs: 3_600_000,
+      timeoutMs: 10_000,
+      concurrency: 8,
+      maxPerTenant: 20,
+      allowedHosts: [],
+    });
+    const { webhooks } = optionsOf({
+      ENGRAM_WEBHOOK_MAX_FAILURES: '3',
+      ENGRAM_WEBHOOK_RETRY_BASE_MS: '50',
+      ENGRAM_WEBHOOK_RETRY_MAX_MS: '400',
+      ENGRAM_WEBHOOK_ALLOWED_HOSTS: ' 127.0.0.1, Hooks.Example.com. ,[::1]',
+    });
+    expect(webhooks).toMatchObject({
+      maxFailures: 3,
+      retryBaseMs: 50,
+      retryMaxMs: 400,
+      allowedHosts: ['127.0.0.1', 'hooks.example.com', '[::1]'],
+    });
+    expect(() => optionsOf({ ENGRAM_WEBHOOK_RETRY_BASE_MS: '5000', ENGRAM_WEBHOOK_RETRY_MAX_MS: '1000' })).toThrow(
+      'ENGRAM_WEBHOOK_RETRY_MAX_MS: must be at least ENGRAM_WEBHOOK_RETRY_BASE_MS',
+    );
+    expect(() => optionsOf({ ENGRAM_WEBHOOK_ALLOWED_HOSTS: 'a.example, http://b.example/' })).toThrow('ENGRAM_WEBHOOK_ALLOWED_HOSTS');
+    expect(() => optionsOf({ ENGRAM_WEBHOOK_MAX_FAILURES: '0' })).toThrow('ENGRAM_WEBHOOK_MAX_FAILURES');
+  });
+
   it('provides every slice under its own token, frozen', () => {
     const providers = engramOptionProviders(optionsOf());
     expect(providers.map((p) => p.provide)).toEqual(ENGRAM_OPTION_TOKENS);

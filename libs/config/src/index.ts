@@ -8,3 +8,4 @@ export * from './recall-options';
 export * from './service-options';
 export * from './backend-options';
 export * from './stage-options';
+export * from './webhook-options';

@@ -42,6 +42,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('ENGRAM_LLM_URL: required when ENGRAM_EXTRACTOR=llm');
   else if (config.ENGRAM_SUMMARIZER === 'llm' && !config.ENGRAM_LLM_URL?.trim())
     problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
+  if (config.ENGRAM_WEBHOOK_RETRY_MAX_MS < config.ENGRAM_WEBHOOK_RETRY_BASE_MS)
+    problems.push('ENGRAM_WEBHOOK_RETRY_MAX_MS: must be at least ENGRAM_WEBHOOK_RETRY_BASE_MS');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);

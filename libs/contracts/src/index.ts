@@ -10,3 +10,4 @@ export * from './topic-catalogue';
 export * from './new-event';
 export * from './topology';
 export * from './recall-filters';
+export * from './webhooks';

@@ -11,3 +11,4 @@ export * from './recall';
 export * from './forgetting';
 export * from './insights';
 export * from './summaries';
+export * from './webhooks';

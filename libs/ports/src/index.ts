@@ -9,3 +9,4 @@ export * from './projection-versions.port';
 export * from './key-store.port';
 export * from './log-versions.port';
 export * from './search-backend.port';
+export * from './webhook-store.port';

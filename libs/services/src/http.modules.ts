@@ -12,6 +12,7 @@ import { InspectorController } from './http/inspector.controller';
 import { PipelineController } from './http/pipeline-status.controller';
 import { PipelineStatusService } from './http/pipeline-status.service';
 import { TenantGuard } from './http/tenancy';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The HTTP apps are compositions of use-case modules (ingest/, recall/, users/, forgetting/, admin/): a new
@@ -29,9 +30,9 @@ export class HttpBaseModule {}
 @Module({ imports: [HttpBaseModule, IngestModule], exports: [IngestModule] })
 export class GatewayHttpModule {}
 
-/** The read side: recall, users, admin, the inspector. */
+/** The read side: recall, users, admin, webhooks, the inspector. */
 @Module({
-  imports: [HttpBaseModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule],
+  imports: [HttpBaseModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule, WebhooksModule],
   controllers: [InspectorController],
   exports: [RecallModule],
 })
@@ -39,7 +40,7 @@ export class RecallHttpModule {}
 
 /** The embedded server serves both sides on one port, and MCP. */
 @Module({
-  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule],
+  imports: [HttpBaseModule, IngestModule, RecallModule, UsersModule, ForgettingHttpModule, AdminModule, WebhooksModule],
   controllers: [McpController, InspectorController],
   exports: [IngestModule, RecallModule],
 })

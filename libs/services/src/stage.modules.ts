@@ -15,6 +15,7 @@ import { Reprocessor } from './replay/reprocessor';
 import { ResolverStage } from './pipeline/resolver.stage';
 import { SearchProjection } from './pipeline/search.projection';
 import { SessionsProjection, SessionsStage } from './pipeline/sessions.projection';
+import { WebhookDeliveryModule } from './webhooks/webhooks.module';
 
 /**
  * One module per deployable worker. The embedded server imports them all;
@@ -43,8 +44,9 @@ export class ExtractorModule {}
 @Module({ imports: [ForgettingSchedulerModule], controllers: [ResolverStage], providers: [FactsProjection] })
 export class ResolverModule {}
 
-/** The search, sessions and access projections. */
+/** The search, sessions and access projections, and the webhooks' deliveries (from the same facts topic). */
 @Module({
+  imports: [WebhookDeliveryModule],
   controllers: [IndexerStage, SessionsStage, AccessStage],
   providers: [SearchProjection, SessionsProjection, AccessProjection],
 })

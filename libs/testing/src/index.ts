@@ -11,3 +11,4 @@ export * from './json-http-stub';
 export * from './pii-arbitraries';
 export * from './key-store.contract';
 export * from './log-versions.contract';
+export * from './webhook-store.contract';

@@ -319,6 +319,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's webhooks (without their secrets), oldest first, with their status. */
+        get: operations["WebhooksController_list"];
+        put?: never;
+        /**
+         * Register an endpoint for memory changes; the answer carries its signing secret, once.
+         * @description Each delivery is a POST of one change (JSON) signed `engram-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`, with its event id in `engram-event-id`; at least once, in order per user, retried with backoff.
+         */
+        post: operations["WebhooksController_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook and its deliveries; nothing more is sent to it. */
+        delete: operations["WebhooksController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's recent deliveries: status, attempts, the receiver's last answer or error, when it is tried again. */
+        get: operations["WebhooksController_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -854,6 +909,97 @@ export interface components {
         RebuildListResponse: {
             /** @description Newest first. */
             rebuilds: components["schemas"]["RebuildStatusResponse"][];
+        };
+        CreateWebhookDto: {
+            /**
+             * @description Where deliveries are POSTed: an absolute http or https URL without credentials, not this engram server itself, on a host ENGRAM_WEBHOOK_ALLOWED_HOSTS allows (when set).
+             * @example https://hooks.example.com/engram
+             */
+            url: string;
+            /** @description The memory changes to deliver; absent: all of them. */
+            events?: ("memory.added" | "memory.superseded" | "memory.retracted" | "memory.archived" | "memory.expired" | "user.forgotten")[];
+            /** @description The HMAC key of the signatures (24-256 printable ASCII characters, no spaces); absent: one is generated. Either way it is answered once, here. */
+            secret?: string;
+            /**
+             * @description `now` (default): the changes engram makes from now on. `beginning`: also every change the log still holds, delivered first (the subscription is `backfilling` until they are queued).
+             * @default now
+             * @enum {string}
+             */
+            from?: "now" | "beginning";
+        };
+        WebhookCreatedResponse: {
+            id: string;
+            url: string;
+            events: ("memory.added" | "memory.superseded" | "memory.retracted" | "memory.archived" | "memory.expired" | "user.forgotten")[];
+            /**
+             * @description `disabled`: a delivery kept failing (see `disabledReason`); nothing more is sent. Delete it and register again.
+             * @enum {string}
+             */
+            status: "active" | "backfilling" | "disabled";
+            /** @enum {string} */
+            from: "now" | "beginning";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** @description The signing secret: shown this once, never again. */
+            secret: string;
+        };
+        WebhookView: {
+            id: string;
+            url: string;
+            events: ("memory.added" | "memory.superseded" | "memory.retracted" | "memory.archived" | "memory.expired" | "user.forgotten")[];
+            /**
+             * @description `disabled`: a delivery kept failing (see `disabledReason`); nothing more is sent. Delete it and register again.
+             * @enum {string}
+             */
+            status: "active" | "backfilling" | "disabled";
+            /** @enum {string} */
+            from: "now" | "beginning";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            disabledAt: string | null;
+            disabledReason: string | null;
+        };
+        WebhookListResponse: {
+            webhooks: components["schemas"]["WebhookView"][];
+        };
+        WebhookDeletedResponse: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+        };
+        WebhookDeliveryView: {
+            /** @description The event id: the `engram-event-id` header and the body's `id`. */
+            eventId: string;
+            /** @enum {string} */
+            type: "memory.added" | "memory.superseded" | "memory.retracted" | "memory.archived" | "memory.expired" | "user.forgotten";
+            userId: string;
+            memoryId: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered";
+            /** @description Attempts made (each but a delivered one a failure). */
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When it is tried again (pending only).
+             */
+            nextAttemptAt: string | null;
+            /** @description The receiver's HTTP status at the last attempt. */
+            responseStatus: number | null;
+            /** @description Why the last attempt failed. */
+            error: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+        };
+        WebhookDeliveryListResponse: {
+            deliveries: components["schemas"]["WebhookDeliveryView"][];
         };
     };
     responses: never;
@@ -1754,6 +1900,193 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhooksController_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedResponse"];
+                };
+            };
+            /** @description `url` not an absolute http(s) URL, carrying credentials, pointing at this server, or at a host ENGRAM_WEBHOOK_ALLOWED_HOSTS does not allow; an unknown event name (`events`); a `secret` too short or not printable ASCII. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tenant holds ENGRAM_WEBHOOK_MAX_PER_TENANT webhooks already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhooksController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description As POST /v1/webhooks answered it. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedResponse"];
+                };
+            };
+            /** @description A malformed `webhookId`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tenant has no such webhook. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    WebhooksController_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description As POST /v1/webhooks answered it. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
+                };
+            };
+            /** @description A malformed `webhookId`, or `limit` not an integer in 1-500. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tenant has no such webhook. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import {
   SqliteRebuildLedger,
   sqliteFactStoreVersions,
   sqliteSessionStoreVersions,
+  SqliteWebhookStore,
 } from '@engram/adapters-sqlite';
 import {
   MongoAccessStore,
@@ -17,6 +18,7 @@ import {
   MongoRebuildLedger,
   mongoFactStoreVersions,
   mongoSessionStoreVersions,
+  MongoWebhookStore,
 } from '@engram/adapters-mongodb';
 import {
   AccessStore,
@@ -29,13 +31,14 @@ import {
   RebuildLedger,
   SessionStore,
   SessionStoreVersions,
+  WebhookStore,
 } from '@engram/ports';
 import { DataKeyRing, loadMasterKeys } from '../crypto';
 import { MONGO_DATABASE, SQLITE_DATABASE } from './databases';
 
 /**
  * The fact store port (ENGRAM_FACT_STORE) and what lives in the same database: sessions, access
- * statistics, the data keys, the projection versions and rebuild ledger, and the log's version.
+ * statistics, webhooks, the data keys, the projection versions and rebuild ledger, and the log's version.
  * One choice for all of them because they are one database (port-bindings.ts says why).
  */
 export function factStoreProviders(backend: FactStoreBackend): FactoryProvider[] {
@@ -64,6 +67,7 @@ const sqliteStores: FactoryProvider[] = [
   { provide: FactStore, inject: [FactStoreVersions], useFactory: (v: ProjectionVersions<FactStore>) => followActiveVersion(v) },
   { provide: SessionStore, inject: [SessionStoreVersions], useFactory: (v: ProjectionVersions<SessionStore>) => followActiveVersion(v) },
   { provide: AccessStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteAccessStore(db) },
+  { provide: WebhookStore, inject: [SQLITE_DATABASE], useFactory: (db: Database) => new SqliteWebhookStore(db) },
 ];
 
 /**
@@ -104,4 +108,5 @@ const mongoStores: FactoryProvider[] = [
     },
   },
   { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
+  { provide: WebhookStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoWebhookStore.open(db) },
 ];

@@ -9,7 +9,6 @@ import {
   IsInt,
   IsNotEmpty,
   IsNumber,
-  IsOptional,
   IsString,
   Max,
   Min,
@@ -47,11 +46,16 @@ const strings = (maxItems: number, maxLength: number): ApiPropertyOptions => ({
   items: { type: 'string', maxLength },
 });
 const instant = { format: 'date-time' } as const;
+/**
+ * A count or version: an integer JavaScript holds exactly. A larger one (6.98e29) passes `IsInt` but is
+ * written back as `6.98e+29`, which no client reads as an integer.
+ */
+const count = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 /** Required, and may be null (`validTo` of a memory still valid): absent is refused. */
 const Nullable = () => ValidateIf((_object: object, value: unknown) => value !== null);
 
 export class ExportedVersionDto {
-  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) version!: number;
+  @ApiProperty(count) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) version!: number;
   @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) value!: string;
   @ApiProperty(textSchema(TEXT_MAX)) @Text(TEXT_MAX) content!: string;
   @ApiProperty(instant) @IsInstant() validFrom!: string;
@@ -80,13 +84,13 @@ export class ExportedMemoryDto {
   @ApiProperty() @IsBoolean() ephemeral!: boolean;
   @ApiProperty() @IsBoolean() pinned!: boolean;
   @ApiPropertyOptional({ description: 'Health data (an allergy, a condition): present and true when so.' })
-  @IsOptional()
+  @Absent()
   @IsBoolean()
   sensitive?: boolean;
   @ApiProperty({ enum: MEMORY_STATUSES }) @IsIn(MEMORY_STATUSES) status!: (typeof MEMORY_STATUSES)[number];
-  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) version!: number;
-  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) revision!: number;
-  @ApiProperty({ type: 'integer', minimum: 1 }) @IsInt() @Min(1) mentionCount!: number;
+  @ApiProperty(count) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) version!: number;
+  @ApiProperty(count) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) revision!: number;
+  @ApiProperty(count) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) mentionCount!: number;
   @ApiProperty(strings(1000, ID_MAX)) @Strs(1000, ID_MAX) sourceTurnIds!: string[];
   @ApiPropertyOptional({ ...textSchema(ID_MAX), description: 'Who said the source turn, when named.' })
   @Absent()
