@@ -275,9 +275,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-4:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-5:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-4:default');
+    expect(unnamed.version).toBe('llm-5:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -306,7 +306,7 @@ describe('OpenAiChatExtractor', () => {
         }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-4:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-5:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');
