@@ -249,6 +249,14 @@ describe('OpenAiChatExtractor, prompt 5: what is true now', () => {
       expect((await read(change)).map((i) => [i.attribute, i.value, i.correction])).toEqual([['meal_plan', now, 'named']]);
     });
 
+    it("gives a standing fact its attribute's words in both languages, so the new value is found by them as the rules' is", async () => {
+      expect((await read(FIXTURE_TURNS.changeEn.text)).map((i) => [i.attribute, i.keys])).toEqual([
+        ['location', ['住址 所在城市 城市 city location']],
+        ['employer', ['公司 单位 employer company']],
+      ]);
+      expect((await read(FIXTURE_TURNS.constraintsEn.text)).every((i) => i.keys === undefined)).toBe(true);
+    });
+
     it('tells the model that a change said later, in any session, corrects the standing fact under its own attribute', () => {
       expect(EXTRACTION_SYSTEM_PROMPT).toContain('in another session days later too, with or without a correction word');
       expect(EXTRACTION_SYSTEM_PROMPT).toContain('exactly the attribute the standing fact has');

@@ -241,6 +241,7 @@ export function validItem(raw: unknown): ValidItem | null {
   // A correction may land on the memory it answers (docs/memory-model.md §3); answers of prompt 1 have no "corrects".
   const correction = r.corrects === true ? { correction: attribute === LAST_MENTIONED ? ('open' as const) : ('named' as const) } : {};
   const scope = scopeOf(r.scope);
+  const keys = attributeWords(attribute);
   return {
     kind,
     subject,
@@ -252,8 +253,19 @@ export function validItem(raw: unknown): ValidItem | null {
     importance,
     operation,
     ...correction,
+    ...(keys ? { keys: [keys] } : {}),
     ...(scope ? { scope } : {}),
   };
+}
+
+/**
+ * A known attribute's words in both languages ("公司 单位 employer company"), as the rules give their
+ * facts (`words.attributes` of the language packs): "我在哪家公司" or "which city do I live in" finds
+ * "用户现在在字节跳动工作。" or "The user moved to Lisbon.", whose words name neither.
+ */
+function attributeWords(attribute: string): string | null {
+  const words = defaultRuleExtractorConfig.words.attributes[attribute.split(':')[0]];
+  return words ? words.join(' ') : null;
 }
 
 /**
