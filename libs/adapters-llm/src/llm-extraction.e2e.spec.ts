@@ -301,7 +301,7 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
 
         const forget = async (days: number) => {
           clock.set(new Date(said + days * DAY));
-          await engram!.http().post('/v1/admin/forgetting/run').send({}).expect(200);
+          await engram!.http().post('/v1/forgetting/run').send({}).expect(200);
           return (await stored('ana')).map((m) => m.attribute).sort();
         };
         // A day on: the task's choice is gone; a week and a trip outlast three days; what starts today stays.
