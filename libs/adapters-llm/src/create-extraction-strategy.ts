@@ -6,7 +6,13 @@ import { OpenAiChatSummarizer } from './openai-chat-summarizer';
 /** The part of the configuration that chooses and sets up the extraction strategy. */
 export type ExtractionStrategyConfig = Pick<
   EngramConfig,
-  'ENGRAM_EXTRACTOR' | 'ENGRAM_LLM_URL' | 'ENGRAM_LLM_MODEL' | 'ENGRAM_LLM_API_KEY' | 'ENGRAM_LLM_TIMEOUT_MS' | 'ENGRAM_LLM_RETRIES'
+  | 'ENGRAM_EXTRACTOR'
+  | 'ENGRAM_LLM_URL'
+  | 'ENGRAM_LLM_MODEL'
+  | 'ENGRAM_LLM_API_KEY'
+  | 'ENGRAM_LLM_TIMEOUT_MS'
+  | 'ENGRAM_LLM_RETRIES'
+  | 'ENGRAM_WORKING_MEMORY_MINUTES'
 >;
 
 /** The embedded rules by default; an OpenAI-compatible chat model when ENGRAM_EXTRACTOR=llm. */
@@ -19,6 +25,7 @@ export function createExtractionStrategy(config: ExtractionStrategyConfig): Extr
     apiKey: config.ENGRAM_LLM_API_KEY,
     timeoutMs: config.ENGRAM_LLM_TIMEOUT_MS,
     retries: config.ENGRAM_LLM_RETRIES,
+    workingMemoryMinutes: config.ENGRAM_WORKING_MEMORY_MINUTES,
   });
 }
 

@@ -1,4 +1,4 @@
-import { EngramHarness, startEngram, turnsBody } from '../../../test/support/engram-harness';
+import { EngramHarness, startEngram, TestClock, turnsBody } from '../../../test/support/engram-harness';
 import {
   ChatCompletionsStub,
   FIXTURE_TURNS,
@@ -185,6 +185,223 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
       expect(answer.summary!.lines.join('\n')).toContain('We are migrating the order service database');
       expect(answer.memories.length).toBeGreaterThan(0);
     });
+  });
+
+  /*
+   * Issue 30, "what is true now", with the model: the user's sessions days apart, small talk between,
+   * the model's (hand-authored) answers to prompt 5 decided by the real resolver, read back over HTTP.
+   */
+  describe('what is true now, read by the model (prompt 5)', () => {
+    const DAY = 86_400_000;
+    let clock: TestClock;
+    let turnNo = 0;
+
+    interface Stored {
+      kind: string;
+      subject: string;
+      attribute: string;
+      value: string;
+      content: string;
+      status: string;
+      pinned: boolean;
+      sensitive?: boolean;
+      expiresAt?: string;
+      history: { value: string }[];
+    }
+
+    async function start(env: Record<string, string> = {}): Promise<void> {
+      clock = new TestClock(new Date('2026-11-02T09:00:00Z'));
+      engram = await startEngram({
+        clock,
+        env: { ENGRAM_EXTRACTOR: 'llm', ENGRAM_LLM_URL: stubUrl, ENGRAM_LLM_MODEL: 'gpt-4o-mini', ENGRAM_LLM_RETRIES: '0', ...env },
+      });
+    }
+
+    /** The user says `texts` in `sessionId` at the clock's time, then the clock moves on `days`. */
+    async function say(userId: string, sessionId: string, texts: string[], days = 0): Promise<string> {
+      const turns = texts.map((text, index) => {
+        turnNo += 1;
+        return { turnId: `t${turnNo}`, text, occurredAt: new Date(clock.now().getTime() + index * 60_000).toISOString() };
+      });
+      const response = await engram!
+        .http()
+        .post('/v1/turns')
+        .send(turnsBody(userId, sessionId, turns))
+        .expect(202);
+      clock.set(new Date(clock.now().getTime() + days * DAY));
+      return response.body.position as string;
+    }
+
+    const smallTalk = (userId: string, sessionId: string, days: number) =>
+      say(userId, sessionId, ['帮我查一下明天的天气', 'ok thanks'], days);
+
+    async function recalled(
+      userId: string,
+      query: string,
+      after: string,
+    ): Promise<{ facts: string[]; memories: string[]; context: string }> {
+      const body = (await engram!.http().post('/v1/recall').send({ userId, query, after, sessionId: 'now' }).expect(200)).body;
+      const contents = (list: { content: string }[]) => list.map((m) => m.content);
+      return { facts: contents(body.facts), memories: contents(body.memories), context: body.context };
+    }
+
+    async function stored(userId: string, status = 'active'): Promise<Stored[]> {
+      const all = (await engram!.http().get(`/v1/users/${userId}/memories?status=${status}`).expect(200)).body.memories as Stored[];
+      return all.filter((m) => m.kind !== 'episode');
+    }
+
+    const asked = (text: string) => stub.requests.some((r) => r.body.messages.some((m) => m.role === 'user' && m.content.includes(text)));
+
+    it.each([
+      ['Chinese', FIXTURE_TURNS.constraintsZh.text, '周末带孩子出去吃什么好', ['花生', '吃素', '高血压', '香菜', '轮椅']],
+      [
+        'English',
+        FIXTURE_TURNS.constraintsEn.text,
+        'Where should we eat out with the kids this weekend?',
+        ['peanuts', 'vegetarian', 'asthma', 'cilantro', 'wheelchair'],
+      ],
+    ])(
+      '(a) constraints said once (%s) reach an unrelated prompt a week later, pinned; health data marked sensitive',
+      async (_, text, query, words) => {
+        await start();
+        await say('mei', 's1', [text], 3);
+        await smallTalk('mei', 's2', 4);
+        const after = await smallTalk('mei', 's3', 1);
+        expect(asked(text)).toBe(true);
+        const { facts, context } = await recalled('mei', query, after);
+        for (const word of words) {
+          expect(facts.join('\n')).toContain(word);
+          expect(context).toContain(word);
+        }
+        const memories = await stored('mei');
+        expect(memories.map((m) => [m.attribute.split(':')[0], m.subject, m.pinned, m.sensitive ?? false]).sort()).toEqual([
+          ['accessibility', 'mother', true, false],
+          ['allergy', 'daughter', true, true],
+          ['diet', 'wife', true, false],
+          ['health', 'user', true, true],
+          ['preference', 'user', true, false],
+        ]);
+      },
+    );
+
+    it.each([
+      ['Chinese', FIXTURE_TURNS.scopeZh.text, 'report_template', 'procedure:course_recommendations', 'whereabouts', 'preference:咖啡'],
+      ['English', FIXTURE_TURNS.scopeEn.text, 'task_database', 'packing', 'whereabouts', 'diet:vegan'],
+    ])(
+      '(b) what the model scoped (%s) expires with its scope, the working-memory window set by ENGRAM_WORKING_MEMORY_MINUTES; "from today on" stays',
+      async (_, text, task, long, place, lasting) => {
+        await start({ ENGRAM_WORKING_MEMORY_MINUTES: '30' });
+        const said = clock.now().getTime();
+        const after = await say('ana', 's1', [text]);
+        await recalled('ana', 'hello', after);
+        const byAttribute = new Map((await stored('ana')).map((m) => [m.attribute, m]));
+        expect(byAttribute.get(task)!.expiresAt).toBe(new Date(said + 30 * 60_000).toISOString());
+        expect(byAttribute.get(place)!.expiresAt).toBeDefined();
+        expect(byAttribute.get(lasting)!.expiresAt).toBeUndefined();
+
+        const forget = async (days: number) => {
+          clock.set(new Date(said + days * DAY));
+          await engram!.http().post('/v1/forgetting/run').send({}).expect(200);
+          return (await stored('ana')).map((m) => m.attribute).sort();
+        };
+        // A day on: the task's choice is gone; a week and a trip outlast three days; what starts today stays.
+        expect(await forget(1)).toEqual([long, place, lasting].sort());
+        expect(await forget(15)).toEqual([lasting]);
+        // The turn also said something lasting: its episode stays.
+        const episodes = (await engram!.http().get('/v1/users/ana/memories').expect(200)).body.memories.filter(
+          (m: Stored) => m.kind === 'episode',
+        );
+        expect(episodes).toHaveLength(1);
+      },
+    );
+
+    it.each([
+      ['Chinese', FIXTURE_TURNS.favouriteHabitZh.text, FIXTURE_TURNS.likingZh.text, 'preference:乌龙茶'],
+      ['English', FIXTURE_TURNS.favouriteEn.text, FIXTURE_TURNS.likingEn.text, 'preference:window-seats'],
+    ])('(c) a favourite and, days later, the liking said in other words (%s) are one memory', async (_, first, second, attribute) => {
+      await start();
+      await say('bo', 's1', [first], 3);
+      const after = await say('bo', 's2', [second]);
+      await recalled('bo', 'hello', after);
+      const likings = (await stored('bo')).filter((m) => m.attribute.startsWith('preference:'));
+      expect(likings.map((m) => [m.attribute, m.value, m.history.length])).toEqual([[attribute, 'like', 0]]);
+    });
+
+    it.each([
+      [
+        'Chinese',
+        FIXTURE_TURNS.changeZhBefore.text,
+        FIXTURE_TURNS.changeZh.text,
+        ['我现在在哪家公司', '我住在哪个城市'],
+        ['字节跳动', '上海'],
+        ['阿里巴巴', '杭州'],
+      ],
+      [
+        'English',
+        FIXTURE_TURNS.changeEnBefore.text,
+        FIXTURE_TURNS.changeEn.text,
+        ['Which company do I work for?', 'Which city do I live in?'],
+        ['Google', 'Lisbon'],
+        ['Stripe', 'Porto'],
+      ],
+    ])(
+      '(d) a new job and city said in a later session (%s) replace the old ones, which stay in the history',
+      async (_, before, change, queries, now, old) => {
+        await start();
+        await say('zhou', 's1', [before], 5);
+        await smallTalk('zhou', 's2', 3);
+        const after = await say('zhou', 's3', [change]);
+        // Each fact is found by its attribute's words ("公司", "city"), which the new value's words lack.
+        for (const [index, query] of queries.entries()) {
+          const answer = await recalled('zhou', query, after);
+          const shown = [...answer.facts, ...answer.memories].join('\n');
+          expect(shown).toContain(now[index]);
+          for (const word of old) expect(shown).not.toContain(word);
+        }
+        const facts = (await stored('zhou')).filter((m) => m.attribute === 'employer' || m.attribute === 'location');
+        expect(facts.map((m) => [m.attribute, m.value, m.history.map((h) => h.value)]).sort()).toEqual([
+          ['employer', now[0], [old[0]]],
+          ['location', now[1], [old[1]]],
+        ]);
+      },
+    );
+
+    it.each([
+      ['Chinese', FIXTURE_TURNS.planZhBefore.text, FIXTURE_TURNS.planZh.text, '给我推荐一个饮食方案', '低卡', '高热量'],
+      ['English', FIXTURE_TURNS.planEnBefore.text, FIXTURE_TURNS.planEn.text, 'Suggest a meal plan for me', 'low-calorie', 'high-calorie'],
+    ])('(d) a change of plan two days later, in a new session (%s), is what recall returns', async (_, before, change, query, now, old) => {
+      await start();
+      await say('lu', 'monday', [before], 2);
+      const after = await say('lu', 'wednesday', [change]);
+      const answer = await recalled('lu', query, after);
+      expect(answer.memories[0]).toContain(now);
+      expect([...answer.facts, ...answer.memories].join('\n')).not.toContain(old);
+      expect((await stored('lu')).map((m) => [m.attribute, m.value, m.history.map((h) => h.value)])).toEqual([['meal_plan', now, [old]]]);
+    });
+
+    it.each([
+      ['Chinese', FIXTURE_TURNS.contradictionZhBefore.text, FIXTURE_TURNS.contradictionZhDoctor.text, '我能用什么抗生素', 'allergy:青霉素'],
+      [
+        'English',
+        FIXTURE_TURNS.contradictionEnBefore.text,
+        FIXTURE_TURNS.contradictionEnActually.text,
+        'Which antibiotics can I take?',
+        'allergy:penicillin',
+      ],
+    ])(
+      '(e) "I can take it" days after an allergy (%s) retracts the allergy: no longer pinned nor recalled as current',
+      async (_, allergy, contradiction, query, attribute) => {
+        await start();
+        await say('yan', 's1', [allergy], 4);
+        await smallTalk('yan', 's2', 2);
+        const after = await say('yan', 's3', [contradiction]);
+        const answer = await recalled('yan', query, after);
+        expect(answer.facts).toEqual([]);
+        expect([...answer.facts, ...answer.memories]).not.toContain(allergy);
+        expect(await stored('yan')).toEqual([]);
+        expect((await stored('yan', 'all')).map((m) => [m.attribute, m.status])).toEqual([[attribute, 'retracted']]);
+      },
+    );
   });
 
   it('keeps the rule extractor by default and never calls the endpoint', async () => {

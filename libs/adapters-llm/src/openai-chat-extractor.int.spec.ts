@@ -48,6 +48,8 @@ describe('OpenAiChatExtractor', () => {
         confidence: 0.95,
         importance: 0.6,
         operation: 'assert',
+        // The attribute's words in both languages, as the rules give their facts: found by "编辑器".
+        keys: ['编辑器 开发工具 IDE editor code editor'],
         ephemeral: true,
         validFrom: '2026-11-30T09:00:00.000Z',
         sourceTurnIds: ['zh-1'],
@@ -62,6 +64,7 @@ describe('OpenAiChatExtractor', () => {
         confidence: 0.9,
         importance: 0.8,
         operation: 'assert',
+        keys: ['预算 经费 budget'],
         ephemeral: true,
         validFrom: '2026-11-30T09:00:00.000Z',
         sourceTurnIds: ['zh-1'],
@@ -184,6 +187,7 @@ describe('OpenAiChatExtractor', () => {
         confidence: 1,
         importance: 0,
         operation: 'assert',
+        keys: ['例会 周会 weekly meeting weekly sync team meeting'],
         ephemeral: false,
         validFrom: '2026-11-30T09:00:00.000Z',
         sourceTurnIds: ['t1'],
@@ -275,9 +279,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-4:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-5:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-4:default');
+    expect(unnamed.version).toBe('llm-5:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -306,7 +310,7 @@ describe('OpenAiChatExtractor', () => {
         }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-4:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-5:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');

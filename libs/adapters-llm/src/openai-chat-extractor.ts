@@ -1,5 +1,17 @@
 import { excerpt, postJson, withRetries } from '@engram/http-json';
-import { LAST_MENTIONED, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '@engram/domain';
+import {
+  DEFAULT_WORKING_MEMORY_MINUTES,
+  defaultRuleExtractorConfig,
+  endOfScope,
+  LAST_MENTIONED,
+  PINNED_FAMILIES,
+  slugify,
+  TIME_SCOPES,
+  type ExtractedItemDraft,
+  type ExtractionInput,
+  type ExtractionStrategy,
+  type TimeScope,
+} from '@engram/domain';
 import {
   EXTRACTION_SCHEMA,
   EXTRACTION_SCHEMA_NAME,
@@ -17,8 +29,10 @@ import {
  *
  * A request that times out, hits a network error or gets 408/429/5xx is retried with exponential
  * backoff (honouring Retry-After). The answer is parsed and every item validated: an invalid item
- * is dropped (never the whole turn), numbers are clamped to [0, 1]. An answer that is not the JSON
- * asked for throws, so the extractor stage retries the batch and finally dead-letters the event.
+ * is dropped (never the whole turn), numbers are clamped to [0, 1], attributes and subjects put in
+ * the shapes the resolver keys and pins by, and an item's time scope becomes its `expiresAt` (an
+ * unknown scope is ignored). An answer that is not the JSON asked for throws, so the extractor stage
+ * retries the batch and finally dead-letters the event.
  */
 export interface OpenAiChatExtractorOptions {
   /** Base URL (`http://host:port`, `…/v1`) or the full `…/chat/completions` URL. */
@@ -33,6 +47,8 @@ export interface OpenAiChatExtractorOptions {
   readonly backoffMs?: number;
   /** Sent as `Authorization: Bearer …`. */
   readonly apiKey?: string;
+  /** How long a choice for the task at hand holds (scope `task`), in minutes: ENGRAM_WORKING_MEMORY_MINUTES. Default 120. */
+  readonly workingMemoryMinutes?: number;
 }
 
 export class LlmExtractionError extends Error {
@@ -52,6 +68,8 @@ const MAX_ENTITIES = 20;
 
 export class OpenAiChatExtractor implements ExtractionStrategy {
   readonly version: string;
+  /** The model says each item's scope; one it left without holds ("从今天起我吃素" is no day's diet). */
+  readonly decidesTimeScopes = true;
   /** The endpoint actually called. */
   readonly endpoint: string;
   private readonly timeoutMs: number;
@@ -66,17 +84,25 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
       backoffMs: this.backoffMs,
     } = chatClientSettings(options));
     this.version = `llm-${PROMPT_VERSION}:${options.model || 'default'}`;
+    const minutes = options.workingMemoryMinutes ?? DEFAULT_WORKING_MEMORY_MINUTES;
+    if (!Number.isFinite(minutes) || minutes <= 0) throw new RangeError(`workingMemoryMinutes must be a positive number, got ${minutes}`);
   }
 
   async extract(input: ExtractionInput): Promise<ExtractedItemDraft[]> {
     if (input.role === 'system' || input.role === 'tool' || input.text.trim() === '') return [];
     const content = await this.request(input);
-    return parseItems(content, this.endpoint).map((item) => ({
-      ...item,
-      ephemeral: input.ephemeral,
-      validFrom: input.occurredAt,
-      sourceTurnIds: [input.turnId],
-    }));
+    const minutes = this.options.workingMemoryMinutes ?? DEFAULT_WORKING_MEMORY_MINUTES;
+    return parseItems(content, this.endpoint).map(({ scope, ...item }) => {
+      // World time, from when the turn was said: a replay or a late batch decides the same end.
+      const expiresAt = scope ? endOfScope(scope, input.occurredAt, minutes) : null;
+      return {
+        ...item,
+        ephemeral: input.ephemeral,
+        validFrom: input.occurredAt,
+        ...(expiresAt ? { expiresAt } : {}),
+        sourceTurnIds: [input.turnId],
+      };
+    });
   }
 
   /** The request body (exposed for tests and logs). */
@@ -152,8 +178,11 @@ export function messageContent(json: unknown, endpoint = 'the endpoint'): string
   return message.content;
 }
 
-/** An item as the model may return it, before validation. */
-type ValidItem = Omit<ExtractedItemDraft, 'ephemeral' | 'validFrom' | 'sourceTurnIds'> & { kind: LlmItemKind };
+/** An item of the model's answer, validated: a draft but for what the turn gives, with the time scope it set, if any. */
+type ValidItem = Omit<ExtractedItemDraft, 'ephemeral' | 'validFrom' | 'sourceTurnIds' | 'expiresAt'> & {
+  kind: LlmItemKind;
+  scope?: TimeScope;
+};
 
 /**
  * The model's answer — `{"items": [...]}` — as valid items. Throws when the answer is not JSON
@@ -184,14 +213,18 @@ export function validItem(raw: unknown): ValidItem | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const r = raw as Record<string, unknown>;
   if (!(LLM_ITEM_KINDS as readonly unknown[]).includes(r.kind)) return null;
-  const kind = r.kind as LlmItemKind;
   const operation = r.operation === undefined ? 'assert' : r.operation;
   if (operation !== 'assert' && operation !== 'retract') return null;
-  const subject = text(r.subject);
-  const attribute = kind === 'procedure' ? procedureAttribute(r.attribute) : attributeSlug(r.attribute);
-  const value = text(r.value) ?? (operation === 'retract' ? '' : null);
+  const subject = subjectOf(r.subject);
+  const attribute = r.kind === 'procedure' ? procedureAttribute(r.attribute) : (familyAttribute(r.attribute) ?? attributeSlug(r.attribute));
+  const said = text(r.value);
   const content = text(r.content);
-  if (!subject || !attribute || value === null || !content) return null;
+  if (!subject || !attribute || !content) return null;
+  const kind = kindOf(r.kind as LlmItemKind, attribute);
+  // A family's key names its fact ("allergy:青霉素"): a retraction of it takes the fact back whatever
+  // value the model put beside it (the resolver retracts only a matching value when one is given).
+  const value = operation === 'retract' ? (attribute.includes(':') ? '' : (said ?? '')) : preferenceValue(attribute, said);
+  if (value === null) return null;
   const confidence = unitNumber(r.confidence);
   const importance = unitNumber(r.importance);
   if (confidence === null || importance === null) return null;
@@ -205,12 +238,13 @@ export function validItem(raw: unknown): ValidItem | null {
     cleanEntities.push(name);
     if (cleanEntities.length >= MAX_ENTITIES) break;
   }
-  const normalisedSubject = /^(user|assistant)$/i.test(subject) ? subject.toLowerCase() : subject;
   // A correction may land on the memory it answers (docs/memory-model.md §3); answers of prompt 1 have no "corrects".
   const correction = r.corrects === true ? { correction: attribute === LAST_MENTIONED ? ('open' as const) : ('named' as const) } : {};
+  const scope = scopeOf(r.scope);
+  const keys = attributeWords(attribute);
   return {
     kind,
-    subject: normalisedSubject,
+    subject,
     attribute,
     value,
     content,
@@ -219,7 +253,88 @@ export function validItem(raw: unknown): ValidItem | null {
     importance,
     operation,
     ...correction,
+    ...(keys ? { keys: [keys] } : {}),
+    ...(scope ? { scope } : {}),
   };
+}
+
+/**
+ * A known attribute's words in both languages ("公司 单位 employer company"), as the rules give their
+ * facts (`words.attributes` of the language packs): "我在哪家公司" or "which city do I live in" finds
+ * "用户现在在字节跳动工作。" or "The user moved to Lisbon.", whose words name neither.
+ */
+function attributeWords(attribute: string): string | null {
+  const words = defaultRuleExtractorConfig.words.attributes[attribute.split(':')[0]];
+  return words ? words.join(' ') : null;
+}
+
+/**
+ * The families keyed by the thing they are about, as the rule extractor keys them: the standing
+ * constraints the resolver pins (`allergy:`, `diet:`, `health:`, `accessibility:`) and likings
+ * (`preference:<thing>`).
+ */
+const THING_FAMILIES: readonly string[] = [...PINNED_FAMILIES, 'preference'];
+
+/**
+ * "allergy:花生", "Preference: Window Seats", "diet：吃素" → "allergy:花生", "preference:window-seats",
+ * "diet:吃素": the family lower-cased, the thing slugged the rules' way (`slugify`), so "Window seats are
+ * my favourite" said to either strategy is one key. Null when it is no family of these (only a colon
+ * separates one: "diet_plan" is a plain attribute), or names no thing.
+ */
+export function familyAttribute(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^\s*([a-z]+)\s*:\s*(.+)$/iu.exec(value.normalize('NFKC'));
+  if (!m || !THING_FAMILIES.includes(m[1].toLowerCase())) return null;
+  const thing = slugify(m[2]);
+  return thing ? `${m[1].toLowerCase()}:${thing}` : null;
+}
+
+/**
+ * The kind a family's fact is: a constraint is a profile fact and a liking a preference, whatever the
+ * model called them, for that is what the resolver pins ("我女儿对花生过敏" in every prompt about food).
+ */
+function kindOf(kind: LlmItemKind, attribute: string): LlmItemKind {
+  if (kind === 'procedure') return kind;
+  const family = attribute.slice(0, Math.max(0, attribute.indexOf(':')));
+  if (PINNED_FAMILIES.includes(family)) return 'profile';
+  return family === 'preference' ? 'preference' : kind;
+}
+
+const LIKING_VALUES: readonly string[] = ['like', 'dislike', 'avoid', 'habit'];
+
+/** A liking's value in the words the resolver reads ("Avoid" → "avoid": a food not taken is pinned); others as said. */
+function preferenceValue(attribute: string, value: string | null): string | null {
+  if (value === null || !attribute.startsWith('preference:')) return value;
+  const word = value.toLowerCase();
+  return LIKING_VALUES.includes(word) ? word : value;
+}
+
+/** The relation words of the language packs ("女儿", "mom", "daughter") → the relation ("daughter"), as the rules name them. */
+const RELATIONS: ReadonlyMap<string, string> = new Map(
+  Object.entries(defaultRuleExtractorConfig.identity.relations).flatMap(([relation, names]) => [
+    [relation, relation] as const,
+    ...names.map((name) => [name.toLowerCase(), relation] as const),
+  ]),
+);
+
+/**
+ * "user" and "assistant" in any case; a relation however the model wrote it ("女儿", "我女儿", "My
+ * Daughter") as the rules name it ("daughter"), so the person's facts share one key; a name as written.
+ */
+function subjectOf(value: unknown): string | null {
+  const subject = text(value);
+  if (!subject) return null;
+  if (/^(user|assistant)$/i.test(subject)) return subject.toLowerCase();
+  const lower = subject.toLowerCase();
+  const bare = lower.replace(/^(?:my|our)\s+|^我们?的?/u, '');
+  return RELATIONS.get(lower) ?? RELATIONS.get(bare) ?? subject;
+}
+
+/** The item's time scope, or none: "none", a missing field (answers before prompt 5) and anything unknown all hold. */
+function scopeOf(value: unknown): TimeScope | undefined {
+  if (typeof value !== 'string') return undefined;
+  const scope = value.trim().toLowerCase();
+  return (TIME_SCOPES as readonly string[]).includes(scope) ? (scope as TimeScope) : undefined;
 }
 
 /** A trimmed, non-empty string (capped), or null. */

@@ -11,6 +11,30 @@ import correctionEnBefore from '../fixtures/chat-completion-correction-en-before
 import correctionEn from '../fixtures/chat-completion-correction-en.json';
 import correctionZhBefore from '../fixtures/chat-completion-correction-zh-before.json';
 import correctionZh from '../fixtures/chat-completion-correction-zh.json';
+import constraintsZh from '../fixtures/chat-completion-constraints-zh.json';
+import constraintsEn from '../fixtures/chat-completion-constraints-en.json';
+import scopeZh from '../fixtures/chat-completion-scope-zh.json';
+import scopeEn from '../fixtures/chat-completion-scope-en.json';
+import scopeInvalid from '../fixtures/chat-completion-scope-invalid.json';
+import favouriteZh from '../fixtures/chat-completion-favourite-zh.json';
+import favouriteHabitZh from '../fixtures/chat-completion-favourite-habit-zh.json';
+import likingZh from '../fixtures/chat-completion-liking-zh.json';
+import favouriteEn from '../fixtures/chat-completion-favourite-en.json';
+import likingEn from '../fixtures/chat-completion-liking-en.json';
+import changeZhBefore from '../fixtures/chat-completion-change-zh-before.json';
+import changeZh from '../fixtures/chat-completion-change-zh.json';
+import changeEnBefore from '../fixtures/chat-completion-change-en-before.json';
+import changeEn from '../fixtures/chat-completion-change-en.json';
+import planZhBefore from '../fixtures/chat-completion-plan-zh-before.json';
+import planZh from '../fixtures/chat-completion-plan-zh.json';
+import planEnBefore from '../fixtures/chat-completion-plan-en-before.json';
+import planEn from '../fixtures/chat-completion-plan-en.json';
+import contradictionZhBefore from '../fixtures/chat-completion-contradiction-zh-before.json';
+import contradictionZh from '../fixtures/chat-completion-contradiction-zh.json';
+import contradictionZhDoctor from '../fixtures/chat-completion-contradiction-zh-doctor.json';
+import contradictionEnBefore from '../fixtures/chat-completion-contradiction-en-before.json';
+import contradictionEn from '../fixtures/chat-completion-contradiction-en.json';
+import contradictionEnActually from '../fixtures/chat-completion-contradiction-en-actually.json';
 
 /*
  * A local OpenAI-compatible chat-completions server for tests: it answers each turn with a
@@ -32,6 +56,37 @@ export const FIXTURE_TURNS = {
   correctionEn: { text: 'no, make it 10', response: correctionEn },
   procedureEn: { text: 'From now on, always answer in English and use TypeScript for code examples.', response: procedureEn },
   procedureZh: { text: '以后都用中文回答，报价先给区间再给明细，别用表情包。', response: procedureZh },
+  // Prompt 5: what is true now (constraints, scopes, favourites, changes across sessions, contradictions).
+  constraintsZh: { text: '我女儿对花生过敏，我老婆吃素。我有高血压，也不吃香菜。我妈妈坐轮椅。', response: constraintsZh },
+  constraintsEn: {
+    text: "My daughter is allergic to peanuts and my wife is vegetarian. I have asthma, I don't eat cilantro, and my mother uses a wheelchair.",
+    response: constraintsEn,
+  },
+  scopeZh: { text: '这两天在杭州出差，这周先别给我推荐新课程。这次报告先用简版模板。从今天起我不喝咖啡。', response: scopeZh },
+  scopeEn: {
+    text: "I'm in Berlin this week for a conference. For this trip I'm only packing a carry-on. Use the staging database for this task. From today on I'm vegan.",
+    response: scopeEn,
+  },
+  scopeInvalid: { text: 'Here is what I have planned.', response: scopeInvalid },
+  favouriteZh: { text: '乌龙茶是我最爱的茶', response: favouriteZh },
+  favouriteHabitZh: { text: '我平时最常喝的就是乌龙茶', response: favouriteHabitZh },
+  likingZh: { text: '我喜欢喝乌龙茶', response: likingZh },
+  favouriteEn: { text: 'Window seats are my favourite when I fly, and Neovim is my editor of choice.', response: favouriteEn },
+  likingEn: { text: 'I really love window seats', response: likingEn },
+  changeZhBefore: { text: '我在阿里巴巴工作，住在杭州', response: changeZhBefore },
+  changeZh: { text: '我已经搬到上海了，现在在字节跳动工作，以后快递寄到上海市浦东新区世纪大道100号', response: changeZh },
+  changeEnBefore: { text: 'I work at Stripe and I live in Porto', response: changeEnBefore },
+  changeEn: { text: 'I moved to Lisbon and I work at Google now', response: changeEn },
+  planZhBefore: { text: '我喜欢高热量的饮食方案', response: planZhBefore },
+  planZh: { text: '我改主意了，我要低卡方案', response: planZh },
+  planEnBefore: { text: 'I prefer a high-calorie meal plan', response: planEnBefore },
+  planEn: { text: "I've changed my mind, I want a low-calorie plan", response: planEn },
+  contradictionZhBefore: { text: '我对青霉素过敏', response: contradictionZhBefore },
+  contradictionZh: { text: '我可以用青霉素', response: contradictionZh },
+  contradictionZhDoctor: { text: '医生说我其实对青霉素不过敏，可以用青霉素', response: contradictionZhDoctor },
+  contradictionEnBefore: { text: "I'm allergic to penicillin", response: contradictionEnBefore },
+  contradictionEn: { text: 'I can take penicillin now', response: contradictionEn },
+  contradictionEnActually: { text: 'Actually I can take penicillin, I am not allergic to it', response: contradictionEnActually },
 } as const;
 
 interface ChatBody {

@@ -36,6 +36,8 @@ export interface TurnRead {
   readonly facts: readonly ExtractedItemDraft[];
   /** The strategy's version: part of every id, so a new extractor's events do not collide with the old. */
   readonly extractorVersion: string;
+  /** The strategy set each item's time scope itself (`ExtractionStrategy.decidesTimeScopes`). */
+  readonly decidesTimeScopes?: boolean;
 }
 
 export interface ExtractionOptions {
@@ -69,7 +71,12 @@ function extractionInput(event: TurnScreened): ExtractionInput {
  */
 export async function readTurn(event: TurnScreened, strategy: ExtractionStrategy): Promise<TurnRead> {
   const asked = event.payload.verdict === 'accepted' && event.payload.signals.length > 0;
-  return { event, facts: asked ? await strategy.extract(extractionInput(event)) : [], extractorVersion: strategy.version };
+  return {
+    event,
+    facts: asked ? await strategy.extract(extractionInput(event)) : [],
+    extractorVersion: strategy.version,
+    ...(strategy.decidesTimeScopes ? { decidesTimeScopes: true } : {}),
+  };
 }
 
 /**
@@ -82,7 +89,7 @@ export async function readTurn(event: TurnScreened, strategy: ExtractionStrategy
 export const ExtractionDecider = {
   initialState: noState,
   decide(
-    { event, facts: found, extractorVersion }: TurnRead,
+    { event, facts: found, extractorVersion, decidesTimeScopes }: TurnRead,
     _state: NoState,
     { recordedAt, timeScopes }: ExtractionOptions,
   ): MemoriesExtracted[] {
@@ -90,11 +97,12 @@ export const ExtractionDecider = {
     const { sessionId, turnId, role, speaker, text } = event.payload;
     const scopes = timeScopes ?? defaultTimeScopes;
     // A statement that sets its own time scope ("今天头疼，先别跟我聊工作") holds until it ends: each item
-    // by its own words, else by the turn's when every sentence of the turn is scoped.
+    // by its own words, else by the turn's when every sentence of the turn is scoped — unless the
+    // strategy scoped its items itself (an item it left unscoped holds).
     const turnEnd = turnScopeEnd(text, event.occurredAt, scopes);
     const read = found.map((fact) => {
       const durable = outlivesTheTurn(fact, role) ? { ...fact, ephemeral: false } : fact;
-      const expiresAt = fact.expiresAt ?? scopeEnd(fact.content, event.occurredAt, scopes) ?? turnEnd;
+      const expiresAt = fact.expiresAt ?? (decidesTimeScopes ? undefined : (scopeEnd(fact.content, event.occurredAt, scopes) ?? turnEnd));
       return expiresAt ? { ...durable, expiresAt } : durable;
     });
     const facts = speaker === undefined ? read : read.map((fact) => ({ ...fact, speaker }));
@@ -102,8 +110,10 @@ export const ExtractionDecider = {
     // what it asks to forget. The turn stays in the log and the recent window.
     const forgets = facts.length > 0 && facts.every((f) => f.operation === 'retract' && f.correction !== undefined);
     const said = forgets ? null : episodeOf(extractionInput(event), facts);
-    // The episode is history once what it said has run out: when the whole turn is scoped and so is every item.
-    const episode = said && turnEnd && facts.every((f) => f.expiresAt) ? { ...said, expiresAt: turnEnd } : said;
+    // The episode is history once what it said has run out: when the whole turn is scoped and so is every
+    // item; for a strategy that scopes its items, when every item it found is scoped, at the latest end.
+    const episodeEnd = decidesTimeScopes && facts.length > 0 ? latestEnd(facts) : facts.every((f) => f.expiresAt) ? turnEnd : null;
+    const episode = said && episodeEnd ? { ...said, expiresAt: episodeEnd } : said;
     const drafts = episode ? [...facts, episode] : facts;
     if (drafts.length === 0) return [];
     const eventId = deterministicId('extracted', event.eventId, extractorVersion);
@@ -129,6 +139,16 @@ export const ExtractionDecider = {
   },
   evolve: unchanged,
 } as const satisfies Decider<TurnRead, NoState, MemoriesExtracted, ExtractionOptions>;
+
+/** The latest end of the items, or null when one of them holds (has none). */
+function latestEnd(items: readonly ExtractedItemDraft[]): string | null {
+  let latest: string | null = null;
+  for (const { expiresAt } of items) {
+    if (!expiresAt) return null;
+    if (latest === null || expiresAt > latest) latest = expiresAt;
+  }
+  return latest;
+}
 
 /** The extractor stage's step for one turn: read it with the strategy, then decide; null when nothing is extracted. */
 export async function extractTurn(

@@ -248,6 +248,59 @@ describe('ExtractionDecider (deciderSpec): a screened turn, as the strategy read
     expect(extraction.given(earlier).when(turn).result()).toEqual(extraction.given([]).when(turn).result());
   });
 
+  describe('time scopes', () => {
+    const AT = '2026-11-30T08:00:00.000Z';
+    const plus = (hours: number) => new Date(Date.parse(AT) + hours * 3_600_000).toISOString();
+    const scopedBy =
+      (strategy: boolean) =>
+      (text: string, facts: TurnRead['facts']): TurnRead => ({
+        event: turnScreened(text, { at: AT }),
+        facts,
+        extractorVersion: 'stub',
+        ...(strategy ? { decidesTimeScopes: true } : {}),
+      });
+    const ends = (read: TurnRead) =>
+      ExtractionDecider.decide(read, ExtractionDecider.initialState(), { recordedAt: RECORDED_AT })[0].payload.items.map((i) => [
+        i.kind,
+        i.expiresAt,
+      ]);
+    const vegan = draft({ kind: 'profile', attribute: 'diet:吃素', value: '吃素', content: '用户从今天起吃素。' });
+
+    it('given a strategy that does not scope its items (the rules), when an item says "这周", then the words scope it', () => {
+      const thisWeek = { ...vegan, content: '用户这周吃素。' };
+      expect(ends(scopedBy(false)('这周我吃素', [thisWeek]))).toEqual([
+        ['profile', plus(7 * 24)],
+        ['episode', plus(7 * 24)],
+      ]);
+    });
+
+    it('given a strategy that scopes its items, when it left one unscoped, then it holds whatever its words say', () => {
+      expect(ends(scopedBy(true)('从今天起我吃素', [vegan]))).toEqual([
+        ['profile', undefined],
+        ['episode', undefined],
+      ]);
+    });
+
+    it('given a strategy that scopes its items, when every item is scoped, then the episode ends with the last of them', () => {
+      const berlin = draft({ kind: 'fact', attribute: 'whereabouts', value: 'Berlin', content: 'in Berlin', expiresAt: plus(7 * 24) });
+      const staging = draft({ kind: 'decision', attribute: 'task_database', value: 'staging', content: 'staging', expiresAt: plus(2) });
+      expect(ends(scopedBy(true)("I'm in Berlin next few weeks, and staging it is", [berlin, staging]))).toEqual([
+        ['fact', plus(7 * 24)],
+        ['decision', plus(2)],
+        ['episode', plus(7 * 24)],
+      ]);
+      expect(ends(scopedBy(true)("I'm in Berlin, and I'm vegetarian", [berlin, vegan]))).toEqual([
+        ['fact', plus(7 * 24)],
+        ['profile', undefined],
+        ['episode', undefined],
+      ]);
+    });
+
+    it('given a strategy that scopes its items, when it found none, then the words of the turn decide the episode', () => {
+      expect(ends(scopedBy(true)('今天很忙', []))).toEqual([['episode', plus(24)]]);
+    });
+  });
+
   it('readTurn asks the strategy about an accepted turn with signals only', async () => {
     const extract = jest.fn().mockResolvedValue([draft()]);
     const strategy: ExtractionStrategy = { version: 'spy', extract };
@@ -256,6 +309,8 @@ describe('ExtractionDecider (deciderSpec): a screened turn, as the strategy read
     expect(extract).not.toHaveBeenCalled();
     const read = await readTurn(turnScreened('我喜欢用 VS Code'), strategy);
     expect(read).toMatchObject({ facts: [draft()], extractorVersion: 'spy' });
+    expect(read.decidesTimeScopes).toBeUndefined();
     expect(extract).toHaveBeenCalledTimes(1);
+    expect((await readTurn(turnScreened('我喜欢用 VS Code'), { ...strategy, decidesTimeScopes: true })).decidesTimeScopes).toBe(true);
   });
 });

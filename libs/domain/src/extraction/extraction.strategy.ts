@@ -23,6 +23,12 @@ export type ExtractedItemDraft = Omit<ExtractedItem, 'itemId' | 'extractorVersio
 export interface ExtractionStrategy {
   /** Part of every derived id: a new version reprocesses into new events instead of colliding. */
   readonly version: string;
+  /**
+   * True when the strategy decides each item's time scope itself (a model reads "从今天起我吃素" as
+   * lasting, where the word "今天" would scope it to a day): an item without `expiresAt` then holds,
+   * and the decider reads no scope from its words. Absent (the rules): the words decide.
+   */
+  readonly decidesTimeScopes?: boolean;
   extract(input: ExtractionInput): Promise<ExtractedItemDraft[]>;
 }
 

@@ -2,4 +2,13 @@
 export * from './extraction.strategy';
 export * from './extraction.decider';
 export * from './episodes';
-export { DEFAULT_WORKING_MEMORY_MINUTES, defaultTimeScopes, scopeEnd, turnScopeEnd, type TimeScopes } from './time-scope';
+export {
+  DEFAULT_WORKING_MEMORY_MINUTES,
+  defaultTimeScopes,
+  endOfScope,
+  scopeEnd,
+  TIME_SCOPES,
+  turnScopeEnd,
+  type TimeScope,
+  type TimeScopes,
+} from './time-scope';

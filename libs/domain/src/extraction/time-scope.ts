@@ -16,10 +16,28 @@ export interface TimeScopes extends ScopeCues {
   readonly workingMemoryMinutes: number;
 }
 
+/**
+ * The scopes a statement may set for itself, in the order the word cues are tried: the rest of a day,
+ * a few days, a week, a trip, the task at hand. The LLM strategy's model names one per item.
+ */
+export const TIME_SCOPES = ['day', 'days', 'week', 'trip', 'task'] as const;
+export type TimeScope = (typeof TIME_SCOPES)[number];
+
 /** How long each scope holds, in hours (a day's rest is taken as a day: the user's time zone is not known). */
 const SCOPE_HOURS = { day: 24, days: 72, week: 7 * 24, trip: 14 * 24 } as const;
 
 export const DEFAULT_WORKING_MEMORY_MINUTES = 120;
+
+/**
+ * When something said at `occurredAt` with that scope stops holding (world time), or null when
+ * `occurredAt` is no instant: the scope's length in hours, or the working-memory window for a task.
+ */
+export function endOfScope(scope: TimeScope, occurredAt: string, workingMemoryMinutes = DEFAULT_WORKING_MEMORY_MINUTES): string | null {
+  const at = Date.parse(occurredAt);
+  if (!Number.isFinite(at)) return null;
+  const ms = scope === 'task' ? workingMemoryMinutes * 60_000 : SCOPE_HOURS[scope] * 3_600_000;
+  return new Date(at + ms).toISOString();
+}
 
 export const defaultTimeScopes: TimeScopes = {
   ...mergePacks(LANGUAGE_PACKS.map((pack) => pack.scopes)),
@@ -36,12 +54,8 @@ export function scopeEnd(text: string, occurredAt: string, scopes: TimeScopes = 
     pastCache.set(scopes.past, past);
   }
   if (past.test(text)) return null;
-  const at = Date.parse(occurredAt);
-  if (!Number.isFinite(at)) return null;
-  for (const scope of ['day', 'days', 'week', 'trip'] as const) {
-    if (findCue(text, scopes[scope])) return new Date(at + SCOPE_HOURS[scope] * 3_600_000).toISOString();
-  }
-  return findCue(text, scopes.task) ? new Date(at + scopes.workingMemoryMinutes * 60_000).toISOString() : null;
+  const scope = TIME_SCOPES.find((s) => findCue(text, scopes[s]));
+  return scope ? endOfScope(scope, occurredAt, scopes.workingMemoryMinutes) : null;
 }
 
 /**

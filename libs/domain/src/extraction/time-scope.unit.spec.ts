@@ -1,4 +1,4 @@
-import { scopeEnd, turnScopeEnd, defaultTimeScopes } from './time-scope';
+import { defaultTimeScopes, endOfScope, scopeEnd, TIME_SCOPES, turnScopeEnd } from './time-scope';
 
 const AT = '2026-11-30T08:00:00.000Z';
 const plus = (hours: number) => new Date(Date.parse(AT) + hours * 3_600_000).toISOString();
@@ -35,5 +35,23 @@ describe('time scopes a statement sets for itself', () => {
     expect(scopeEnd('这次先用0.5g的', AT, { ...defaultTimeScopes, workingMemoryMinutes: 5 })).toBe(
       new Date(Date.parse(AT) + 5 * 60_000).toISOString(),
     );
+  });
+});
+
+describe("the end of a named scope (endOfScope, which the LLM strategy maps its model's scope with)", () => {
+  it.each([
+    ['day', 24],
+    ['days', 72],
+    ['week', 7 * 24],
+    ['trip', 14 * 24],
+    ['task', 2],
+  ] as const)('given "%s", then it ends %d hours later, as the words of that scope do', (scope, hours) => {
+    expect(endOfScope(scope, AT)).toBe(plus(hours));
+  });
+
+  it('given a working-memory window, then a task ends with it; given no instant, then no end', () => {
+    expect(endOfScope('task', AT, 5)).toBe(new Date(Date.parse(AT) + 5 * 60_000).toISOString());
+    expect(endOfScope('week', 'not a time')).toBeNull();
+    expect(TIME_SCOPES).toEqual(['day', 'days', 'week', 'trip', 'task']);
   });
 });
