@@ -8,7 +8,7 @@ import { contractFiles } from '@engram/contracts';
  * under `dir` (default docs), generated from the event schemas; a schema file no event has any
  * more is removed, so the directory holds exactly the current contract.
  */
-export function writeContractFiles(dir: string): string[] {
+function writeContractFiles(dir: string): string[] {
   const files = contractFiles();
   const events = path.join(dir, 'events');
   fs.mkdirSync(events, { recursive: true });

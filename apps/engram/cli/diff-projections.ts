@@ -2,7 +2,7 @@ import type { MemoryKind, MemoryRecord, MemoryStatus } from '@engram/contracts';
 import type { FactStore, ProjectionVersions } from '@engram/ports';
 
 /** One side of a changed memory: the fields a reader of recall would notice. */
-export interface MemoryFace {
+interface MemoryFace {
   readonly memoryId: string;
   readonly mergeKey: string;
   readonly kind: MemoryKind;
@@ -11,7 +11,7 @@ export interface MemoryFace {
   readonly content: string;
 }
 
-export interface MemoryChange {
+interface MemoryChange {
   readonly mergeKey: string;
   /** Which of value, content, status, kind differ. */
   readonly fields: readonly ('value' | 'content' | 'status' | 'kind')[];

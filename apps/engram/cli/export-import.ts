@@ -63,7 +63,7 @@ export function registerExportImportCommands(program: Command, modules: CliModul
 }
 
 /** Validates a bundle as the HTTP endpoint does; the error names every offending field. */
-export function parseBundle(text: string): ExportBundleDto {
+function parseBundle(text: string): ExportBundleDto {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -57,7 +57,7 @@ export interface RecallRequest {
   budget?: { total?: number };
 }
 
-export interface ScoreComponents {
+interface ScoreComponents {
   relevance: number;
   coverage?: number;
   decay: number;

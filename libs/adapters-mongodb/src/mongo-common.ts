@@ -14,7 +14,7 @@
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 
 /** MongoDB's duplicate-key error code (E11000), also used by FerretDB. */
-export const DUPLICATE_KEY = 11000;
+const DUPLICATE_KEY = 11000;
 
 /**
  * One `_id` out of several key parts, joined by `:`. `%` and `:` inside a part

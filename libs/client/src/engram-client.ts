@@ -5,7 +5,7 @@ import { retryingFetch, retryAfterMs, type RetryOptions } from './retrying-fetch
 
 type Schemas = components['schemas'];
 export type Turn = Schemas['TurnDto'];
-export type RecallRequest = Schemas['RecallDto'];
+type RecallRequest = Schemas['RecallDto'];
 export type RecallResponse = Schemas['RecallResponse'];
 export type RecordedTurns = Schemas['PostTurnsResponse'];
 export type MemoryRecord = Schemas['MemoryRecordView'];

@@ -22,7 +22,7 @@ export interface EventLogContractOptions {
   appendRaw?: (subject: EventLogSubject, topic: string, key: string, raw: string) => Promise<void>;
 }
 
-export interface Collector {
+interface Collector {
   readonly batches: ConsumedMessage[][];
   readonly messages: ConsumedMessage[];
   readonly subscription: Subscription;

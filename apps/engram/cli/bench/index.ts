@@ -22,28 +22,13 @@
  */
 export {
   probeStatement,
-  questionAbout,
   seededRandom,
   streamSeed,
-  userIdOf,
   userStatements,
   workloadQueries,
   workloadRequests,
-  type Statement,
   type WorkloadOptions,
 } from './workload';
-export { summariseLatencies, type LatencySummary } from './statistics';
-export type { BenchEngine } from './engines';
-export {
-  compareSnapshots,
-  snapshotMemories,
-  snapshotRecall,
-  type MemorySnapshot,
-  type ProjectionSnapshot,
-  type SnapshotComparison,
-  type UserSnapshot,
-} from './snapshots';
-export type { BenchOptions, BenchReport, OnlineRebuildReport } from './options';
-export { runBench } from './runner';
-export { formatBenchReport } from './report';
+export { summariseLatencies } from './statistics';
+export { compareSnapshots, snapshotMemories, snapshotRecall, type UserSnapshot } from './snapshots';
 export { registerBenchCommand } from './command';

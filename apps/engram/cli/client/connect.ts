@@ -16,7 +16,7 @@ export interface RemoteOptions {
 }
 
 /** `--url`, or the server announced in the data directory; null when neither. */
-export function remoteClient(options: RemoteOptions, dataDir: string): EngramClient | null {
+function remoteClient(options: RemoteOptions, dataDir: string): EngramClient | null {
   const url = options.url ?? runningServer(dataDir)?.url;
   return url ? httpEngramClient({ url, apiKey: options.apiKey ?? process.env.ENGRAM_API_KEY }) : null;
 }

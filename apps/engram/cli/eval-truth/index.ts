@@ -5,7 +5,7 @@
  * present as current. dataset.ts (the JSON-lines format), scoring.ts (one check against a context
  * block), runner.ts (the replay in time order on an embedded engram with a moving clock), command.ts.
  */
-export { CheckLineDto, parseTruthDataset, type TruthDataset } from './dataset';
-export { HISTORY_MARKERS, isHistoryLine, scoreCheck, type CheckVerdict } from './scoring';
-export { runTruthEval, summarise, type CheckResult, type TruthOptions, type TruthReport } from './runner';
+export { parseTruthDataset } from './dataset';
+export { isHistoryLine, scoreCheck } from './scoring';
+export { summarise, type CheckResult } from './runner';
 export { registerTruthEvalCommand } from './command';

@@ -5,7 +5,7 @@
  * history when it carries one of HISTORY_MARKERS (the way the context block marks what is no longer
  * true, with its date).
  */
-export const HISTORY_MARKERS: readonly string[] = ['以前：', '以前:', '(history)', '（历史）', 'formerly:', 'previously:'];
+const HISTORY_MARKERS: readonly string[] = ['以前：', '以前:', '(history)', '（历史）', 'formerly:', 'previously:'];
 
 export interface CheckVerdict {
   readonly passed: boolean;

@@ -14,32 +14,24 @@
  * (the CLI command).
  */
 
-export { type EvalDataset, parseEvalDataset, QuestionLineDto } from './dataset';
+export { parseEvalDataset } from './dataset';
 export {
-  type CategoryReport,
   type EvalReport,
-  type EvidenceCoverage,
   evidenceCoverage,
-  type GroupReport,
-  type Language,
   percentile,
   pinnedTurnIds,
   questionLanguage,
   type QuestionResult,
   rankedTurnIds,
   rankingDepth,
-  type RankScore,
-  REPORTED_CUTOFFS,
   scoreRanking,
-  type Scores,
   turnDocument,
 } from './metrics';
 export { denseRanking } from './baselines';
 /** The BM25 baseline's index: the domain's one BM25. */
 export { Bm25Index } from '@engram/domain';
-export { selectMisses, summarise, type SummaryOptions } from './summary';
-export { formatMisses, formatReport } from './format';
-export { type EvalOptions, type EvalRun, runEval } from './runner';
-export type { EvalEngine } from './engines';
-export { embeddedEngine, remoteEngine } from './engines';
+export { selectMisses, summarise } from './summary';
+export { formatMisses } from './format';
+export { runEval } from './runner';
+export { embeddedEngine } from './engines';
 export { registerEvalCommand } from './command';

@@ -1,4 +1,4 @@
-import { JsonHttpStub, type StubAnswer, type StubHandler, type StubRequest } from '@engram/testing';
+import { JsonHttpStub, type StubAnswer, type StubHandler } from '@engram/testing';
 import en from '../fixtures/chat-completion-en.json';
 import malformed from '../fixtures/chat-completion-malformed-items.json';
 import notJson from '../fixtures/chat-completion-not-json.json';
@@ -95,7 +95,6 @@ interface ChatBody {
   temperature?: number;
   response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } };
 }
-export type ChatRequest = StubRequest<ChatBody>;
 export type { StubAnswer };
 export type Handler = StubHandler<ChatBody>;
 

@@ -1,6 +1,6 @@
 /** One valid event of every type and kinds of wrong values, for specs that compare validators. */
 
-export const at = '2026-11-30T09:00:00.000Z';
+const at = '2026-11-30T09:00:00.000Z';
 export const envelope = (type: string, payload: object, schemaVersion = 1) => ({
   eventId: 'e1',
   type,

@@ -14,7 +14,7 @@ import type { CompiledInsightRules, CompiledRule } from './insight-rules';
 import { correctedTurns, enough, groupsMatched, type Support, supportOf } from './insight-support';
 import { INSIGHT_KIND, isInsight } from './insight-memory';
 
-export { INSIGHT_KIND, isInsight } from './insight-memory';
+export { isInsight } from './insight-memory';
 export { compileInsightRules, type CompiledInsightRules } from './insight-rules';
 
 /**
@@ -58,7 +58,7 @@ export interface InsightOptions {
 
 /** Importance an insight gets at least (rules may set another), and how far above its sources it stays. */
 export const INSIGHT_BASE_IMPORTANCE = 0.9;
-export const INSIGHT_IMPORTANCE_MARGIN = 0.1;
+const INSIGHT_IMPORTANCE_MARGIN = 0.1;
 /** An insight is a summary, never certain: confidence stops here however many sources agree. */
 export const INSIGHT_MAX_CONFIDENCE = 0.95;
 /** Statements quoted in an insight's content (the newest), and characters per quote. */
@@ -77,7 +77,7 @@ export function withoutInsights(state: ResolverState): ResolverState {
   return new Map([...state].filter(([, memory]) => !isInsight(memory)));
 }
 
-export function decide(review: InsightReview, state: ResolverState, options: InsightOptions): MemoryDecision[] {
+function decide(review: InsightReview, state: ResolverState, options: InsightOptions): MemoryDecision[] {
   const insights = new Map<string, MemoryRecord>();
   for (const memory of state.values()) if (isInsight(memory) && !insights.has(memory.mergeKey)) insights.set(memory.mergeKey, memory);
   const relevant = options.rules.rules.filter((compiled) =>

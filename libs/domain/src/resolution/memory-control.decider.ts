@@ -30,7 +30,7 @@ import { episodesOnlyStating, ResolutionDecider, type ResolverState } from './re
  */
 export type MemoryControlCommand = MemoryRetractionRequested | MemoryRevertRequested;
 
-export function decide(command: MemoryControlCommand, state: ResolverState): MemoryDecision[] {
+function decide(command: MemoryControlCommand, state: ResolverState): MemoryDecision[] {
   const memory = state.get(command.payload.memoryId);
   // Insights are derived from other memories and re-derived when those change: not controlled directly.
   if (!memory || memory.tenantId !== command.tenantId || memory.userId !== command.userId || memory.kind === 'insight') return [];

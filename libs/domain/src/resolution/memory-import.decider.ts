@@ -16,7 +16,7 @@ import type { ResolverState } from './resolution.state';
  * wins: an import never overwrites what this instance learned itself. A memory of another tenant
  * or user than the command's is left out: the service re-keyed the bundle to the command's user.
  */
-export function decide(command: MemoriesImportRequested, state: ResolverState): MemoryDecision[] {
+function decide(command: MemoriesImportRequested, state: ResolverState): MemoryDecision[] {
   const decisions: MemoryDecision[] = [];
   const taken = new Map([...state.values()].map((m) => [m.mergeKey, m.memoryId]));
   for (const memory of command.payload.memories) {

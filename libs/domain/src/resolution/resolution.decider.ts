@@ -20,11 +20,11 @@ export type { ResolutionOptions, ResolverState } from './resolution.state';
  * state, persists the events, and projections replay them without deciding again. The rules for
  * one item are resolution.rules.ts; the records they make, resolution.records.ts.
  */
-export function initialState(): ResolverState {
+function initialState(): ResolverState {
   return new Map();
 }
 
-export function decide(command: MemoriesExtracted, state: ResolverState, options: ResolutionOptions): MemoryDecision[] {
+function decide(command: MemoriesExtracted, state: ResolverState, options: ResolutionOptions): MemoryDecision[] {
   const decisions: MemoryDecision[] = [];
   let current = state;
   const withheld = options.sensitiveFacts === 'off' ? sensitiveTurns(command) : null;
@@ -50,7 +50,7 @@ function sensitiveTurns(command: MemoriesExtracted): ReadonlySet<string> {
 }
 
 /** Applies a decision if it is newer than what the state holds: replays and reorderings are no-ops. */
-export function evolve(state: ResolverState, event: MemoryDecision): ResolverState {
+function evolve(state: ResolverState, event: MemoryDecision): ResolverState {
   const { memory } = event.payload;
   const existing = state.get(memory.memoryId);
   if (existing && existing.revision >= memory.revision) return state;

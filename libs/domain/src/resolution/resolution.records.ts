@@ -121,7 +121,7 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
 }
 
 /** The value of a preference for what a person does not eat or drink (the rule extractor's dislike rule). */
-export const AVOIDED = 'avoid';
+const AVOIDED = 'avoid';
 
 /**
  * The user's pinned attributes, every procedure (rules for the assistant hold whatever the question),

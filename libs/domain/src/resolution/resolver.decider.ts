@@ -88,12 +88,12 @@ export function isResolverCommand(event: EngramEvent): event is ResolverCommand 
   return event.type === 'MemoriesExtracted' || event.type === 'UserForgotten' || isMemoryCommand(event);
 }
 
-export function initialState(): ResolverState {
+function initialState(): ResolverState {
   return ResolutionDecider.initialState();
 }
 
 /** The whole decision for one event, summaries worded extractively. Pure. */
-export function decide(command: ResolverCommand, state: ResolverState, options: ResolverDeciderOptions): ResolverEvent[] {
+function decide(command: ResolverCommand, state: ResolverState, options: ResolverDeciderOptions): ResolverEvent[] {
   const step = upToSummary(command, state, options);
   if ('done' in step) return step.done;
   const { review, state: changed, options: summaryOptions, finish } = step.summarising;
@@ -111,7 +111,7 @@ export function begin(command: ResolverCommand, state: ResolverState, options: R
 }
 
 /** A forgotten user starts again from nothing; any other decision as the resolution decider applies it. */
-export function evolve(state: ResolverState, event: ResolverEvent): ResolverState {
+function evolve(state: ResolverState, event: ResolverEvent): ResolverState {
   return event.type === 'UserForgotten' ? initialState() : ResolutionDecider.evolve(state, event);
 }
 

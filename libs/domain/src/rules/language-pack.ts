@@ -345,7 +345,7 @@ export interface FactCues {
 }
 
 /** Whose relation names these are: a name matching `names` is tried when the clause matches `opener` (or the name starts with `owner`). */
-export interface RelationForm {
+interface RelationForm {
   readonly names: RegExp;
   readonly opener: RegExp;
   readonly owner?: string;

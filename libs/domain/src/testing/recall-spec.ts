@@ -36,7 +36,7 @@ export interface RecallSpecOptions {
 
 type Hits = readonly (readonly [MemoryRecord, number])[];
 
-export type CandidateSource =
+type CandidateSource =
   | {
       readonly index: {
         readonly bm25?: Hits;
@@ -47,7 +47,7 @@ export type CandidateSource =
   | { readonly past: { readonly asOf?: string; readonly validAt?: string } };
 
 /** The question, with what else the request asks (`k` defaults to 5). */
-export type SpecQuestion = string | (Partial<Omit<RecallQuery, 'text' | 'expanded'>> & { readonly text: string });
+type SpecQuestion = string | (Partial<Omit<RecallQuery, 'text' | 'expanded'>> & { readonly text: string });
 
 export interface RecallSpecification {
   given(

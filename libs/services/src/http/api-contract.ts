@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiParam, ApiProperty, ApiResponse } from '@nestjs/swagg
 import { ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from './request-fields';
 
 /** Every 4xx/5xx body (HttpExceptionFilter): what went wrong, and which fields. */
-export class ErrorResponse {
+class ErrorResponse {
   @ApiProperty({ type: 'integer', example: 400 }) statusCode!: number;
   @ApiProperty({ example: 'Bad Request' }) error!: string;
   @ApiProperty({
@@ -74,7 +74,7 @@ export function ApiIdParam(name: 'userId' | 'memoryId', description?: string): M
 
 /** An id in the path, checked as the ids of turns are; a 400 naming the parameter otherwise. */
 @Injectable()
-export class PathIdPipe implements PipeTransform<string, string> {
+class PathIdPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
     const field = metadata.data ?? 'id';
     if (!ID_PATTERN.test(value)) throw new BadRequestException({ message: [`${field} ${ID_MESSAGE}`], fields: [field] });

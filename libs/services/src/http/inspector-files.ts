@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Response } from 'express';
 
 /** Where `npm run build` puts the inspector (scripts/build-inspector.js): `dist/inspector` under the package root. */
-export function inspectorDir(from: string = __dirname): string {
+function inspectorDir(from: string = __dirname): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'dist', 'inspector');
     if (path.dirname(dir) === dir) return path.join(from, 'inspector');

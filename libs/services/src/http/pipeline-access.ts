@@ -21,7 +21,7 @@ type ScopedRequest = Request & { pipelineScope?: Scope; tenantId?: string };
  * admin key (and when no API keys are configured: one local tenant), the tenant's share otherwise.
  */
 @Injectable()
-export class PipelineAccessGuard implements CanActivate {
+class PipelineAccessGuard implements CanActivate {
   private readonly tenantKeys: ReadonlyMap<string, string>;
   private readonly adminKey: Buffer | undefined;
 

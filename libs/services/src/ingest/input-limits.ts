@@ -7,10 +7,10 @@ import { AuthOptions, IngestLimits } from '@engram/config';
 import { codePointLength } from '../http/request-fields';
 
 /** Objects and arrays nested deeper than this are refused before parsing (validation recurses per level). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** A body refused before parsing; the exception filter answers it with a 400 naming `body`. */
-export class BodyRejected extends Error {
+class BodyRejected extends Error {
   constructor(
     readonly type: 'body.invalid.utf8' | 'body.too.deep',
     message: string,
@@ -32,7 +32,7 @@ export function verifyJsonBody(_req: IncomingMessage, _res: unknown, body: Buffe
 }
 
 /** The deepest nesting of `[`/`{` in JSON text, strings skipped. */
-export function jsonDepth(body: Buffer): number {
+function jsonDepth(body: Buffer): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

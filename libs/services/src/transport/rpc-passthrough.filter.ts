@@ -6,7 +6,7 @@ import { Observable, throwError } from 'rxjs';
  * error"; stages need the real error for retries, logs and dead letters.
  */
 @Catch()
-export class RpcPassthroughFilter implements RpcExceptionFilter<unknown> {
+class RpcPassthroughFilter implements RpcExceptionFilter<unknown> {
   catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
     return throwError(() => exception);
   }

@@ -138,7 +138,7 @@ function request(tenantId: string, userId: string, now: string) {
 }
 
 /** `{ attributes: { city: '杭州' } }` → masked, lower-cased attributes; 400 naming `attributes.<key>` otherwise. */
-export function checkedAttributes(attributes: Record<string, unknown>): { attribute: string; value: string }[] {
+function checkedAttributes(attributes: Record<string, unknown>): { attribute: string; value: string }[] {
   const entries = Object.entries(attributes);
   if (entries.length === 0)
     throw new BadRequestException({ message: ['attributes must name at least one attribute'], fields: ['attributes'] });

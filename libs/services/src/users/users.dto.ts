@@ -4,7 +4,7 @@ import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsInt, IsString, Matches, Max, Mi
 import { RecentTurnView } from '../http/turn-view.dto';
 import { Absent, ID_MAX_LENGTH, ID_MESSAGE, ID_PATTERN, ID_PATTERN_SOURCE } from '../http/request-fields';
 
-export const USERS_PAGE_MAX = 200;
+const USERS_PAGE_MAX = 200;
 
 /** `GET /v1/users`: one page of the tenant's users, by id. */
 export class ListUsersQuery {

@@ -14,7 +14,7 @@ const IDLE_MS = 250;
 /** Reads the subscriptions (and lets the outbox follow them) this often. */
 const SYNC_MS = 1000;
 /** Delivered deliveries are listed for this long, then deleted. */
-export const DELIVERED_KEPT_MS = 7 * 86_400_000;
+const DELIVERED_KEPT_MS = 7 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /**

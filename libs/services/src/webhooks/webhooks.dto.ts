@@ -5,15 +5,15 @@ import { WEBHOOK_EVENTS, type WebhookEventName } from '@engram/contracts';
 import { WEBHOOK_URL_MAX_LENGTH } from '@engram/domain';
 import { Absent } from '../http/request-fields';
 
-export const WEBHOOK_SECRET_MIN_LENGTH = 24;
-export const WEBHOOK_SECRET_MAX_LENGTH = 256;
+const WEBHOOK_SECRET_MIN_LENGTH = 24;
+const WEBHOOK_SECRET_MAX_LENGTH = 256;
 /** Printable ASCII without spaces: a secret copied between systems survives unchanged. */
 const SECRET_PATTERN = /^[\x21-\x7e]+$/;
 /** `http://` or `https://`, in any case (URLs are case-insensitive there); the rest is checked by the service. */
 const URL_PATTERN_SOURCE = '^[Hh][Tt][Tt][Pp]([Ss])?://';
 export const WEBHOOK_ID_PATTERN_SOURCE = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 export const WEBHOOK_ID_PATTERN = new RegExp(WEBHOOK_ID_PATTERN_SOURCE);
-export const DELIVERIES_PAGE_MAX = 500;
+const DELIVERIES_PAGE_MAX = 500;
 
 export class CreateWebhookDto {
   @ApiProperty({
