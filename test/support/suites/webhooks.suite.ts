@@ -182,7 +182,7 @@ export function webhooksSuite(mode?: EngramMode): void {
       await engram.http().delete(`/v1/users/sam/memories/${tea.memoryId}`).set(as(ACME)).send({ reason: 'not any more' }).expect(200);
       // expired and archived, by the forgetting policy three months on.
       clock.advanceDays(91);
-      const run = await engram.http().post('/v1/admin/forgetting/run').set(as(ACME)).send({}).expect(200);
+      const run = await engram.http().post('/v1/forgetting/run').set(as(ACME)).send({}).expect(200);
       expect(run.body).toMatchObject({ consistent: true });
       expect(run.body.expired).toBeGreaterThanOrEqual(1);
       expect(run.body.archived).toBeGreaterThanOrEqual(1);
