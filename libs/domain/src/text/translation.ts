@@ -8,8 +8,8 @@ import { isChineseStopWord, tokenize } from './tokenizer';
  * (拍照 "take a picture" and 商品照片 "photograph, picture" share "picture"). English text has none.
  *
  * The words are the lexicon's own: each run of Chinese characters is cut into the longest words the
- * lexicon holds, left to right (the segmenter's words are not the dictionary's: it keeps 红眼航班 as
- * four characters, where the dictionary knows 航班 "flight"). Only words of two characters or more are
+ * lexicon holds, left to right (the segmenter's words are not the dictionary's: it cuts 红眼航班 into
+ * four single characters, where the dictionary knows 航班 "flight"). Only words of two characters or more are
  * read: a character alone has many meanings and its first senses are seldom the one meant (车 is
  * "car" and "chariot", 额 "forehead", 度 "to pass"); nor are question words (多少 "how many").
  * Deduplicated; terms the text already holds are left out.
@@ -113,6 +113,9 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set([
   '怎样',
   '如何',
   '什么样',
+  '什么时候',
+  '什么地方',
+  '多久',
   '几个',
   '几点',
 ]);
