@@ -1,7 +1,8 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
 import type { Lexicon } from '@engram/ports';
-import { coverageOf, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
+import { coverageOf } from './coverage';
+import { dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
 import { defaultRankingConfig as config } from './ranking.config';
 import { tokenize } from '../text/tokenizer';
 import { memory } from '../testing/fixtures';
