@@ -33,9 +33,10 @@ export function installedCedict(): { readonly file: string; readonly version: st
 }
 
 /**
- * The installed CC-CEDICT, read when a Chinese word is first looked up (a process that never sees
- * Chinese text, or does not translate at all, such as the gateway, never reads it). Whether it is
- * there is checked now, so a missing dictionary stops the start naming the variable that asked for it.
+ * The installed CC-CEDICT, read when a Chinese word is first looked up (a process that does not
+ * translate, such as the gateway, never reads it; the search projection reads it with its first
+ * memory, whose searchable text holds its day in Chinese). Whether it is there is checked now, so a
+ * missing dictionary stops the start naming the variable that asked for it.
  */
 export function installedCedictLexicon(reading: CedictReading = DEFAULT_CEDICT_READING): Lexicon {
   let installed: { file: string; version: string };
