@@ -291,6 +291,7 @@ describe('rankMemories', () => {
       id: 'test',
       longestWord: 2,
       sensesOf: (word) => ({ 过敏: [['oversensitive'], ['allergic']], 照片: [['photograph'], ['picture']], 拍照: [['picture']] })[word],
+      relatedOf: () => undefined,
     };
     const peanuts = memory({ content: '我对花生过敏', value: '', entities: [] });
     const english = memory({ content: "I'm allergic to peanuts", value: '', entities: [] });
@@ -310,6 +311,7 @@ describe('rankMemories', () => {
       id: 'test',
       longestWord: 2,
       sensesOf: (word) => (word === '过敏' ? [['oversensitive'], ['allergic']] : undefined),
+      relatedOf: () => undefined,
     };
     const peanuts = {
       ...candidate('preference', 1, 'peanuts', { content: '我对花生过敏', value: '', entities: [] }),

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
-import { defaultAliasTable, embeddedText, EntityAliasTable, searchableText, SUMMARY_KIND, tokenize, translatedTerms } from '@engram/domain';
+import { defaultAliasTable, embeddedText, EntityAliasTable, lexiconTerms, searchableText, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, Lexicon, SearchDocument, SearchIndex } from '@engram/ports';
 import { EntityAliases } from './entity-aliases.provider';
 import { isDecisionOrForget } from './facts.projection';
@@ -59,7 +59,7 @@ export class SearchProjection implements Projection {
       kind: memory.kind,
       status: memory.status,
       content: memory.content,
-      terms: [...tokenize(texts[i]), ...translatedTerms(texts[i], this.lexicon)],
+      terms: [...tokenize(texts[i]), ...lexiconTerms(texts[i], this.lexicon, 'memory')],
       entities: memory.entities,
       vector: vectors[i],
       updatedAt: memory.updatedAt,

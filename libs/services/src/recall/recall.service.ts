@@ -22,7 +22,7 @@ import {
   RecallSession,
   summaryMergeKey,
   tokenize,
-  translatedTerms,
+  lexiconTerms,
   turnsNotSummarised,
 } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, Lexicon, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
@@ -159,7 +159,13 @@ export class RecallService {
       // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
       legs === 'knn'
         ? []
-        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(query, this.lexicon)], limit, ...within }),
+        : this.search.searchText({
+            tenantId,
+            userId,
+            terms: [...terms, ...lexiconTerms(query, this.lexicon, 'question')],
+            limit,
+            ...within,
+          }),
       legs === 'bm25'
         ? []
         : this.embedder

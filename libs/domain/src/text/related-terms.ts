@@ -1,0 +1,93 @@
+import type { Lexicon } from '@engram/ports';
+import { tokenize } from './tokenizer';
+import { translatedTerms } from './translation';
+
+/**
+ * Which side of a search a text is on. A memory is also found by what it is a kind of (it said
+ * "my flight lands at 6", a question asks when I "arrive"); a question is widened only by words
+ * that say the same, or two kinds of one thing (a dog, a wolf) would meet on their common kind.
+ */
+export type LexiconSide = 'memory' | 'question';
+
+/**
+ * The terms a text is also found by through the lexicon, beyond its own: the English of its Chinese
+ * words (`translatedTerms`), and the words related to its English words and to that English (the
+ * thesaurus: named → name, call; kitten → kitty, mammal; 睡觉 "sleep" → rest), the broader ones only
+ * for a memory. Deduplicated; terms the text already holds are left out.
+ *
+ * A word capitalised inside a sentence is a name (John, Paris, Turkey), not the thesaurus' word.
+ */
+export function lexiconTerms(text: string, lexicon: Lexicon | undefined, side: LexiconSide): string[] {
+  if (!lexicon) return [];
+  const key = `${side}\u0000${text}`;
+  let bySide = memos.get(lexicon);
+  if (!bySide) {
+    bySide = new Map();
+    memos.set(lexicon, bySide);
+  }
+  if (text.length > MEMO_MAX_CHARS) return lexiconTermsOf(text, lexicon, side);
+  let cached = bySide.get(key);
+  if (cached === undefined) {
+    cached = lexiconTermsOf(text, lexicon, side);
+    if (bySide.size >= MEMO_ENTRIES) bySide.delete(bySide.keys().next().value as string);
+    bySide.set(key, cached);
+  }
+  return [...cached];
+}
+
+function lexiconTermsOf(text: string, lexicon: Lexicon, side: LexiconSide): string[] {
+  const own = new Set(tokenize(text));
+  const translated = translatedTerms(text, lexicon);
+  const out = new Set(translated);
+  for (const word of [...thesaurusWords(text), ...translated]) {
+    const related = lexicon.relatedOf(word);
+    if (!related) continue;
+    for (const term of related.forms) out.add(term);
+    if (side === 'question') continue;
+    for (const term of related.same) out.add(term);
+    for (const term of related.broader) out.add(term);
+  }
+  for (const term of own) out.delete(term);
+  return [...out];
+}
+
+/**
+ * Whether an English query term is held by a memory's terms through a word that says the same
+ * (`held` being the memory's own terms and its `lexiconTerms` as a memory): "call" by a memory that
+ * says "named", "arrive" by one whose "lands" is a kind of arriving.
+ */
+export function heldThroughThesaurus(term: string, held: ReadonlySet<string>, lexicon: Lexicon | undefined): boolean {
+  if (!lexicon || !LATIN_WORD.test(term)) return false;
+  return (lexicon.relatedOf(term)?.forms ?? []).some((form) => held.has(form));
+}
+
+/**
+ * The English words of a text as the thesaurus reads them: lowercased, not stop words (what
+ * `tokenize` leaves out has no related words worth adding), not a name (capitalised, and not the
+ * first word of a sentence).
+ */
+export function thesaurusWords(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.normalize('NFKC').matchAll(LATIN_WORDS)) {
+    const word = match[0];
+    if (/^\p{Lu}/u.test(word) && !startsSentence(text, match.index ?? 0)) continue;
+    const lower = word.toLowerCase().replace(/[’‘]/g, "'");
+    if (tokenize(lower).length === 0) continue;
+    words.push(lower.replace(/'s$/, ''));
+  }
+  return words;
+}
+
+/** Nothing but spaces and quotes since the text's start or the last full stop, question or exclamation mark. */
+function startsSentence(text: string, at: number): boolean {
+  const from = Math.max(0, at - 16);
+  return (from === 0 ? /(?:^|[.!?。！？:\n])[\s"'“‘(]*$/u : /[.!?。！？:\n][\s"'“‘(]*$/u).test(text.slice(from, at));
+}
+
+const LATIN_WORDS = /[a-zA-Z][a-zA-Z'’-]*/g;
+const LATIN_WORD = /^[a-z][a-z'-]*$/;
+
+/** The same texts are read again and again (a memory at every question that ranks it): the latest are kept per lexicon. */
+const MEMO_ENTRIES = 8192;
+const MEMO_MAX_CHARS = 2000;
+const memos = new WeakMap<Lexicon, Map<string, readonly string[]>>();
