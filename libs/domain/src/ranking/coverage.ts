@@ -12,8 +12,8 @@ import { heldInEitherLanguage } from '../text/translation';
  * by 上传商品照片, 照片 by "the product photographs") or says what it means in other Chinese words (拍照
  * "take a picture" by 照片 "photograph, picture"): the memory's terms are read with their English.
  * With a thesaurus, an English term also counts when the memory says it in other words or more
- * specifically ("call" by "named", "cat" by "kitten"): the memory's terms are read with their
- * related words, the query term with the words that say the same.
+ * specifically ("doctor" by "physician", "arrive" by "lands"): the memory's terms are read with their
+ * related words, the query term with its dictionary forms.
  */
 export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord, lexicon?: Lexicon): number {
   if (queryTerms.length === 0) return 1;

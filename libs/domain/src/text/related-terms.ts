@@ -3,19 +3,24 @@ import { tokenize } from './tokenizer';
 import { translatedTerms } from './translation';
 
 /**
- * Which side of a search a text is on. A memory is also found by what it is a kind of (it said
- * "my flight lands at 6", a question asks when I "arrive"); a question is widened only by words
- * that say the same, or two kinds of one thing (a dog, a wolf) would meet on their common kind.
+ * Which side of a search a text is on. A memory is found by its words' synonyms and by what they are
+ * a kind of (it said "our plane lands at 9", a question asks when we "arrive"); a question is
+ * widened only by its words' dictionary forms ("arrived" → arrive): a memory's words are then one
+ * step from the question's, where two steps (the question's synonyms meeting the memory's broader
+ * words) join things that have little to do with each other.
  */
 export type LexiconSide = 'memory' | 'question';
 
 /**
  * The terms a text is also found by through the lexicon, beyond its own: the English of its Chinese
- * words (`translatedTerms`), and the words related to its English words and to that English (the
- * thesaurus: named → name, call; kitten → kitty, mammal; 睡觉 "sleep" → rest), the broader ones only
- * for a memory. Deduplicated; terms the text already holds are left out.
+ * words (`translatedTerms`), and the words related to its own English words (the thesaurus: physician
+ * → doctor, couch → sofa, lands → arrive), as `LexiconSide` says. Deduplicated; terms the text
+ * already holds are left out.
  *
- * A word capitalised inside a sentence is a name (John, Paris, Turkey), not the thesaurus' word.
+ * The English of Chinese words is not looked up in the thesaurus: a dictionary's first sense is
+ * already a guess at what was meant (开发 "exploit"), and the thesaurus' words of that guess ("use")
+ * matched questions about something else (measured: docs/benchmarks.md, "Meaning across English
+ * words"). A word capitalised inside a sentence is a name (John, Paris, Turkey), not looked up.
  */
 export function lexiconTerms(text: string, lexicon: Lexicon | undefined, side: LexiconSide): string[] {
   if (!lexicon) return [];
@@ -39,7 +44,7 @@ function lexiconTermsOf(text: string, lexicon: Lexicon, side: LexiconSide): stri
   const own = new Set(tokenize(text));
   const translated = translatedTerms(text, lexicon);
   const out = new Set(translated);
-  for (const word of [...thesaurusWords(text), ...translated]) {
+  for (const word of thesaurusWords(text)) {
     const related = lexicon.relatedOf(word);
     if (!related) continue;
     for (const term of related.forms) out.add(term);
@@ -52,9 +57,10 @@ function lexiconTermsOf(text: string, lexicon: Lexicon, side: LexiconSide): stri
 }
 
 /**
- * Whether an English query term is held by a memory's terms through a word that says the same
- * (`held` being the memory's own terms and its `lexiconTerms` as a memory): "call" by a memory that
- * says "named", "arrive" by one whose "lands" is a kind of arriving.
+ * Whether an English query term is held by a memory's terms through its dictionary form (`held`
+ * being the memory's own terms and its `lexiconTerms` as a memory, so a synonym or a narrower word
+ * the memory says is already there): "arrived", tokenized "arriv", by a memory whose "lands" is a
+ * kind of arriving.
  */
 export function heldThroughThesaurus(term: string, held: ReadonlySet<string>, lexicon: Lexicon | undefined): boolean {
   if (!lexicon || !LATIN_WORD.test(term)) return false;

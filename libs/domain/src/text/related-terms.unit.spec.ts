@@ -42,8 +42,8 @@ describe('lexiconTerms', () => {
     expect(lexiconTerms('Which physician?', lexicon, 'question')).toEqual([]);
   });
 
-  it('reads the English of Chinese words too, as a memory and as a question', () => {
-    expect(lexiconTerms('我晚上十一点睡觉', lexicon, 'memory')).toEqual(['bed', 'sleep', 'slumber', 'rest']);
+  it('gives the English of Chinese words, but no related words of that English: two uncertain steps', () => {
+    expect(lexiconTerms('我晚上十一点睡觉', lexicon, 'memory')).toEqual(['bed', 'sleep']);
     expect(lexiconTerms('我几点休息', lexicon, 'question')).toEqual(['rest']);
   });
 
