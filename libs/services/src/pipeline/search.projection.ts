@@ -9,9 +9,11 @@ import type { Projection } from './projection';
 
 /**
  * Projects decisions into the search index: BM25 terms from the domain
- * tokenizer over what a memory is found by (`searchableText`), with the English
- * of its Chinese words when a lexicon is bound (so English questions find
- * Chinese memories), and an embedding of what was said (`embeddedText`).
+ * tokenizer over what a memory is found by (`searchableText`), with its lexicon
+ * terms when a lexicon is bound (the English of its Chinese words, so English
+ * questions find Chinese memories; its English words' synonyms and broader
+ * words, so a question worded otherwise finds it), and an embedding of what was
+ * said (`embeddedText`).
  * Upserts carry the memory's revision as an external version, so replays are
  * no-ops.
  */

@@ -2,14 +2,15 @@ import { BadRequestException, Inject, Injectable, Logger, Optional } from '@nest
 import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
+  embeddedText,
   EntityAliasTable,
   episodeMergeKey,
-  embeddedText,
   expandQuery,
   hitIds,
   holdsAt,
   indexCandidates,
   indexScope,
+  lexiconTerms,
   narrowsBeyondKinds,
   NO_CANDIDATES,
   pastCandidates,
@@ -22,7 +23,6 @@ import {
   RecallSession,
   summaryMergeKey,
   tokenize,
-  lexiconTerms,
   turnsNotSummarised,
 } from '@engram/domain';
 import { AccessStore, Clock, Embedder, FactStore, Lexicon, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
@@ -156,7 +156,7 @@ export class RecallService {
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, vectorHits] = await Promise.all([
-      // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
+      // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one with its words' dictionary forms.
       legs === 'knn'
         ? []
         : this.search.searchText({
