@@ -239,6 +239,12 @@ export interface CorrectionCues {
 /** Decisions, tasks, deadlines and what is being bought. */
 export interface PlanCues {
   readonly decision: readonly string[];
+  /**
+   * Regex sources, matched on a decision's whole object: it only points at what was just proposed
+   * ("这个方案来", "that plan", "it"). Said after another party's turn, the decision is what that turn
+   * proposed (`acceptedProposal`, rule-extractor.ts).
+   */
+  readonly acceptance: readonly string[];
   readonly task: readonly string[];
   readonly deadline: readonly string[];
   /**

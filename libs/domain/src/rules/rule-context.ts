@@ -30,6 +30,8 @@ export interface Finding {
   readonly entities?: readonly string[];
   /** Set by the correction rules: `named` when the finding names what it corrects, `open` when not. */
   readonly correction?: 'named' | 'open';
+  /** A decision that only points at what was just proposed ("就按这个方案来", "let's go with that"): see `acceptedProposal`. */
+  readonly accepts?: boolean;
 }
 
 /** A rule of a family: what it finds in one clause, if anything. */

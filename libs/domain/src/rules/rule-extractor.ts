@@ -1,7 +1,8 @@
 import { findCue } from '../text/cue-matching';
 import { mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '../extraction/extraction.strategy';
 import { ClauseReader } from './clause-reader';
-import { clausesOf, SENTENCE, trimClause } from './clauses';
+import { slugify, stripEdges } from '../text/text-values';
+import { clausesOf, SENTENCE, trimClause, type Clause } from './clauses';
 import { purchaseOf as purchaseIn } from './plans.rules';
 import type { Finding } from './rule-context';
 import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rule-extractor.config';
@@ -44,10 +45,67 @@ export function extractWithRules(input: ExtractionInput, config: RuleExtractorCo
       // corrects; its sentence often does, and is what a later question is matched against.
       const about = (f: Finding) =>
         f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause;
-      return findings.map((f) => reader.toDraft(f, about(f), input));
+      const list = listAfterColon(raw, sentence);
+      return findings.flatMap((f) => {
+        if (f.accepts)
+          return acceptedProposal(f, clause, input.previousText, config).map((a) => reader.toDraft(a.finding, a.clause, input));
+        if (list && isPlan(f)) return [reader.toDraft(withList(f, list), { ...clause, content: list.whole }, input)];
+        return [reader.toDraft(f, about(f), input)];
+      });
     }),
   );
   return dedupe(wholeTurnRules(scopeBudgets(drafts, input.text, config), input.text, config));
+}
+
+/**
+ * "好，就按这个方案来", "OK, let's go with that plan", "就这么定了": a decision that only points at what
+ * was just proposed decides that proposal — the turn before it, said by another party (`previousText`:
+ * the assistant's "建议方案：第一步先迁移报表库…"). Its value is the proposal and its content says both,
+ * so "就按上次说的办吧" days later finds the plan, not "好，就按这个方案来". Without that turn, a bare
+ * "就这么定了" decides nothing and "就按这个方案来" stays as said.
+ */
+function acceptedProposal(
+  finding: Finding,
+  clause: Clause,
+  previousText: string | undefined,
+  config: RuleExtractorConfig,
+): { finding: Finding; clause: Clause }[] {
+  const { accepts: _accepts, ...decided } = finding;
+  const proposal = previousText ? trimClause(previousText) : '';
+  if (!proposal) return decided.value ? [{ finding: decided, clause }] : [];
+  const value = trimClause(stripEdges(proposal, [], config.words.trailingParticles));
+  return [
+    {
+      finding: { ...decided, attribute: `decision:${slugify(value)}`, value },
+      clause: { ...clause, content: `${clause.content} — ${proposal}` },
+    },
+  ];
+}
+
+/**
+ * "Let's settle the launch: beta on March 3, general availability on April 15", "建议方案：第一步先迁
+ * 报表库，第二步迁订单库": a clause that opens a list with a colon, and the rest of its sentence (the
+ * list's other items). Null when the clause has no colon or ends the sentence.
+ */
+function listAfterColon(clause: string, sentence: string): { whole: string; rest: string } | null {
+  const at = sentence.indexOf(clause);
+  if (!/[:：]/u.test(clause) || at < 0) return null;
+  const after = sentence.slice(at + clause.length);
+  const rest = trimClause(after);
+  if (!rest) return null;
+  // The list's own separator ("，" in Chinese) joins the value's items.
+  const separator = after.slice(0, after.indexOf(rest)).trim() || ',';
+  return { whole: trimClause(sentence.slice(at)), rest: `${separator}${/[,;]$/u.test(separator) ? ' ' : ''}${rest}` };
+}
+
+/** A decision, a plan or what the assistant proposed: said by the whole list it opens with a colon, not by its first item. */
+function isPlan(finding: Finding): boolean {
+  return finding.kind === 'decision' || finding.kind === 'task' || finding.subject === 'assistant';
+}
+
+/** A decision or plan takes the list's other items into its value; a recommendation keeps the thing it names. */
+function withList(finding: Finding, list: { readonly rest: string }): Finding {
+  return finding.kind === 'decision' || finding.kind === 'task' ? { ...finding, value: `${finding.value}${list.rest}` } : finding;
 }
 
 /**
