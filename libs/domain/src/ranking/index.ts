@@ -3,3 +3,4 @@ export * from './ranking';
 export * from './ranking.config';
 export * from './query-understanding.config';
 export * from './query-understanding';
+export * from './references';

@@ -6,6 +6,7 @@ import {
   episodeMergeKey,
   embeddedText,
   expandQuery,
+  followUpFor,
   hitIds,
   holdsAt,
   indexCandidates,
@@ -20,6 +21,7 @@ import {
   recallPipeline,
   RecallQuery,
   RecallSession,
+  searchedText,
   summaryMergeKey,
   tokenize,
   turnsNotSummarised,
@@ -86,10 +88,13 @@ export class RecallService {
     };
 
     // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
-    const [{ pinned, candidates }, session] = await Promise.all([
+    const [{ pinned, candidates, search }, session] = await Promise.all([
       known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(tenantId, userId, query, learned.memories),
       this.sessionOf(tenantId, request, lookBack, now),
     ]);
+    // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
+    const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now);
+    const followUps = followUp ? { followUp, candidates: await search(followUp.text, followUp.text) } : null;
 
     const answer = recallPipeline({
       query,
@@ -103,6 +108,7 @@ export class RecallService {
         cap: this.recallOptions.memoryCap,
       },
       now,
+      followUps,
     });
     this.audit.record(tenantId, request, answer);
     this.recordAccess(tenantId, userId, answer.used, now);
@@ -136,19 +142,27 @@ export class RecallService {
     query: RecallQuery,
     known: readonly MemoryRecord[] | null,
   ): Promise<Sources> {
+    const search = (lexical: string, semantic: string) => this.indexCandidates(tenantId, userId, lexical, semantic, query.filter);
     const [pinned, candidates] = await Promise.all([
       // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
       known?.filter((memory) => memory.pinned && memory.status === 'active') ??
         this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      this.indexCandidates(tenantId, userId, query.expanded, query.filter),
+      search(searchedText(query.expanded), query.expanded),
     ]);
-    return { pinned, candidates };
+    return { pinned, candidates, search };
   }
 
-  private async indexCandidates(tenantId: string, userId: string, query: string, filter: RecallFilter | null): Promise<RecallCandidates> {
+  /** `lexical`: what BM25 searches for (a question with what its referents are found by, `searchedText`); `semantic`: what is embedded. */
+  private async indexCandidates(
+    tenantId: string,
+    userId: string,
+    lexical: string,
+    semantic: string,
+    filter: RecallFilter | null,
+  ): Promise<RecallCandidates> {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
-    const terms = tokenize(query);
+    const terms = tokenize(lexical);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, vectorHits] = await Promise.all([
@@ -156,7 +170,7 @@ export class RecallService {
       legs === 'bm25'
         ? []
         : this.embedder
-            .embed([query], 'query')
+            .embed([semantic], 'query')
             .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
     ]);
     const ids = hitIds({ textHits, vectorHits });
@@ -175,16 +189,18 @@ export class RecallService {
     const views = pastViews(known, query.asOf, query.validAt, query.filter);
     const pinned = views.filter((memory) => memory.pinned);
     const rankable = rankableViews(views);
-    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES };
-    const [[vector], passages] = await Promise.all([
-      this.embedder.embed([query.expanded], 'query'),
-      this.embedder.embed(
-        rankable.map((view) => embeddedText(view, aliases)),
-        'passage',
-      ),
-    ]);
+    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES, search: () => Promise.resolve(NO_CANDIDATES) };
+    const passages = this.embedder.embed(
+      rankable.map((view) => embeddedText(view, aliases)),
+      'passage',
+    );
     const limit = this.recallOptions.candidates;
-    return { pinned, candidates: pastCandidates(rankable, query.expanded, { query: vector, passages }, { limit, aliases }) };
+    // The views are embedded once: a follow-up's second search scores the same passages.
+    const search = async (lexical: string, semantic: string) => {
+      const [[vector], embedded] = await Promise.all([this.embedder.embed([semantic], 'query'), passages]);
+      return pastCandidates(rankable, lexical, { query: vector, passages: embedded }, { limit, aliases });
+    };
+    return { pinned, candidates: await search(searchedText(query.expanded), query.expanded), search };
   }
 
   /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */
@@ -266,10 +282,12 @@ export class RecallService {
   }
 }
 
-/** What recall ranks and what it pins, from either source. */
+/** What recall ranks and what it pins, from either source, and how that source is searched again (a follow-up's second search). */
 interface Sources {
   readonly pinned: readonly MemoryRecord[];
   readonly candidates: RecallCandidates;
+  /** BM25 for `lexical`, the embedding of `semantic`. */
+  readonly search: (lexical: string, semantic: string) => Promise<RecallCandidates>;
 }
 
 /** Moved to the configuration library, where every option is mapped; re-exported for existing importers. */
