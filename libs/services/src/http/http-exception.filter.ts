@@ -1,18 +1,41 @@
 import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, Logger, ValidationError } from '@nestjs/common';
 import type { Response } from 'express';
+import { type DependencyName, unavailableDependency } from '@engram/ports';
+
+/** How a 503 names a dependency: what an operator looks for, not its address. */
+const DEPENDENCY_WORDS: Record<DependencyName, string> = {
+  embedder: 'the embedder (ENGRAM_EMBEDDINGS_URL)',
+  llm: 'the chat model (ENGRAM_LLM_URL)',
+};
 
 /**
  * One error shape for every 4xx/5xx: `{ statusCode, error, message[], fields[] }`.
- * Body-parser failures become 400/413 instead of 500; anything unexpected is
- * logged and answered with a generic 500 that leaks nothing.
+ * Body-parser failures become 400/413 instead of 500; an unavailable dependency
+ * becomes 503 naming it, with `Retry-After`; anything unexpected is logged and
+ * answered with a generic 500 that leaks nothing.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly log = new Logger('HttpExceptionFilter');
 
+  /** `dependencyRetryAfterSeconds`: the Retry-After of a 503 for an unavailable dependency (ENGRAM_DEPENDENCY_RECHECK_MS). */
+  constructor(private readonly options: { readonly dependencyRetryAfterSeconds: number }) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const response = host.switchToHttp().getResponse<Response>();
+    const outage = unavailableDependency(exception);
+    if (outage) {
+      this.log.warn({ dependency: outage.dependency, error: outage.message }, 'answered 503: a dependency is unavailable');
+      // The dependency's own Retry-After when it gave one and it is longer.
+      const seconds = Math.max(this.options.dependencyRetryAfterSeconds, Math.ceil((outage.retryAfterMs ?? 0) / 1000));
+      if (!response.headersSent) {
+        response.setHeader('Retry-After', String(seconds));
+        const words = DEPENDENCY_WORDS[outage.dependency];
+        response.status(503).json(error(503, 'Service Unavailable', [`${words} is unavailable; retry later`], []).body);
+      }
+      return;
+    }
     const { status, body } = this.describe(exception);
     if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
     const retryAfter = (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
