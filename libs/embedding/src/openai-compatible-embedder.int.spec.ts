@@ -418,6 +418,27 @@ describe('OpenAiCompatibleEmbedder', () => {
       expect(stub.requests[0].headers.connection).toBe('close');
     });
 
+    it('given the vector length, then an endpoint that is down does not stop start-up: it is embedded with once it is back', async () => {
+      const later = new JsonHttpStub<EmbeddingsBody>(replay);
+      const laterUrl = await later.start();
+      await later.stop();
+      const warnings: string[] = [];
+      try {
+        const started = await createEmbedder(
+          config({ ENGRAM_EMBEDDINGS_URL: laterUrl, ENGRAM_EMBEDDINGS_DIMENSIONS: '384', ENGRAM_EMBEDDINGS_RETRIES: '0' }),
+          (message) => warnings.push(message),
+        );
+        expect(started.dimensions).toBe(384);
+        expect(warnings).toEqual([expect.stringMatching(new RegExp(`unavailable at start-up .*${laterUrl}/v1/embeddings: ECONNREFUSED`))]);
+        const failure = await started.embed(['I like coffee'], 'query').catch((error: unknown) => error);
+        expect(unavailableDependency(failure)?.dependency).toBe('embedder');
+        await later.start(Number(new URL(laterUrl).port));
+        expect(await started.embed(['I like coffee'], 'query')).toEqual([expect.any(Array)]);
+      } finally {
+        await later.stop();
+      }
+    });
+
     it('stops start-up with the URL named when the endpoint cannot be reached', async () => {
       const closed = new JsonHttpStub<EmbeddingsBody>(replay);
       const closedUrl = await closed.start();

@@ -1,4 +1,4 @@
-import { DynamicModule, FactoryProvider, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Global, Inject, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
 import { EmbedderOptions, PortBindings } from '@engram/config';
@@ -35,7 +35,11 @@ export class EngramBindingsModule implements OnApplicationShutdown {
       ...factStoreProviders(bindings.factStore),
       ...searchProviders(bindings.search),
       // The same embedder whatever the bindings (hashing, or ENGRAM_EMBEDDINGS_URL), so every configuration ranks alike.
-      { provide: Embedder, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createEmbedder(options) },
+      {
+        provide: Embedder,
+        inject: [EmbedderOptions],
+        useFactory: (options: EmbedderOptions) => createEmbedder(options, (message) => new Logger('Embedder').warn(message)),
+      },
     ];
     return {
       module: EngramBindingsModule,
