@@ -1,6 +1,6 @@
 import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, Logger, ValidationError } from '@nestjs/common';
 import type { Response } from 'express';
-import { type DependencyName, unavailableDependency } from '@engram/ports';
+import { type DependencyName, type DependencyUnavailableError, unavailableDependency } from '@engram/ports';
 
 /** How a 503 names a dependency: what an operator looks for, not its address. */
 const DEPENDENCY_WORDS: Record<DependencyName, string> = {
@@ -25,22 +25,22 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (host.getType() !== 'http') throw exception;
     const response = host.switchToHttp().getResponse<Response>();
     const outage = unavailableDependency(exception);
-    if (outage) {
-      this.log.warn({ dependency: outage.dependency, error: outage.message }, 'answered 503: a dependency is unavailable');
-      // The dependency's own Retry-After when it gave one and it is longer.
-      const seconds = Math.max(this.options.dependencyRetryAfterSeconds, Math.ceil((outage.retryAfterMs ?? 0) / 1000));
-      if (!response.headersSent) {
-        response.setHeader('Retry-After', String(seconds));
-        const words = DEPENDENCY_WORDS[outage.dependency];
-        response.status(503).json(error(503, 'Service Unavailable', [`${words} is unavailable; retry later`], []).body);
-      }
-      return;
-    }
-    const { status, body } = this.describe(exception);
-    if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
-    const retryAfter = (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const { status, body } = outage ? this.unavailable(outage) : this.describe(exception);
+    if (outage) this.log.warn({ dependency: outage.dependency, error: outage.message }, 'answered 503: a dependency is unavailable');
+    else if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
+    const retryAfter = outage ? this.retryAfterSeconds(outage) : (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number' && !response.headersSent) response.setHeader('Retry-After', String(retryAfter));
     if (!response.headersSent) response.status(status).json(body);
+  }
+
+  /** 503 naming the dependency (not its address, which the error's message may hold). */
+  private unavailable(outage: DependencyUnavailableError): { status: number; body: object } {
+    return error(503, 'Service Unavailable', [`${DEPENDENCY_WORDS[outage.dependency]} is unavailable; retry later`], []);
+  }
+
+  /** ENGRAM_DEPENDENCY_RECHECK_MS, or the dependency's own Retry-After when it gave a longer one. */
+  private retryAfterSeconds(outage: DependencyUnavailableError): number {
+    return Math.max(this.options.dependencyRetryAfterSeconds, Math.ceil((outage.retryAfterMs ?? 0) / 1000));
   }
 
   private describe(exception: unknown): { status: number; body: object } {

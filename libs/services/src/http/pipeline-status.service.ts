@@ -4,7 +4,7 @@ import { DependencyMonitor, type DependencyState } from '../observability/depend
 import { PipelineProgress, type StageLag } from '../pipeline/pipeline-progress';
 
 /** A stage's lag, and the dependency it is paused on when it waits for one. */
-export interface StageStatus extends StageLag {
+interface StageStatus extends StageLag {
   readonly pausedOn?: DependencyName;
 }
 

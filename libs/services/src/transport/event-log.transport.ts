@@ -149,7 +149,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
   /**
    * Runs the batch; when it keeps failing, runs it again one event at a time so that only the
    * poison is isolated, and returns a letter for each event that still fails. Throws when a
-   * dependency is unavailable (`pauseOn`): the log delivers the batch again later.
+   * dependency is unavailable (`pauseIfUnavailable`): the log delivers the batch again later.
    */
   private async handle(
     stage: string,
@@ -166,14 +166,14 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
       );
       return [];
     } catch (error) {
-      this.pauseOn(stage, error);
+      this.pauseIfUnavailable(stage, error);
     }
     const letters: DeadLetter[] = [];
     for (const delivery of valid) {
       try {
         await this.withRetries(stage, () => run([delivery.event], context));
       } catch (error) {
-        this.pauseOn(stage, error);
+        this.pauseIfUnavailable(stage, error);
         letters.push(this.letter(delivery.message, stage, 'failed', error, this.attempts()));
       }
     }
@@ -185,7 +185,7 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
    * nothing and delivers the batch again after its backoff: the stage pauses. Any other error
    * returns, to be dead-lettered as the event's own fault.
    */
-  private pauseOn(stage: string, error: unknown): void {
+  private pauseIfUnavailable(stage: string, error: unknown): void {
     const outage = unavailableDependency(error);
     if (!outage) return;
     if (!this.paused.has(stage)) {
