@@ -461,22 +461,34 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
   });
 
-  it('given a correction in words, then it answers only what was said last in the session', async () => {
+  it('given a correction in words, then it lands on the memory whose subject it names, not on what was said last', async () => {
     const state = await say(['我喜欢高热量的饮食方案', '我在字节跳动工作', '我改主意了，我要低卡方案']);
-    expect(facts(state).map((m) => [m.attribute, m.version])).toEqual([
-      ['preference:高热量的饮食方案', 1],
+    expect(facts(state).map((m) => [m.attribute, m.value, m.version])).toEqual([
+      ['preference:高热量的饮食方案', '低卡方案', 2],
+      ['employer', '字节跳动', 1],
+    ]);
+    // Nothing said before shares its subject: a new memory, and the employer is left alone.
+    const unrelated = await say(['我喜欢喝绿茶', '我在字节跳动工作', '我改主意了，我要低卡方案']);
+    expect(facts(unrelated).map((m) => [m.attribute, m.version])).toEqual([
+      ['preference:绿茶', 1],
       ['employer', 1],
       ['task:低卡方案', 1],
     ]);
   });
 
-  it('given a preference in another session, then a correction that shares a word only is a new memory; a near restatement lands on it', async () => {
+  it('given a preference in another session, then a change of mind on its subject supersedes it (issue 30: "我改主意了，我要低卡方案" days later)', async () => {
     const apart = await say(['s1|我喜欢高热量的饮食方案', 's2|我改主意了，我要低卡方案']);
-    expect(
-      facts(apart)
-        .map((m) => m.kind)
-        .sort(),
-    ).toEqual(['preference', 'task']);
+    expect(facts(apart).map((m) => [m.attribute, m.value, m.history.map((h) => h.content)])).toEqual([
+      ['preference:高热量的饮食方案', '低卡方案', ['我喜欢高热量的饮食方案']],
+    ]);
+    // The subject is what the statements share that few facts hold: "Python", in three facts, names none of them.
+    const common = await say([
+      's1|I prefer Python for scripts',
+      's1|my favourite Python library is pandas',
+      's1|I am learning Python testing',
+      's2|actually Python is my weekend hobby now',
+    ]);
+    expect(facts(common).map((m) => m.version)).toEqual([1, 1, 1, 1]);
     const near = await say(['s1|I like high-calorie meal plans', 's2|actually I prefer low-calorie meal plans']);
     expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
   });
