@@ -124,6 +124,8 @@ function phraseAttribute(pre: string, rules: RuleContext): string | null {
   let phrase = trimClause(pre);
   for (let lead = leads.exec(phrase); lead; lead = leads.exec(phrase)) phrase = phrase.slice(lead[0].length);
   phrase = rules.clean(phrase.replace(alternation(words.genitives, '(?:…)$', 'u'), ''));
+  // "周报以后改成纯文字": "from now on" says when the change holds, not what changes.
+  phrase = rules.clean(phrase.replace(alternation(rules.config.procedures.standing, '\\s*(?:…)$', 'iu'), ''));
   if (!phrase || rules.firstPerson.test(phrase) || findCue(phrase, words.nowAdverbs) || findCue(phrase, corrections.notInAttribute))
     return null;
   const pronoun = alternation(corrections.pronouns, '^(?:…)$', 'iu');

@@ -139,6 +139,8 @@ export interface IdentityCues {
   readonly nameShapes: readonly RegExp[];
   /** "我在字节跳动工作": group 1 is where the user works (an employer, or a place). */
   readonly workplaceFrames: readonly RegExp[];
+  /** A workplace frame's verb that also says the role ("在一家设计公司实习": an intern), group `verb` of the frame. */
+  readonly workplaceRoles: Readonly<Record<string, string>>;
   /** "我在一家外企做财务": groups `org` and `role`. */
   readonly worksAsFrames: readonly RegExp[];
   /** Regex sources: what ends an employer's name after an employer cue (" as ", " in "). */
@@ -342,6 +344,12 @@ export interface FactCues {
   readonly possessive: readonly RegExp[];
   /** Regex sources: verbs of use after which products are the things used ("用", "we use", "runs on"). */
   readonly useVerbs: readonly string[];
+  /**
+   * Frames that name their attribute by how they are said, group `value`: what the user drives
+   * ("开的是一辆本田思域", "换了一辆特斯拉": the classifier 辆 is a vehicle's; "I drive a Corolla"),
+   * where their parcels go ("以后寄到深圳…", "ship my orders to 12 Baker Street").
+   */
+  readonly frames: Readonly<Record<string, readonly RegExp[]>>;
 }
 
 /** Whose relation names these are: a name matching `names` is tried when the clause matches `opener` (or the name starts with `owner`). */

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-8 and resolves the same items as the pure function', async () => {
+  it('has the version rules-9 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-8');
+    expect(extractor.version).toBe('rules-9');
     const input = {
       tenantId: 't',
       userId: 'u',
