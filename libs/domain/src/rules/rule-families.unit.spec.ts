@@ -68,7 +68,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['忘掉我之前说的喜欢吃榴莲', ['preference user/preference:榴莲 =  (retract) [named]']],
       ['当我没说', ['fact user/@last =  (retract)']],
       ['不对，改成9点', ['fact user/@last = 9点 [open]']],
-      ['我的收货地址改成世纪大道100号', ['fact user/收货地址 = 世纪大道100号 [named]']],
+      ['我的收货地址改成世纪大道100号', ['profile user/shipping_address = 世纪大道100号 [named]']],
       ['其实应该是周四', ['task user/deadline = 周四 [named]']],
     ],
     en: [

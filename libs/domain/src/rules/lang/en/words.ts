@@ -25,6 +25,7 @@ export const enWords: WordCues = {
     email: ['email', 'e-mail'],
     phone: ['phone number', 'phone'],
     ci: ['CI', 'CI/CD', 'continuous integration'],
+    shipping_address: ['shipping address', 'delivery address'],
   },
   copulas: [':', '=', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
   useCopulas: ['uses', 'runs on', 'is on'],
