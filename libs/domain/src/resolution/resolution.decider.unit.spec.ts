@@ -493,6 +493,33 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
   });
 
+  it('given a liking said again in other words, days apart, then one memory reinforced; a different thing liked stays apart', async () => {
+    const hiking = await say(['s1|I love hiking', 's2|Hiking is my favourite hobby', 's3|I go hiking most weekends']);
+    expect(facts(hiking).map((m) => [m.attribute, m.value, m.mentionCount, m.sourceTurnIds.length])).toEqual([
+      ['preference:hiking', 'like', 3, 3],
+    ]);
+    const running = await say(['s1|我每天早上都去跑步', 's2|早上跑步是我多年的习惯']);
+    expect(facts(running).map((m) => [m.attribute, m.sourceTurnIds.length])).toEqual([['schedule:早上都去跑步', 2]]);
+    const band = await say(['s1|My favourite band is Radiohead', 's2|I really love Radiohead', 's3|I really love Portishead']);
+    expect(facts(band).map((m) => [m.attribute, m.value, m.sourceTurnIds.length])).toEqual([
+      ['favorite:band', 'Radiohead', 2],
+      ['preference:portishead', 'like', 1],
+    ]);
+  });
+
+  it('given a circumstance in one session and its change days later, then the change supersedes it by its attribute', async () => {
+    const state = await say([
+      's1|I live in Manchester',
+      's1|我现在开的是一辆本田思域',
+      's2|We finally moved to Leeds last weekend!',
+      's3|思域卖掉了，换了一辆特斯拉 Model 3',
+    ]);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value), m.pinned])).toEqual([
+      ['location', 'Leeds', ['Manchester'], true],
+      ['car', '特斯拉 Model 3', ['本田思域'], true],
+    ]);
+  });
+
   it('given "其实我也喜欢喝红茶" after "我喜欢喝绿茶", then it is an addition: both stay', async () => {
     const state = await say(['我喜欢喝绿茶', '其实我也喜欢喝红茶']);
     expect(facts(state).map((m) => [m.attribute, m.status, m.version])).toEqual([

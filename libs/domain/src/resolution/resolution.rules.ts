@@ -20,7 +20,7 @@ export function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, st
   // about 周报 ("周报我习惯用表格的形式来写"), whatever attribute that one was filed under.
   const named = item.correction === 'named' ? namedIn(item, state) : null;
   if (named) return landOn(named, item, options);
-  const duplicate = nearDuplicate(item, state, options.similarityThreshold);
+  const duplicate = nearDuplicate(item, state, options.similarityThreshold) ?? restatedIn(item, state);
   if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
   return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };
 }
@@ -116,6 +116,38 @@ function namedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null
       best = { memory, score };
   }
   return best?.memory ?? null;
+}
+
+/**
+ * A liking said again in other words is the same memory, reinforced: "I really love Radiohead" after
+ * "My favourite band is Radiohead", "早上跑步是我多年的习惯" after "我每天早上都去跑步". The thing liked
+ * (a preference's object, a favourite's value) must be named by an earlier memory of the speaker's
+ * that likes or does it: its attribute and value hold at least RESTATED_SHARE of its terms (the
+ * tokenizer's bigrams across two words, 上跑 in 早上跑步, are seldom in another wording).
+ */
+const RESTATED_SHARE = 2 / 3;
+
+function restatedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+  const thing = likedThing(item.kind, item.attribute, item.value);
+  if (item.operation !== 'assert' || thing === null) return null;
+  const wanted = termsOf(thing);
+  if (wanted.length < 2) return null;
+  let best: MemoryRecord | null = null;
+  for (const memory of correctable(item, state)) {
+    const said =
+      likedThing(memory.kind, memory.attribute, memory.value) ?? (memory.attribute.startsWith('schedule:') ? memory.attribute : null);
+    if (said === null) continue;
+    const held = termsOf(`${said.replace(/[_:-]+/g, ' ')} ${memory.value}`);
+    if (sharedTerms(wanted, held) >= RESTATED_SHARE * (wanted.length - 1) && (!best || memory.lastSeenAt > best.lastSeenAt)) best = memory;
+  }
+  return best;
+}
+
+/** What a preference says is liked or done: its object (`preference:hiking` = like/habit), or a favourite's value. */
+function likedThing(kind: string, attribute: string, value: string): string | null {
+  if (kind !== 'preference') return null;
+  if (attribute.startsWith('preference:')) return TAKES_TO.has(value) ? attribute.slice('preference:'.length).replace(/-/g, ' ') : null;
+  return value;
 }
 
 /**
@@ -230,8 +262,13 @@ export function resolveAnaphora(item: ExtractedItem, state: ResolverState, optio
   return assertOn(target, { ...item, kind: target.kind, attribute: target.attribute }, options);
 }
 
+/** Values of a preference that say the person likes or does the thing: "I love hiking", "I go hiking most weekends". */
+const TAKES_TO: ReadonlySet<string> = new Set(['like', 'habit']);
+
 function assertOn(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): Change {
-  if (existing.status === 'active' && sameValue(existing.value, item.value)) {
+  const agrees =
+    sameValue(existing.value, item.value) || (existing.kind === 'preference' && TAKES_TO.has(existing.value) && TAKES_TO.has(item.value));
+  if (existing.status === 'active' && agrees) {
     return { type: 'MemoryReinforced', memory: reinforce(existing, item, options) };
   }
   return { type: 'MemorySuperseded', memory: supersede(existing, item, options) };

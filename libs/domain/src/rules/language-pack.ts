@@ -281,6 +281,11 @@ export interface PreferenceCues {
    * "美式咖啡是我的最爱"): group `value` is what is liked, `what` (may be empty) what kind of thing it is.
    */
   readonly favouriteFirst: readonly RegExp[];
+  /**
+   * A habit said by how often it happens or how long it has lasted, group `object`: "I go hiking most
+   * weekends", "早上跑步是我多年的习惯" (value `habit`, keyed like "I love hiking", "我习惯早上跑步").
+   */
+  readonly habitFrames: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
 }

@@ -53,6 +53,12 @@ export const enScreening: ScreeningCues = {
   ],
   cues: {
     preference: [
+      // Habits said by how often (preferences' habitFrames: "I go hiking most weekends").
+      'most weekends',
+      'every weekend',
+      'on weekends',
+      'every morning',
+      'every evening',
       // "Neovim is my editor of choice": a favourite said value first.
       'of choice',
       'i prefer',
