@@ -65,6 +65,7 @@ export function isSensitive(attribute: string): boolean {
 export const DEFAULT_PINNED_ATTRIBUTES: readonly string[] = [
   'name',
   'location',
+  'current_location',
   'employer',
   'role',
   'car',

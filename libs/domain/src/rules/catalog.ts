@@ -56,6 +56,7 @@ export const attributeKinds: Readonly<Record<string, MemoryKind>> = {
   standup: 'fact',
   ci: 'fact',
   car: 'profile',
+  current_location: 'profile',
   shipping_address: 'profile',
 };
 

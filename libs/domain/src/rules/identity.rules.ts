@@ -91,6 +91,9 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
       return found.filter((f) => f.value);
     }
   }
+  const presence = findCue(c.body, identity.presence);
+  const where = presence ? rules.clean(c.body.slice(presence.end).split(alternation(identity.placeEnds, '[，,]|…', 'iu'))[0]) : '';
+  if (where && firstMatch(identity.presenceShape, where)) return [profileFinding('current_location', where)];
   for (const slot of ['location', 'hometown'] as const) {
     const cue = findCue(c.body, identity[slot]);
     const value = cue ? rules.clean(c.body.slice(cue.end).split(alternation(identity.placeEnds, '[，,]|…', 'iu'))[0]) : '';

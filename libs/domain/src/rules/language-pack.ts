@@ -105,6 +105,13 @@ export interface IdentityCues {
   readonly name: readonly string[];
   readonly employer: readonly string[];
   readonly location: readonly string[];
+  /**
+   * Where the user is for now, not where they live ("I'm in Berlin this week for a conference"):
+   * `current_location`, only when what follows has `presenceShape` (a proper name, not "a meeting");
+   * a stated scope ("this week") makes it expire.
+   */
+  readonly presence: readonly string[];
+  readonly presenceShape: readonly RegExp[];
   readonly hometown: readonly string[];
   readonly role: readonly string[];
   readonly roleSuffixes: readonly string[];

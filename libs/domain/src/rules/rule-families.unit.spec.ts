@@ -36,6 +36,8 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I live in Berlin', ['profile user/location = Berlin']],
       ['We finally moved to Leeds last weekend!', ['profile user/location = Leeds']],
       ['the meeting moved to Friday', ['fact user/meeting = Friday [named]']],
+      ["I'm in Berlin this week for a conference", ['profile user/current_location = Berlin']],
+      ["I'm in a meeting", []],
       ["I'm from Lyon", ['profile user/hometown = Lyon']],
       ["I'm allergic to peanuts", ['profile user/allergy:peanuts = peanuts']],
       ["Jess's birthday is October 3rd", ['profile jess/birthday = October 3rd']],

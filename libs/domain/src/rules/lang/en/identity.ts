@@ -4,6 +4,9 @@ import type { IdentityCues } from '../../language-pack';
 export const enIdentity: IdentityCues = {
   name: ['my name is', 'call me', "my name's", 'i go by'],
   employer: ['i work at', 'i work for', "i'm working at", 'i am working at', 'i joined', 'i work with'],
+  presence: ["i'm in", 'i am in', "i'm currently in", "i'm staying in", "we're in", 'we are in', "i'm visiting", "we're visiting"],
+  // A proper name ("Berlin", "New York"), not "a meeting", "IT" or "trouble".
+  presenceShape: [/^(?!(?:[A-Z]{2,5})$)[A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}$/u],
   location: [
     'i live in',
     'we live in',
@@ -128,7 +131,7 @@ export const enIdentity: IdentityCues = {
   roleEmployerJoins: [String.raw`\s+(?:at|@|in|for)\s+`],
   // "We moved to Leeds last weekend": when it happened is not part of the place.
   placeEnds: [
-    String.raw`\s+(?:and|but|since|for)\s+`,
+    String.raw`\s+(?:and|but|since|for|until|till)\s+`,
     String.raw`\s+(?:last|this|next)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|winter)\b`,
     String.raw`\s+(?:yesterday|today|recently|in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december))\b`,
     String.raw`\s+\w+\s+(?:days|weeks|months|years)\s+ago\b`,

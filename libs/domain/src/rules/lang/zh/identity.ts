@@ -5,6 +5,8 @@ export const zhIdentity: IdentityCues = {
   name: ['我叫', '我的名字是', '我的名字叫', '叫我', '名字是'],
   // "我在字节跳动工作" is read by `workplaceFrames`; "我在…" alone says where the user is, not who employs them.
   employer: [],
+  presence: [],
+  presenceShape: [],
   location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在', '我搬到', '我们搬到', '搬到了', '搬家到'],
   hometown: ['我来自', '我老家是', '我老家在', '老家是', '老家在'],
   role: ['我是一名', '我是一个', '我的职位是', '我的工作是', '我做', '我当'],
