@@ -288,10 +288,7 @@ export interface PreferenceCues {
    * "美式咖啡是我的最爱"): group `value` is what is liked, `what` (may be empty) what kind of thing it is.
    */
   readonly favouriteFirst: readonly RegExp[];
-  /**
-   * A habit said by how often it happens or how long it has lasted, group `object`: "I go hiking most
-   * weekends", "早上跑步是我多年的习惯" (value `habit`, keyed like "I love hiking", "我习惯早上跑步").
-   */
+  /** A habit said by how often or how long, group `object`: "I go hiking most weekends", "早上跑步是我多年的习惯". */
   readonly habitFrames: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
@@ -356,11 +353,7 @@ export interface FactCues {
   readonly possessive: readonly RegExp[];
   /** Regex sources: verbs of use after which products are the things used ("用", "we use", "runs on"). */
   readonly useVerbs: readonly string[];
-  /**
-   * Frames that name their attribute by how they are said, group `value`: what the user drives
-   * ("开的是一辆本田思域", "换了一辆特斯拉": the classifier 辆 is a vehicle's; "I drive a Corolla"),
-   * where their parcels go ("以后寄到深圳…", "ship my orders to 12 Baker Street").
-   */
+  /** Attributes named by how they are said, group `value`: a car ("换了一辆特斯拉": 辆, a vehicle's classifier), "寄到深圳…". */
   readonly frames: Readonly<Record<string, readonly RegExp[]>>;
 }
 
