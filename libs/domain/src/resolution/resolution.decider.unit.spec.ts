@@ -419,7 +419,9 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
         .filter((e) => e.status === 'active')
         .map((e) => e.content),
     ).toEqual(['我喜欢喝绿茶', '不对，改成9点']);
-    expect(facts(state)[1].keys).toEqual(['服务器时间']);
+    // Found by what it is about and by the words it replaced ("服务器时间…"), shown as the new ones.
+    expect(facts(state)[1].keys).toEqual(['服务器时间', '把服务器时间改成8点']);
+    expect(facts(state)[1].content).toBe('不对，改成9点');
   });
 
   it('given "set the standup to 9am" then "no, make it 10", then the standup is superseded and keeps its attribute words', async () => {

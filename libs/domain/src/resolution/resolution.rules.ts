@@ -238,15 +238,17 @@ function turnsOfSession(state: ResolverState, sessionId: string): Set<string> {
 }
 
 /**
- * A correction landing on another memory keeps what that memory is found by: its keys and its
+ * A correction landing on another memory keeps what that memory is found by: its keys, its
  * attribute in words — a plain one ("no, make it 10" is found by "standup") or what a family's
  * attribute is about ("I've switched to almond milk now" on `preference:my-latte` is still found by
- * "latte").
+ * "latte") — and the words it replaces: "以后给我订靠过道的座位吧" is still the answer to a question
+ * about booking train tickets, which "订火车票的话我比较喜欢靠窗的座位" was found by.
  */
 function correctedKeys(target: MemoryRecord, item: ExtractedItem): string[] {
   const colon = target.attribute.indexOf(':');
   const about = target.attribute.slice(colon + 1).replace(/[_-]+/g, ' ');
-  return union(union(target.keys ?? [], item.keys ?? []), about.trim() === '' ? [] : [about]);
+  const replaced = target.content === item.content ? [] : [target.content];
+  return union(union(target.keys ?? [], item.keys ?? []), [...(about.trim() === '' ? [] : [about]), ...replaced]);
 }
 
 /** "that's no longer true", "不是三万，是五万": applies to what the subject mentioned last. */

@@ -73,6 +73,9 @@ export function correction(c: Clause, rules: RuleContext): Finding | null {
   if (assign) return correctTo(assign.pre, assign.raw, false, c.body, rules);
   const change = findCue(c.body, corrections.changeVerbs);
   if (!change) return null;
+  // "from now on book me aisle seats": the "now" of "from now on" says when, not what changed.
+  const standing = findCue(c.body, rules.config.procedures.standing);
+  if (standing && standing.index <= change.index && change.end <= standing.end) return null;
   const pre = c.body.slice(0, change.index);
   // "now I have a drive for backups" opens with a change word but corrects nothing; "改成9点" does.
   if (trimPunctuation(pre) === '' && findCue(change.cue, corrections.openChangeVerbs)?.end !== change.cue.length) return null;

@@ -290,6 +290,8 @@ export interface PreferenceCues {
   readonly favouriteFirst: readonly RegExp[];
   /** A habit said by how often or how long, group `object`: "I go hiking most weekends", "早上跑步是我多年的习惯". */
   readonly habitFrames: readonly RegExp[];
+  /** A standing request that is a taste ("以后给我订靠过道的座位吧", "from now on book me aisle seats"), group `object`. */
+  readonly standingRequests: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
 }

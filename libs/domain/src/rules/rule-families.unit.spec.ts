@@ -76,6 +76,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['当我没说', ['fact user/@last =  (retract)']],
       ['不对，改成9点', ['fact user/@last = 9点 [open]']],
       ['我的收货地址改成世纪大道100号', ['profile user/shipping_address = 世纪大道100号 [named]']],
+      ['耳机还是买黑色的吧', ['fact user/耳机 = 黑色 [named]']],
       ['其实应该是周四', ['task user/deadline = 周四 [named]']],
     ],
     en: [
@@ -123,6 +124,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['我讨厌香菜', ['preference user/preference:香菜 = dislike']],
       ['我习惯早上跑步', ['preference user/preference:早上跑步 = habit']],
       ['早上跑步是我多年的习惯', ['preference user/preference:早上跑步 = habit']],
+      ['以后给我订靠过道的座位吧', ['preference user/preference:靠过道的座位 = like [named]']],
     ],
     en: [
       ['I prefer VS Code for TypeScript work', ['preference user/editor = VS Code']],
@@ -135,6 +137,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I hate meetings before 10am', ['preference user/preference:meetings = dislike']],
       ['I usually run in the morning', ['preference user/preference:run = habit']],
       ['I go hiking most weekends', ['preference user/preference:hiking = habit']],
+      ['From now on book me aisle seats', ['preference user/preference:aisle-seats = like [named]']],
       ['we go sailing every summer', []],
       ['my favorite editor is Zed', ['preference user/editor = Zed']],
     ],

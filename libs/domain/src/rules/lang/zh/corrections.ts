@@ -62,6 +62,10 @@ export const zhCorrections: CorrectionCues = {
     '改用',
     '换用',
     '改喝',
+    // "耳机还是买黑色的吧": after all, the other one.
+    '还是买',
+    '还是选',
+    '还是订',
     '改吃',
     '迁到',
     '推迟到',
