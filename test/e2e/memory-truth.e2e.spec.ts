@@ -111,7 +111,9 @@ describe('what is true now (HTTP, Chinese and English)', () => {
       expect(context).not.toContain('招商银行');
       expect(context).not.toContain('北京');
       const stored = await memories('gao');
-      expect(stored.filter((m) => m.attribute === 'employer' || m.attribute === 'location').map((m) => [m.attribute, m.value, m.pinned])).toEqual(
+      expect(
+        stored.filter((m) => m.attribute === 'employer' || m.attribute === 'location').map((m) => [m.attribute, m.value, m.pinned]),
+      ).toEqual(
         expect.arrayContaining([
           ['employer', '字节跳动', true],
           ['location', '上海', true],
@@ -150,6 +152,36 @@ describe('what is true now (HTTP, Chinese and English)', () => {
       expect(context).toContain('Tesla Model 3');
       expect(context).not.toContain('Baker Street');
       expect(context).not.toContain('Civic');
+    });
+
+    it('"我跳槽到字节跳动了" replaces the employer said months before; a 94-day-old "我最近在学Go语言" ranks below a 3-day-old "我最近在学Rust语言"', async () => {
+      await say('zhao', 's1', ['我在招商银行工作', '我最近在学Go语言'], 91);
+      await smallTalk('zhao', 'f1', 0);
+      const after = await say('zhao', 's2', ['我跳槽到字节跳动了', '我最近在学Rust语言'], 3);
+      const work = currentLines((await recall('zhao', '我现在在哪工作', after, 's3')).context);
+      expect(work).toContain('字节跳动');
+      expect(work).not.toContain('招商银行');
+      const learning = (await recall('zhao', '我最近在学什么语言', after, 's3')).memories.map((m) => m.content);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeGreaterThanOrEqual(0);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeLessThan(learning.findIndex((c) => c.includes('Go语言')) >>> 0);
+    });
+
+    it('"I moved to Lisbon" after another sentence is where the user lives, not a correction of it; 94-day-old "learning Go" ranks below 3-day-old "learning Rust"', async () => {
+      await say('ivy', 's1', ['I live in Porto', "I've been learning Go lately"], 91);
+      await smallTalk('ivy', 'f1', 0);
+      const after = await say(
+        'ivy',
+        's2',
+        ["I'm planning a trip to Japan in spring", 'I moved to Lisbon', "I've been learning Rust lately"],
+        3,
+      );
+      const home = currentLines((await recall('ivy', 'find me a gym near home', after, 's3')).context);
+      expect(home).toContain('Lisbon');
+      expect(home).not.toContain('Porto');
+      expect(home).toContain('Japan');
+      const learning = (await recall('ivy', 'what language am I learning these days?', after, 's3')).memories.map((m) => m.content);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeGreaterThanOrEqual(0);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeLessThan(learning.findIndex((c) => c.includes('learning Go')) >>> 0);
     });
 
     it('"周报我习惯用表格" then, days later, "周报以后改成纯文字吧": the new format holds; "下午茶我一般点奶茶" then "下午茶改喝美式"', async () => {

@@ -7,7 +7,7 @@ import { CORRECTED_FAMILIES, findByMergeKey, lastMentioned, latestScoped, nearDu
 import { normaliseValue, sameValue, sharedTerms, termsOf, valueShape } from './resolution.matching';
 import { added, reinforce, supersede, union } from './resolution.records';
 import type { ResolutionOptions, ResolverState } from './resolution.state';
-import { factFrequency, subjectScore } from './subject';
+import { factFrequency, sameFrameNow, subjectScore } from './subject';
 
 export type Change = { type: MemoryDecision['type']; memory: MemoryRecord } | null;
 
@@ -20,6 +20,14 @@ export function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, st
   // about 周报 ("周报我习惯用表格的形式来写"), whatever attribute that one was filed under.
   const named = item.correction === 'named' ? namedIn(item, state) : null;
   if (named) return landOn(named, item, options);
+  // "我最近在学Rust语言" months after "我最近在学Go语言": what the speaker is doing now (subject.ts).
+  const reframed =
+    item.operation === 'assert' ? correctable(item, state).find((m) => m.kind === item.kind && sameFrameNow(item, m)) : undefined;
+  if (reframed)
+    return {
+      type: 'MemorySuperseded',
+      memory: supersede(reframed, { ...item, attribute: reframed.attribute, keys: correctedKeys(reframed, item) }, options),
+    };
   const duplicate = nearDuplicate(item, state, options.similarityThreshold) ?? restatedIn(item, state);
   if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
   return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };

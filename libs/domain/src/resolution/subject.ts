@@ -1,5 +1,6 @@
 // What a change of mind is about: the subject a later statement shares with an earlier memory.
 import type { MemoryRecord } from '@engram/contracts';
+import { findCue } from '../text/cue-matching';
 import { defaultRuleExtractorConfig } from '../rules/rule-extractor.config';
 import { sharedTermIds, termsOf, type Terms } from './resolution.matching';
 
@@ -42,4 +43,28 @@ export function subjectScore(statement: Terms, memory: Terms, frequency: FactFre
     if (facts <= DISTINCT_FACTS) score += 1 / facts;
   }
   return score;
+}
+
+/**
+ * Two statements about the present in the same words but for their value ("我最近在学Go语言" in July,
+ * "我最近在学Rust语言" in October; "I've been learning Go lately", then "…Rust lately") are one subject:
+ * what the speaker is doing now. The newer replaces the older: a "what am I learning lately" question
+ * wants Rust, and Go stays in the history.
+ */
+export function sameFrameNow(statement: { content: string; value: string }, memory: { content: string; value: string }): boolean {
+  const { lately } = defaultRuleExtractorConfig.words;
+  if (!findCue(statement.content, lately) || !findCue(memory.content, lately)) return false;
+  const frame = (text: string, value: string) => {
+    const at = value.trim() === '' ? -1 : text.toLowerCase().indexOf(value.trim().toLowerCase());
+    return at < 0 ? null : normalised(text.slice(0, at) + ' ' + text.slice(at + value.trim().length));
+  };
+  const a = frame(statement.content, statement.value);
+  return a !== null && a !== '' && a === frame(memory.content, memory.value) && normalised(statement.value) !== normalised(memory.value);
+}
+
+function normalised(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{P}]+/gu, '');
 }

@@ -73,6 +73,8 @@ export function correction(c: Clause, rules: RuleContext): Finding | null {
   if (assign) return correctTo(assign.pre, assign.raw, false, c.body, rules);
   const change = findCue(c.body, corrections.changeVerbs);
   if (!change) return null;
+  // "I moved to Lisbon": where the user lives now, read by the identity rules, not a correction of what was said last.
+  if (findCue(c.body, rules.config.identity.location)?.index === 0) return null;
   // "from now on book me aisle seats": the "now" of "from now on" says when, not what changed.
   const standing = findCue(c.body, rules.config.procedures.standing);
   if (standing && standing.index <= change.index && change.end <= standing.end) return null;

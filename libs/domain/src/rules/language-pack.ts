@@ -86,6 +86,8 @@ export interface WordCues {
   readonly useCopulas: readonly string[];
   /** Between an attribute and its copula ("现在的岗位是…", "my position now is …"). */
   readonly nowAdverbs: readonly string[];
+  /** Words that make a statement about the present ("我最近在学Rust", "I've been learning Rust lately"): a newer one in the same words replaces it. */
+  readonly lately: readonly string[];
   /** Verbs, adverbs and articles stripped from the front of an object ("用 VS Code" → "VS Code"). */
   readonly leadingFillers: readonly string[];
   /** Words stripped from the end of a value ("五万了" → "五万", "三万以内" → "三万"). */

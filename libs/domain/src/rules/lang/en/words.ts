@@ -30,6 +30,7 @@ export const enWords: WordCues = {
   copulas: [':', '=', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
   useCopulas: ['uses', 'runs on', 'is on'],
   nowAdverbs: ['now', 'currently'],
+  lately: ['lately', 'these days', 'at the moment', 'currently', 'right now', 'now'],
   leadingFillers: [
     'using',
     'use',

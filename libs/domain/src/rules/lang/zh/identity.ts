@@ -4,7 +4,8 @@ import type { IdentityCues } from '../../language-pack';
 export const zhIdentity: IdentityCues = {
   name: ['我叫', '我的名字是', '我的名字叫', '叫我', '名字是'],
   // "我在字节跳动工作" is read by `workplaceFrames`; "我在…" alone says where the user is, not who employs them.
-  employer: [],
+  // "我跳槽到字节跳动了", "下周入职腾讯": a change of employer said by the move itself.
+  employer: ['跳槽到', '跳槽去了', '跳槽去', '入职了', '入职'],
   presence: [],
   presenceShape: [],
   location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在', '我搬到', '我们搬到', '搬到了', '搬家到'],

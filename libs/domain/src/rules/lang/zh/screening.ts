@@ -91,6 +91,7 @@ export const zhScreening: ScreeningCues = {
       '吃不了',
     ],
     profile: [
+      '跳槽',
       // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
       ...zhConstraints.diets,
       ...zhConstraints.conditions,
