@@ -511,9 +511,7 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
 
   it('given "我最近在学Go语言" months before "我最近在学Rust语言", then the newer says what is true now; other words about the present stay apart', async () => {
     const state = await say(['s1|我最近在学Go语言', 's1|我最近在做一个记账App', 's2|我最近在学Rust语言']);
-    expect(facts(state).map((m) => [m.value, m.history.map((h) => h.value)])).toEqual(
-      expect.arrayContaining([['Rust语言', ['Go语言']]]),
-    );
+    expect(facts(state).map((m) => [m.value, m.history.map((h) => h.value)])).toEqual(expect.arrayContaining([['Rust语言', ['Go语言']]]));
     expect(facts(state).some((m) => m.content.includes('记账App') && m.status === 'active' && m.version === 1)).toBe(true);
     const english = await say(["s1|I'm learning Go these days", "s2|I'm learning Rust these days"]);
     expect(facts(english).map((m) => [m.value, m.history.length])).toEqual([[expect.stringContaining('Rust'), 1]]);
