@@ -1,9 +1,11 @@
 import type { MemoryRecord } from '@engram/contracts';
+import type { Lexicon } from '@engram/ports';
 import { speakersOf, understandQuery } from '../ranking/query-understanding';
 import { dropCovered, fuse, RankedMemory, rankMemories } from '../ranking/ranking';
 import type { RankingConfig } from '../ranking/ranking.config';
 import { holdsAt } from '../forgetting/forgetting.decider';
 import { summaryLines } from '../summaries/session-summary';
+import { tokenize } from '../text/tokenizer';
 import { assembleContext, CONTEXT_ZONES, ContextZone, MemoryLengthCap, RecentTurn } from './context-assembly';
 import type { RecallCandidates } from './recall-candidates';
 import { matchesRecallFilter, RecallFilter } from './recall-filter';
@@ -60,6 +62,8 @@ export interface RecallPipelineOptions {
   readonly zones: Readonly<Record<ContextZone, number>>;
   /** Longest a memory may be in the context. */
   readonly cap?: MemoryLengthCap;
+  /** What Chinese words mean in English: a question's term counts as held by a memory that says it in the other language. */
+  readonly lexicon?: Lexicon;
 }
 
 export interface RecallInput<TTurn extends RecallTurn> {
@@ -110,9 +114,12 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
   // Turns said after the instant looked at were not there yet.
   const until = Math.min(query.asOf?.getTime() ?? Infinity, query.validAt?.getTime() ?? Infinity);
   const offered = {
-    facts: shown.filter((memory) => memory.kind !== 'procedure'),
+    facts: byQuestion(
+      shown.filter((memory) => memory.kind !== 'procedure'),
+      query.text,
+    ),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
-    memories: rankCandidates(query, candidates, options.ranking, now).slice(0, query.k),
+    memories: rankCandidates(query, candidates, options.ranking, now, options.lexicon).slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
     recent: session.recent.filter((turn) => Date.parse(turn.occurredAt) <= until),
   };
@@ -154,13 +161,14 @@ export function rankCandidates(
   candidates: RecallCandidates,
   ranking: RankingConfig,
   now: Date,
+  lexicon?: Lexicon,
 ): RankedMemory[] {
   const fused = fuse(candidates.textHits, candidates.vectorHits, ranking.rrfK);
   const found = candidates.memories
     .filter((memory) => fused.has(memory.memoryId))
     .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: candidates.access?.get(memory.memoryId) }));
   const asked = understandQuery(query.expanded, now, speakersOf(found.map((candidate) => candidate.memory)));
-  return dropCovered(rankMemories(found, now, ranking, asked));
+  return dropCovered(rankMemories(found, now, ranking, { ...asked, lexicon }));
 }
 
 /** The request's budget by zone, each zone it leaves out at its configured share. */
@@ -208,4 +216,22 @@ export function turnsNotSummarised<TTurn extends RecallTurn>(turns: readonly TTu
   if (!summary) return [...turns];
   const covered = new Set(summary.sourceTurnIds);
   return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
+/**
+ * The pinned facts, those the question names first (by how many of its terms a fact holds, in its
+ * words, its keys or its attribute), the others in the order given: when the facts zone is tight,
+ * what the question is about is what stays.
+ */
+function byQuestion(facts: readonly MemoryRecord[], question: string): MemoryRecord[] {
+  const asked = new Set(tokenize(question));
+  if (asked.size === 0) return [...facts];
+  const named = (memory: MemoryRecord) => {
+    const words = [memory.content, memory.attribute.replace(/[_:-]+/g, ' '), ...(memory.keys ?? [])].join(' ');
+    return new Set(tokenize(words).filter((term) => asked.has(term))).size;
+  };
+  return facts
+    .map((memory, index) => ({ memory, index, named: named(memory) }))
+    .sort((a, b) => b.named - a.named || a.index - b.index)
+    .map((entry) => entry.memory);
 }

@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
@@ -22,6 +22,7 @@ import {
   RecallSession,
   summaryMergeKey,
   tokenize,
+  translatedTerms,
   turnsNotSummarised,
 } from '@engram/domain';
 import {
@@ -30,6 +31,7 @@ import {
   DependencyUnavailableError,
   Embedder,
   FactStore,
+  Lexicon,
   SearchIndex,
   SessionStore,
   SessionTurn,
@@ -71,6 +73,8 @@ export class RecallService {
     @Inject(AccessStore) private readonly access: AccessStore,
     private readonly audit: RecallAudit,
     private readonly dependencies: DependencyMonitor,
+    /** What Chinese words mean in English: searched with and ranked by, as the search projection indexed them. */
+    @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
   ) {}
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
@@ -115,6 +119,7 @@ export class RecallService {
         tokenBudget: this.recallOptions.tokenBudget,
         zones: this.recallOptions.budget,
         cap: this.recallOptions.memoryCap,
+        lexicon: this.lexicon,
       },
       now,
     });
@@ -175,7 +180,10 @@ export class RecallService {
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, knn] = await Promise.all([
-      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
+      // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
+      legs === 'knn'
+        ? []
+        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(query, this.lexicon)], limit, ...within }),
       legs === 'bm25'
         ? []
         : this.vectorsOrNone(() => this.briefly([query], 'query')).then(
@@ -243,7 +251,7 @@ export class RecallService {
     const limit = this.recallOptions.candidates;
     return {
       pinned,
-      candidates: pastCandidates(rankable, query.expanded, vectors, { limit, aliases }),
+      candidates: pastCandidates(rankable, query.expanded, vectors, { limit, aliases, lexicon: this.lexicon }),
       degraded: vectors === null ? ['embedder'] : [],
     };
   }
