@@ -1,5 +1,6 @@
 export * from './access-store.port';
 export * from './clock.port';
+export * from './dependency-unavailable.error';
 export * from './embedder.port';
 export * from './event-log.port';
 export * from './fact-store.port';
@@ -10,3 +11,4 @@ export * from './key-store.port';
 export * from './log-versions.port';
 export * from './search-backend.port';
 export * from './webhook-store.port';
+export * from './lexicon.port';

@@ -6,11 +6,11 @@ import {
   type RankingConfig,
   type RelevanceConfig,
 } from './ranking.config';
-import type { SearchHit } from '@engram/ports';
+import type { Lexicon, SearchHit } from '@engram/ports';
 import type { AnswerKind } from './query-understanding.config';
+import { coverageOf } from './coverage';
 import { belowLaterReferents, laterReferents, referenceSteering, referentsAmong } from './reference-ranking';
 import type { ReferenceQuestion } from './references';
-import { tokenize } from '../text/tokenizer';
 import { episodeSessionOf } from '../extraction/episodes';
 
 /**
@@ -66,6 +66,12 @@ export interface RankingQuery {
   readonly answer?: { readonly kind: AnswerKind; readonly shapes: readonly RegExp[] };
   /** The question points back at a decision, a plan, a recommendation or a remembered item ("上次说的", "the plan we discussed"): the latest that matches ranks first. */
   readonly reference?: ReferenceQuestion;
+  /**
+   * What Chinese words mean in English (the bilingual lexicon): a query term counts as held by a
+   * memory that says it in the other language, or says the same thing in other Chinese words
+   * (`coverageOf`). Without it, a term is held only as written.
+   */
+  readonly lexicon?: Lexicon;
 }
 
 export interface FusionScore {
@@ -163,8 +169,9 @@ export function rankMemories(
   const mismatch = config.steering?.mismatch ?? 1;
   const answers = answerSteering(query, mismatch);
   const referents = query.reference ? referentsAmong(query.reference, active) : null;
+  const held = (memory: MemoryRecord) => coverageOf(terms, memory, query.lexicon);
   const coverageFor = (memory: MemoryRecord) =>
-    terms.length === 0 ? 1 : (referents?.coverage(memory, coverageOf(terms, memory), terms.length) ?? coverageOf(terms, memory));
+    terms.length === 0 ? 1 : (referents?.coverage(memory, held(memory), terms.length) ?? held(memory));
   const covered = active.map((candidate) => ({ ...candidate, coverage: coverageFor(candidate.memory) }));
   const later = referents ? laterReferents(referents, covered) : new Map<string, string[]>();
   const steer = steeringFor(query, mismatch, answers, referenceSteering(referents, later, mismatch));
@@ -309,25 +316,6 @@ function relevanceOf(
   const total = r.bm25Weight + r.cosineWeight + coverageWeight;
   return Math.min(1, (r.bm25Weight * lexical + r.cosineWeight * semantic + coverageWeight * coverage) / total);
 }
-
-/**
- * Share of the query's distinct terms found in what the memory is searched by. A Chinese term counts
- * when it appears anywhere in the text: segmentation differs between a statement and a question
- * ("搬家定在 11 月 8 号" holds 搬家, "哪天搬的家" asks for 搬 and 家), characters do not.
- */
-export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord): number {
-  if (queryTerms.length === 0) return 1;
-  // The attribute says what the memory is about ("editor" for "I prefer VS Code"): a query may name it.
-  const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
-  // The facts read from its turn count; the speaker and the date do not (steering weighs those).
-  const text = [memory.content, memory.value, ...memory.entities, about, ...(memory.keys ?? [])].join(' ');
-  const held = new Set(tokenize(text));
-  const folded = text.normalize('NFKC').toLowerCase();
-  const found = queryTerms.filter((t) => held.has(t) || (HAN.test(t) && folded.includes(t)));
-  return found.length / queryTerms.length;
-}
-
-const HAN = /\p{Script=Han}/u;
 
 /**
  * A memory whose source turns are all already behind a better-ranked memory adds nothing to the

@@ -1,6 +1,8 @@
 import type { MemoryRecord } from '@engram/contracts';
-import type { SearchHit } from '@engram/ports';
+import type { Lexicon, SearchHit } from '@engram/ports';
 import { Bm25Index } from '../text/bm25';
+import { tokenize } from '../text/tokenizer';
+import { translatedTerms } from '../text/translation';
 import type { EntityAliasTable } from '../text/entity-aliases';
 import { SUMMARY_KIND } from '../summaries/session-summary';
 import { memoriesAsOf, memoriesValidAt } from './as-of';
@@ -40,23 +42,29 @@ export function rankableViews(views: readonly MemoryRecord[]): MemoryRecord[] {
 /**
  * The past views' candidates: the `limit` best of each leg, as the index would return them. `views`
  * are `rankableViews`; `vectors.passages[i]` is the embedding of `embeddedText(views[i])`,
- * `vectors.query` the query's (embedded as a query: asymmetric models).
+ * `vectors.query` the query's (embedded as a query: asymmetric models); null when there are none
+ * (the embedder is unavailable): BM25's candidates alone.
  */
 export function pastCandidates(
   views: readonly MemoryRecord[],
   query: string,
-  vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] },
-  options: { readonly limit: number; readonly aliases: EntityAliasTable },
+  vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] } | null,
+  options: { readonly limit: number; readonly aliases: EntityAliasTable; readonly lexicon?: Lexicon },
 ): RecallCandidates {
-  const bm25 = new Bm25Index(views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }))).scores(query);
+  // As the index holds them: each text's terms with the English of its Chinese words; the question's likewise.
+  const withEnglish = (text: string) => [...tokenize(text), ...translatedTerms(text, options.lexicon)];
+  const documents = views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }));
+  const bm25 = new Bm25Index(documents, withEnglish).scores(query);
   const textHits = top(
     views.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
     options.limit,
   );
-  const vectorHits = top(
-    views.map((m, i) => ({ memoryId: m.memoryId, score: dot(vectors.query, vectors.passages[i]) })),
-    options.limit,
-  );
+  const vectorHits = vectors
+    ? top(
+        views.map((m, i) => ({ memoryId: m.memoryId, score: dot(vectors.query, vectors.passages[i]) })),
+        options.limit,
+      )
+    : [];
   return { textHits, vectorHits, memories: views };
 }
 

@@ -1,10 +1,11 @@
 import type { MemoryRecord } from '@engram/contracts';
+import type { Lexicon } from '@engram/ports';
 import { speakersOf, understandQuery } from '../ranking/query-understanding';
 import { dropCovered, fuse, RankedMemory, RankingCandidate, rankMemories } from '../ranking/ranking';
-import { tokenize } from '../text/tokenizer';
 import type { RankingConfig } from '../ranking/ranking.config';
 import { holdsAt } from '../forgetting/forgetting.decider';
 import { summaryLines } from '../summaries/session-summary';
+import { tokenize } from '../text/tokenizer';
 import { assembleContext, CONTEXT_ZONES, ContextZone, MemoryLengthCap, RecentTurn } from './context-assembly';
 import { followUpOf, withFollowUps, type FollowUp } from './follow-ups';
 import type { RecallCandidates } from './recall-candidates';
@@ -62,6 +63,8 @@ export interface RecallPipelineOptions {
   readonly zones: Readonly<Record<ContextZone, number>>;
   /** Longest a memory may be in the context. */
   readonly cap?: MemoryLengthCap;
+  /** What Chinese words mean in English: a question's term counts as held by a memory that says it in the other language. */
+  readonly lexicon?: Lexicon;
 }
 
 export interface RecallInput<TTurn extends RecallTurn> {
@@ -111,17 +114,20 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
   const holds = (memory: MemoryRecord) => holdsAt(memory, now);
   const shown = input.pinned.filter((memory) => holds(memory) && (!filter || matchesRecallFilter(memory, filter)));
   const candidates = holding(input.candidates, now);
-  const ranked = rankCandidates(query, candidates, options.ranking, now);
+  const ranked = rankCandidates(query, candidates, options.ranking, now, options.lexicon);
   const followUps = input.followUps;
   const memories = followUps
     ? withFollowUps(ranked, followUps.followUp, holding(followUps.candidates, now), (text, found) =>
-        rankByWords(text, found, options.ranking, now),
+        rankByWords(text, found, options.ranking, now, options.lexicon),
       )
     : ranked;
   // Turns said after the instant looked at were not there yet.
   const until = Math.min(query.asOf?.getTime() ?? Infinity, query.validAt?.getTime() ?? Infinity);
   const offered = {
-    facts: shown.filter((memory) => memory.kind !== 'procedure'),
+    facts: byQuestion(
+      shown.filter((memory) => memory.kind !== 'procedure'),
+      query.text,
+    ),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
     memories: memories.slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
@@ -165,15 +171,16 @@ export function rankCandidates(
   candidates: RecallCandidates,
   ranking: RankingConfig,
   now: Date,
+  lexicon?: Lexicon,
 ): RankedMemory[] {
   const found = fusedCandidates(candidates, ranking);
   const asked = understandQuery(query.expanded, now, speakersOf(found.map((candidate) => candidate.memory)));
-  return dropCovered(rankMemories(found, now, ranking, asked));
+  return dropCovered(rankMemories(found, now, ranking, { ...asked, lexicon }));
 }
 
 /** The candidates ranked by how much they share with `text`, a statement rather than a question (a follow-up's referent). */
-function rankByWords(text: string, candidates: RecallCandidates, ranking: RankingConfig, now: Date): RankedMemory[] {
-  return dropCovered(rankMemories(fusedCandidates(candidates, ranking), now, ranking, { terms: tokenize(text) }));
+function rankByWords(text: string, candidates: RecallCandidates, ranking: RankingConfig, now: Date, lexicon?: Lexicon): RankedMemory[] {
+  return dropCovered(rankMemories(fusedCandidates(candidates, ranking), now, ranking, { terms: tokenize(text), lexicon }));
 }
 
 function fusedCandidates(candidates: RecallCandidates, ranking: RankingConfig): RankingCandidate[] {
@@ -194,10 +201,11 @@ export function followUpFor(
   candidates: RecallCandidates,
   ranking: RankingConfig,
   now: Date,
+  lexicon?: Lexicon,
 ): FollowUp | null {
   const reference = understandQuery(query.expanded, now).reference;
   if (!reference?.followUp) return null;
-  return followUpOf(reference, rankCandidates(query, holding(candidates, now), ranking, now));
+  return followUpOf(reference, rankCandidates(query, holding(candidates, now), ranking, now, lexicon));
 }
 
 /** What was said and still holds at the instant asked about (a memory past its time scope is out). */
@@ -250,4 +258,22 @@ export function turnsNotSummarised<TTurn extends RecallTurn>(turns: readonly TTu
   if (!summary) return [...turns];
   const covered = new Set(summary.sourceTurnIds);
   return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
+/**
+ * The pinned facts, those the question names first (by how many of its terms a fact holds, in its
+ * words, its keys or its attribute), the others in the order given: when the facts zone is tight,
+ * what the question is about is what stays.
+ */
+function byQuestion(facts: readonly MemoryRecord[], question: string): MemoryRecord[] {
+  const asked = new Set(tokenize(question));
+  if (asked.size === 0) return [...facts];
+  const named = (memory: MemoryRecord) => {
+    const words = [memory.content, memory.attribute.replace(/[_:-]+/g, ' '), ...(memory.keys ?? [])].join(' ');
+    return new Set(tokenize(words).filter((term) => asked.has(term))).size;
+  };
+  return facts
+    .map((memory, index) => ({ memory, index, named: named(memory) }))
+    .sort((a, b) => b.named - a.named || a.index - b.index)
+    .map((entry) => entry.memory);
 }

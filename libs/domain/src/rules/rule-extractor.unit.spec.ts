@@ -240,7 +240,7 @@ describe('RuleExtractor', () => {
 
     it('takes an amount for a budget only when it is said as money', () => {
       expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({
-        attribute: '收货地址',
+        attribute: 'shipping_address',
         value: '上海市浦东新区世纪大道100号',
       });
       expect(only('my meeting room changed to room 301')).toMatchObject({ attribute: 'meeting-room', value: 'room 301' });

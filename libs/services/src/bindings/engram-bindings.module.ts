@@ -1,9 +1,10 @@
-import { DynamicModule, FactoryProvider, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Global, Inject, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
 import { EmbedderOptions, PortBindings } from '@engram/config';
 import { createEmbedder } from '@engram/embedding';
-import { Embedder, EventLog, SearchIndex } from '@engram/ports';
+import { createLexicon } from '@engram/lexicon';
+import { Embedder, EventLog, Lexicon, SearchIndex } from '@engram/ports';
 import { MONGO_CLIENT, mongoDatabase, SQLITE_DATABASE, sqliteDatabase } from './databases';
 import { eventLogProviders } from './event-log.bindings';
 import { factStoreProviders } from './fact-store.bindings';
@@ -35,7 +36,13 @@ export class EngramBindingsModule implements OnApplicationShutdown {
       ...factStoreProviders(bindings.factStore),
       ...searchProviders(bindings.search),
       // The same embedder whatever the bindings (hashing, or ENGRAM_EMBEDDINGS_URL), so every configuration ranks alike.
-      { provide: Embedder, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createEmbedder(options) },
+      {
+        provide: Embedder,
+        inject: [EmbedderOptions],
+        useFactory: (options: EmbedderOptions) => createEmbedder(options, (message) => new Logger('Embedder').warn(message)),
+      },
+      // And the same lexicon (ENGRAM_LEXICON): the search projection indexes by it, recall searches and ranks by it.
+      { provide: Lexicon, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createLexicon(options) },
     ];
     return {
       module: EngramBindingsModule,
