@@ -117,6 +117,14 @@ class MemoryVersionSchema {
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
 }
 
+class MemoryConflictSchema {
+  @IsInt() @Min(1) previousVersion!: number;
+  @IsString() previousValue!: string;
+  @IsString() previousContent!: string;
+  @IsISO8601({ strict: true }) previousFrom!: string;
+  @IsISO8601({ strict: true }) since!: string;
+}
+
 class MemoryRecordSchema {
   @IsString() @IsNotEmpty() tenantId!: string;
   @IsString() @IsNotEmpty() userId!: string;
@@ -142,6 +150,7 @@ class MemoryRecordSchema {
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
   @IsOptional() @IsString() @MaxLength(TEXT_MAX) statusReason?: string;
+  @IsOptional() @IsObject() @ValidateNested() @NestedType(() => MemoryConflictSchema) conflict?: MemoryConflictSchema;
   @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
   @IsISO8601({ strict: true }) validFrom!: string;
   @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;

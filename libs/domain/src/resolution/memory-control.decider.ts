@@ -95,7 +95,8 @@ function revert(command: MemoryRevertRequested, memory: MemoryRecord, state: Res
     sourceTurnIds: memory.sourceTurnIds,
     ...(memory.sources ? { sources: memory.sources } : {}),
   };
-  const { statusReason: _reason, ...current } = memory;
+  // The application chose the value: whatever it contradicted is settled.
+  const { statusReason: _reason, conflict: _conflict, ...current } = memory;
   const restored: MemoryRecord = {
     ...current,
     value: target.value,

@@ -176,6 +176,22 @@ export interface ConstraintCues {
   readonly conditionEnds: readonly string[];
   /** Accessibility needs by name ("轮椅", "wheelchair", "色盲", "deaf"): `accessibility:<name>`. */
   readonly accessibility: readonly string[];
+  /** "可以用", "能吃", "can take": said of a thing a constraint is on, they deny it ("我可以用青霉素"). */
+  readonly mayTake: readonly string[];
+  /** What may stand before a `mayTake` verb: a subject, adverbs, who said so ("医生说我", "the doctor says I"). */
+  readonly mayTakeLeads: readonly RegExp[];
+  /** Taking something again or now (group 1 the thing: "我现在吃香菜了"); `takenAgain` opens them, for screening. */
+  readonly takenAgainFrames: readonly RegExp[];
+  readonly takenAgain: readonly string[];
+  /** Not being allergic (group 1 the allergen: "对青霉素不过敏", "no longer allergic to penicillin"). */
+  readonly notAllergicFrames: readonly RegExp[];
+  /** What stands before a negated diet, need or condition ("我不", "我没有", "I'm not", "I don't use a"). */
+  readonly negatedLeads: readonly RegExp[];
+  /** What makes such a negation a change ("了", "其实", "anymore"): "我不吃素了" denies, "我不是素食者" says nothing. */
+  readonly changeMarkers: readonly string[];
+  /** Words after a thing that belong to the statement ("了", "now", "again"), and what is no thing (a pronoun, an article). */
+  readonly thingEnds: readonly string[];
+  readonly notThings: readonly RegExp[];
 }
 
 /** Retractions, corrections and forget requests. */
