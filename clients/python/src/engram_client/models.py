@@ -125,6 +125,14 @@ class RecallDto(ApiModel):
     budget: Optional[RecallBudgetDto] = None
 
 
+class MemoryConflictView(ApiModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class FactView(ApiModel):
     id: str
     kind: Kind
@@ -134,6 +142,7 @@ class FactView(ApiModel):
     source_turn_ids: List[str]
     updated_at: datetime
     version: int
+    conflict: Optional[MemoryConflictView] = None
 
 
 class ScoreComponentsView(ApiModel):
@@ -162,6 +171,7 @@ class MemoryView(ApiModel):
     updated_at: datetime
     version: int
     components: Optional[ScoreComponentsView] = None
+    conflict: Optional[MemoryConflictView] = None
 
 
 class SummaryView(ApiModel):
@@ -242,6 +252,7 @@ class MemoryRecordView(ApiModel):
     content: str
     status: MemoryStatus
     status_reason: Optional[str] = None
+    conflict: Optional[MemoryConflictView] = None
     version: int
     pinned: bool
     sensitive: Optional[bool] = None

@@ -522,10 +522,27 @@ export interface components {
             to?: string;
             /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else). */
             after?: string;
-            /** @description Adds per-memory score components, tokens per zone and what the budget cut (`debug`). */
+            /** @description Adds per-memory score components, the conflicts of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and what the budget cut (`debug`). */
             debug?: boolean;
             /** @description Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say. */
             budget?: components["schemas"]["RecallBudgetDto"];
+        };
+        MemoryConflictView: {
+            /** @description The version in `history` the current value contradicts. */
+            previousVersion: number;
+            previousValue: string;
+            /** @description How the contradicted value was said. */
+            previousContent: string;
+            /**
+             * Format: date-time
+             * @description When the contradicted value was said (world time).
+             */
+            previousFrom: string;
+            /**
+             * Format: date-time
+             * @description When the contradiction was said: the current value's `validFrom`.
+             */
+            since: string;
         };
         FactView: {
             id: string;
@@ -538,6 +555,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             version: number;
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         ScoreComponentsView: {
             relevance: number;
@@ -573,6 +592,8 @@ export interface components {
             updatedAt: string;
             version: number;
             components?: components["schemas"]["ScoreComponentsView"];
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         SummaryView: {
             /** @description The session it summarises. */
@@ -670,6 +691,8 @@ export interface components {
             status: "active" | "retracted" | "archived" | "expired";
             /** @description Why it is not active, when the application said so. */
             statusReason?: string;
+            /** @description The current value contradicts an earlier one ("我对青霉素过敏", then "我可以用青霉素"); present until the user confirms it. */
+            conflict?: components["schemas"]["MemoryConflictView"];
             version: number;
             pinned: boolean;
             /** @description Health data (an allergy, a condition): present and true when so. */
