@@ -162,6 +162,28 @@ describe('contradictions surfaced, history shown as history (HTTP, Chinese and E
     },
   );
 
+  it('the application confirms the newer through POST …/memories/:memoryId/confirm: the note and the marker go; nothing to confirm, changed false', async () => {
+    await say('ming', 's1', ['我对青霉素过敏'], 3);
+    await say('ming', 's2', ['我可以用青霉素'], 1);
+    const [memory] = await facts('ming');
+    const confirm = (memoryId: string, status = 200) => engram.http().post(`/v1/users/ming/memories/${memoryId}/confirm`).expect(status);
+
+    const confirmed = (await confirm(memory.memoryId)).body as { memory: StoredMemory; changed: boolean; consistent: boolean };
+    expect(confirmed).toMatchObject({
+      changed: true,
+      consistent: true,
+      memory: { memoryId: memory.memoryId, value: 'none', pinned: false },
+    });
+    expect(confirmed.memory.conflict).toBeUndefined();
+    const after = await say('ming', 's3', ['帮我查一下明天的天气']);
+    expect((await recall('ming', '我能用青霉素吗', after, 's4')).context).not.toContain('待确认');
+
+    expect((await confirm(memory.memoryId)).body).toMatchObject({ changed: false });
+    expect((await confirm('no-such-memory', 404)).body).toMatchObject({ fields: ['memoryId'] });
+    expect((await confirm('bad%20id', 400)).body).toMatchObject({ fields: ['memoryId'] });
+    await engram.http().post(`/v1/users/someone-else/memories/${memory.memoryId}/confirm`).expect(404);
+  });
+
   it('"我不吃香菜", then in another session "我现在吃香菜了": one current memory, in conflict, the old value as history', async () => {
     await say('tang', 's1', ['我不吃香菜'], 4);
     await say('tang', 's2', ['帮我查一下明天的天气'], 1);

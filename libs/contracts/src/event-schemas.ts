@@ -202,6 +202,11 @@ class MemoryRevertRequestedSchema {
   @IsISO8601({ strict: true }) requestedAt!: string;
 }
 
+class MemoryConfirmRequestedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
 class ProfileAttributeSchema {
   @IsString() @IsNotEmpty() @MaxLength(PROFILE_KEY_MAX) attribute!: string;
   @IsString() @IsNotEmpty() @MaxLength(PROFILE_TEXT_MAX) value!: string;
@@ -248,6 +253,7 @@ export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
   MemoriesImportRequested: { currentVersion: 1, payload: MemoriesImportRequestedSchema },
   MemoryRetractionRequested: { currentVersion: 1, payload: MemoryRetractionRequestedSchema },
   MemoryRevertRequested: { currentVersion: 1, payload: MemoryRevertRequestedSchema },
+  MemoryConfirmRequested: { currentVersion: 1, payload: MemoryConfirmRequestedSchema },
   ProfileUpdateRequested: { currentVersion: 1, payload: ProfileUpdateRequestedSchema },
   ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<(typeof MEMORY_DECISION_TYPES)[number], EventSchema>),
   MemoriesAccessed: { currentVersion: 1, payload: MemoriesAccessedSchema },

@@ -221,6 +221,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/memories/{memoryId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a memory whose value contradicts an earlier one; answers once recall sees it.
+         * @description A memory carries `conflict` when its current value cannot hold beside an earlier one ("我对青霉素过敏", later "我可以用青霉素"): the newer is current, marked in the context block, until the user confirms it — by saying it again, or through this route. A MemoryReinforced decision without the note (a denied constraint is no longer pinned); `changed: false` when there was nothing to confirm. To keep the earlier value instead, revert to its version.
+         */
+        post: operations["MemoryControlController_confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/profile": {
         parameters: {
             query?: never;
@@ -1615,6 +1635,73 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    MemoryControlController_confirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                memoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryCommandResponse"];
+                };
+            };
+            /** @description A malformed id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user holds no such memory. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The memory is an insight (derived from others). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
