@@ -184,6 +184,17 @@ describe('contradictions surfaced, history shown as history (HTTP, Chinese and E
     await engram.http().post(`/v1/users/someone-else/memories/${memory.memoryId}/confirm`).expect(404);
   });
 
+  it('an export carries the conflict, and an import keeps it', async () => {
+    await say('ying', 's1', ['我对青霉素过敏'], 3);
+    await say('ying', 's2', ['我可以用青霉素'], 1);
+    const bundle = (await engram.http().get('/v1/users/ying/export').expect(200)).body as { memories: StoredMemory[] };
+    const exported = bundle.memories.find((m) => m.kind !== 'episode');
+    expect(exported?.conflict).toMatchObject({ previousVersion: 1, previousContent: '我对青霉素过敏' });
+    await engram.http().post('/v1/users/ying-copy/import').send(bundle).expect(200);
+    const [copied] = await facts('ying-copy');
+    expect(copied).toMatchObject({ value: 'none', pinned: true, conflict: exported!.conflict });
+  });
+
   it('"我不吃香菜", then in another session "我现在吃香菜了": one current memory, in conflict, the old value as history', async () => {
     await say('tang', 's1', ['我不吃香菜'], 4);
     await say('tang', 's2', ['帮我查一下明天的天气'], 1);

@@ -327,6 +327,14 @@ class ExportedVersionDto(_BundleModel):
     sources: Optional[List[str]] = None
 
 
+class ExportedConflictDto(_BundleModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class ExportedMemoryDto(_BundleModel):
     memory_id: str
     merge_key: str
@@ -349,6 +357,7 @@ class ExportedMemoryDto(_BundleModel):
     speaker: Optional[str] = None
     keys: Optional[List[str]] = None
     sources: Optional[List[str]] = None
+    conflict: Optional[ExportedConflictDto] = None
     valid_from: datetime
     valid_to: Optional[datetime]
     expires_at: Optional[datetime] = None

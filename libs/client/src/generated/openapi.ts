@@ -745,6 +745,15 @@ export interface components {
             value: string;
             content: string;
         };
+        ExportedConflictDto: {
+            previousVersion: number;
+            previousValue: string;
+            previousContent: string;
+            /** Format: date-time */
+            previousFrom: string;
+            /** Format: date-time */
+            since: string;
+        };
         ExportedVersionDto: {
             version: number;
             value: string;
@@ -789,6 +798,8 @@ export interface components {
             keys?: string[];
             /** @description Insights: ids (in this bundle) of the memories the insight is derived from. */
             sources?: string[];
+            /** @description The current value contradicts an earlier one, unconfirmed. */
+            conflict?: components["schemas"]["ExportedConflictDto"];
             /** Format: date-time */
             validFrom: string;
             /** Format: date-time */
