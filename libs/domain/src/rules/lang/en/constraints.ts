@@ -65,7 +65,7 @@ export const enConstraints: ConstraintCues = {
     'cane',
     'crutches',
   ],
-  mayTake: ['can take', 'can eat', 'can drink', 'can have', 'am able to take', 'am able to eat'],
+  mayTake: ['can take', 'can eat', 'can drink', 'am able to take', 'am able to eat'],
   mayTakeLeads: [
     /^(?:(?:my\s+)?(?:doctor|allergist|gp)\s+(?:says|said)\s+(?:that\s+)?)?(?:i|we)?\s*(?:(?:now|actually|also|already|finally|totally|definitely|still)\s*)*$/iu,
   ],
