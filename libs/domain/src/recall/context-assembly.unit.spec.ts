@@ -306,6 +306,12 @@ describe('assembleContext: history as history, contradictions marked', () => {
     expect(result.context.split('\n').filter((line) => line.startsWith('  '))).toEqual([]);
   });
 
+  it('given a procedure that replaced an earlier rule, then no history line: a replaced rule is no rule', () => {
+    const rule = memory({ ...plan, memoryId: 'p1', kind: 'procedure', attribute: 'procedure:code_examples', pinned: true });
+    const result = assembleContext({ facts: [], procedures: [rule], memories: [], recent: [], tokenBudget: 1000, now: NOW });
+    expect(result.context).not.toContain('高热量');
+  });
+
   it('given room for the memory but not its history, then the memory is kept without it', () => {
     const without = assembleContext({
       facts: [],

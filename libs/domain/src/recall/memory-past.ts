@@ -11,8 +11,12 @@ const PAST_MAX_TOKENS = 40;
 /** Values that say nothing alone ("以前：like"): the previous statement's words are shown, or nothing. */
 const BARE_VALUES: readonly string[] = ['like', 'dislike', 'habit', AVOIDED, NOT_HELD];
 
-/** Kinds whose versions are statements of the user's (not derived text, not a turn). */
-const STATED_KINDS: ReadonlySet<string> = new Set(['preference', 'fact', 'task', 'decision', 'profile', 'procedure']);
+/**
+ * Kinds whose versions are statements of the user's (not derived text, not a turn). Not procedures:
+ * a rule for the assistant that was replaced is no longer a rule, and showing it beside the new one
+ * invites the model to follow it.
+ */
+const STATED_KINDS: ReadonlySet<string> = new Set(['preference', 'fact', 'task', 'decision', 'profile']);
 
 /** Han script: the memory is shown in Chinese, else in English. */
 const HAN = /\p{Script=Han}/u;
