@@ -4,6 +4,7 @@ import { dropCovered, fuse, RankedMemory, rankMemories } from '../ranking/rankin
 import type { RankingConfig } from '../ranking/ranking.config';
 import { holdsAt } from '../forgetting/forgetting.decider';
 import { summaryLines } from '../summaries/session-summary';
+import { tokenize } from '../text/tokenizer';
 import { assembleContext, CONTEXT_ZONES, ContextZone, MemoryLengthCap, RecentTurn } from './context-assembly';
 import type { RecallCandidates } from './recall-candidates';
 import { matchesRecallFilter, RecallFilter } from './recall-filter';
@@ -110,7 +111,10 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
   // Turns said after the instant looked at were not there yet.
   const until = Math.min(query.asOf?.getTime() ?? Infinity, query.validAt?.getTime() ?? Infinity);
   const offered = {
-    facts: shown.filter((memory) => memory.kind !== 'procedure'),
+    facts: byQuestion(
+      shown.filter((memory) => memory.kind !== 'procedure'),
+      query.text,
+    ),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
     memories: rankCandidates(query, candidates, options.ranking, now).slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
@@ -208,4 +212,22 @@ export function turnsNotSummarised<TTurn extends RecallTurn>(turns: readonly TTu
   if (!summary) return [...turns];
   const covered = new Set(summary.sourceTurnIds);
   return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
+/**
+ * The pinned facts, those the question names first (by how many of its terms a fact holds, in its
+ * words, its keys or its attribute), the others in the order given: when the facts zone is tight,
+ * what the question is about is what stays.
+ */
+function byQuestion(facts: readonly MemoryRecord[], question: string): MemoryRecord[] {
+  const asked = new Set(tokenize(question));
+  if (asked.size === 0) return [...facts];
+  const named = (memory: MemoryRecord) => {
+    const words = [memory.content, memory.attribute.replace(/[_:-]+/g, ' '), ...(memory.keys ?? [])].join(' ');
+    return new Set(tokenize(words).filter((term) => asked.has(term))).size;
+  };
+  return facts
+    .map((memory, index) => ({ memory, index, named: named(memory) }))
+    .sort((a, b) => b.named - a.named || a.index - b.index)
+    .map((entry) => entry.memory);
 }

@@ -86,6 +86,8 @@ export interface WordCues {
   readonly useCopulas: readonly string[];
   /** Between an attribute and its copula ("现在的岗位是…", "my position now is …"). */
   readonly nowAdverbs: readonly string[];
+  /** Words that make a statement about the present ("我最近在学Rust", "I've been learning Rust lately"): a newer one in the same words replaces it. */
+  readonly lately: readonly string[];
   /** Verbs, adverbs and articles stripped from the front of an object ("用 VS Code" → "VS Code"). */
   readonly leadingFillers: readonly string[];
   /** Words stripped from the end of a value ("五万了" → "五万", "三万以内" → "三万"). */
@@ -105,6 +107,13 @@ export interface IdentityCues {
   readonly name: readonly string[];
   readonly employer: readonly string[];
   readonly location: readonly string[];
+  /**
+   * Where the user is for now, not where they live ("I'm in Berlin this week for a conference"):
+   * `current_location`, only when what follows has `presenceShape` (a proper name, not "a meeting");
+   * a stated scope ("this week") makes it expire.
+   */
+  readonly presence: readonly string[];
+  readonly presenceShape: readonly RegExp[];
   readonly hometown: readonly string[];
   readonly role: readonly string[];
   readonly roleSuffixes: readonly string[];
@@ -139,6 +148,8 @@ export interface IdentityCues {
   readonly nameShapes: readonly RegExp[];
   /** "我在字节跳动工作": group 1 is where the user works (an employer, or a place). */
   readonly workplaceFrames: readonly RegExp[];
+  /** A workplace frame's verb that also says the role ("在一家设计公司实习": an intern), group `verb` of the frame. */
+  readonly workplaceRoles: Readonly<Record<string, string>>;
   /** "我在一家外企做财务": groups `org` and `role`. */
   readonly worksAsFrames: readonly RegExp[];
   /** Regex sources: what ends an employer's name after an employer cue (" as ", " in "). */
@@ -295,6 +306,10 @@ export interface PreferenceCues {
    * "美式咖啡是我的最爱"): group `value` is what is liked, `what` (may be empty) what kind of thing it is.
    */
   readonly favouriteFirst: readonly RegExp[];
+  /** A habit said by how often or how long, group `object`: "I go hiking most weekends", "早上跑步是我多年的习惯". */
+  readonly habitFrames: readonly RegExp[];
+  /** A standing request that is a taste ("以后给我订靠过道的座位吧", "from now on book me aisle seats"), group `object`. */
+  readonly standingRequests: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
 }
@@ -358,6 +373,8 @@ export interface FactCues {
   readonly possessive: readonly RegExp[];
   /** Regex sources: verbs of use after which products are the things used ("用", "we use", "runs on"). */
   readonly useVerbs: readonly string[];
+  /** Attributes named by how they are said, group `value`: a car ("换了一辆特斯拉": 辆, a vehicle's classifier), "寄到深圳…". */
+  readonly frames: Readonly<Record<string, readonly RegExp[]>>;
 }
 
 /** Whose relation names these are: a name matching `names` is tried when the clause matches `opener` (or the name starts with `owner`). */

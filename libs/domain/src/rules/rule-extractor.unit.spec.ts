@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-8 and resolves the same items as the pure function', async () => {
+  it('has the version rules-9 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-8');
+    expect(extractor.version).toBe('rules-9');
     const input = {
       tenantId: 't',
       userId: 'u',
@@ -240,7 +240,7 @@ describe('RuleExtractor', () => {
 
     it('takes an amount for a budget only when it is said as money', () => {
       expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({
-        attribute: '收货地址',
+        attribute: 'shipping_address',
         value: '上海市浦东新区世纪大道100号',
       });
       expect(only('my meeting room changed to room 301')).toMatchObject({ attribute: 'meeting-room', value: 'room 301' });

@@ -133,7 +133,7 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
     assistant: ['你可以去', '可以去', '很适合你', '比较适合你', '我会在', '我稍后', '总之', '综上'],
   },
   en: {
-    identity: ['i go by', 'i joined', 'i moved to', 'i come from', 'i grew up in', 'allergy to'],
+    identity: ['i go by', 'i joined', 'i come from', 'i grew up in', 'allergy to'],
     corrections: [
       'disregard',
       'ignore what i said about',
@@ -160,7 +160,6 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
       'change it to',
       'is now',
       'are now',
-      'moved to',
       'increased to',
       'raised to',
       'bumped to',

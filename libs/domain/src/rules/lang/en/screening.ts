@@ -53,6 +53,12 @@ export const enScreening: ScreeningCues = {
   ],
   cues: {
     preference: [
+      // Habits said by how often (preferences' habitFrames: "I go hiking most weekends").
+      'most weekends',
+      'every weekend',
+      'on weekends',
+      'every morning',
+      'every evening',
       // "Neovim is my editor of choice": a favourite said value first.
       'of choice',
       'i prefer',
@@ -85,6 +91,9 @@ export const enScreening: ScreeningCues = {
       'intolerant',
     ],
     profile: [
+      'moved to',
+      'live in',
+      'relocated to',
       // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
       ...enConstraints.diets,
       ...enConstraints.conditions,
@@ -122,6 +131,12 @@ export const enScreening: ScreeningCues = {
       'editor',
       'framework',
       'birthday',
+      // What the user drives and where their parcels go (facts' frames).
+      'i drive',
+      'we drive',
+      'ship',
+      'deliver',
+      'address',
       'i bought',
       'i booked',
       'booked',
@@ -136,6 +151,8 @@ export const enScreening: ScreeningCues = {
       'we only have',
     ],
     task: [
+      'planning to',
+      'plan to',
       'todo',
       'to-do',
       "i'm working on",
@@ -199,6 +216,9 @@ export const enScreening: ScreeningCues = {
     ],
     budget: ['budget', 'price range', 'afford', 'spend'],
     procedure: [
+      'detailed',
+      'in detail',
+      'longer',
       'always',
       'never',
       'from now on',

@@ -24,10 +24,13 @@ export const enWords: WordCues = {
     standup: ['standup', 'stand-up', 'daily standup'],
     email: ['email', 'e-mail'],
     phone: ['phone number', 'phone'],
+    ci: ['CI', 'CI/CD', 'continuous integration'],
+    shipping_address: ['shipping address', 'delivery address'],
   },
   copulas: [':', '=', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
   useCopulas: ['uses', 'runs on', 'is on'],
   nowAdverbs: ['now', 'currently'],
+  lately: ['lately', 'these days', 'at the moment', 'currently', 'right now', 'now'],
   leadingFillers: [
     'using',
     'use',

@@ -61,6 +61,13 @@ export const zhCorrections: CorrectionCues = {
     '变为',
     '改用',
     '换用',
+    '改喝',
+    // "耳机还是买黑色的吧": after all, the other one.
+    '还是买',
+    '还是选',
+    '还是订',
+    '改吃',
+    '迁到',
     '推迟到',
     '提前到',
     '挪到',

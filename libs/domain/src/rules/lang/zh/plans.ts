@@ -21,6 +21,9 @@ export const zhPlans: PlanCues = {
     '还是用',
   ],
   task: [
+    '我打算',
+    '我们打算',
+    '我计划',
     '第一步',
     '第二步',
     '下一步',
