@@ -884,9 +884,9 @@ const USERS = [
 
 const HOUR = 3_600_000;
 
-function build() {
+function build(users = USERS) {
   const lines = [];
-  for (const user of USERS) {
+  for (const user of users) {
     const byLabel = new Map();
     let last = 0;
     for (const s of user.sessions) {
@@ -955,15 +955,21 @@ function stats(lines) {
   };
 }
 
-const lines = build();
-const content = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
-const file = path.join(__dirname, 'engram-bilingual.jsonl');
-if (process.argv.includes('--check')) {
-  if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== content) {
-    console.error(`${file} is out of date: run node test/eval/build-dataset.js`);
-    process.exit(1);
+/** Writes (or with --check, verifies) `file` from `users`, and prints the counts. */
+function main(users, file) {
+  const lines = build(users);
+  const content = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+  if (process.argv.includes('--check')) {
+    if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== content) {
+      console.error(`${file} is out of date: run node test/eval/${path.basename(require.main.filename)}`);
+      process.exit(1);
+    }
+  } else {
+    fs.writeFileSync(file, content);
   }
-} else {
-  fs.writeFileSync(file, content);
+  console.log(JSON.stringify(stats(lines), null, 1));
 }
-console.log(JSON.stringify(stats(lines), null, 1));
+
+module.exports = { u, a, session, q, build, stats, main };
+
+if (require.main === module) main(USERS, path.join(__dirname, 'engram-bilingual.jsonl'));

@@ -57,13 +57,16 @@ export function elasticsearchOptionsFrom(config: EngramConfig): ElasticsearchOpt
 }
 
 /**
- * The embedder: the hashing one, or an OpenAI-compatible endpoint. The variables as stated, because
- * `createEmbedder` (libs/embedding) reads them by name and names them in its errors.
+ * The embedder: the hashing one, or an OpenAI-compatible endpoint; and the bilingual lexicon beside
+ * it (what the index and the hashing embedder know of meaning). The variables as stated, because
+ * `createEmbedder` (libs/embedding) and `createLexicon` (libs/lexicon) read them by name and name
+ * them in their errors.
  */
 export const EmbedderOptions = Symbol('EmbedderOptions');
 export type EmbedderOptions = Pick<
   EngramConfig,
   | 'ENGRAM_EMBEDDING_DIMENSIONS'
+  | 'ENGRAM_LEXICON'
   | 'ENGRAM_EMBEDDINGS_URL'
   | 'ENGRAM_EMBEDDINGS_MODEL'
   | 'ENGRAM_EMBEDDINGS_DIMENSIONS'
@@ -78,6 +81,7 @@ export type EmbedderOptions = Pick<
 export function embedderOptionsFrom(config: EngramConfig): EmbedderOptions {
   return {
     ENGRAM_EMBEDDING_DIMENSIONS: config.ENGRAM_EMBEDDING_DIMENSIONS,
+    ENGRAM_LEXICON: config.ENGRAM_LEXICON,
     ENGRAM_EMBEDDINGS_URL: config.ENGRAM_EMBEDDINGS_URL,
     ENGRAM_EMBEDDINGS_MODEL: config.ENGRAM_EMBEDDINGS_MODEL,
     ENGRAM_EMBEDDINGS_DIMENSIONS: config.ENGRAM_EMBEDDINGS_DIMENSIONS,

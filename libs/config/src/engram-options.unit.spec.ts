@@ -109,12 +109,15 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(replay).toEqual({ batchSize: 2000, rateLimit: 0, graceMs: 30_000 });
   });
 
-  it('maps the embedder its slice: the variables createEmbedder reads', () => {
+  it('maps the embedder its slice: the variables createEmbedder and createLexicon read', () => {
     expect(optionsOf().embedder).toMatchObject({
       ENGRAM_EMBEDDING_DIMENSIONS: 256,
+      ENGRAM_LEXICON: 'cedict',
       ENGRAM_EMBEDDINGS_URL: undefined,
       ENGRAM_EMBEDDINGS_BATCH_SIZE: 64,
     });
+    expect(optionsOf({ ENGRAM_LEXICON: 'none' }).embedder.ENGRAM_LEXICON).toBe('none');
+    expect(() => optionsOf({ ENGRAM_LEXICON: 'wordnet' })).toThrow(/ENGRAM_LEXICON/);
     const { embedder } = optionsOf({
       ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
       ENGRAM_EMBEDDINGS_DIMENSIONS: '384',

@@ -10,3 +10,4 @@ export * from './key-store.port';
 export * from './log-versions.port';
 export * from './search-backend.port';
 export * from './webhook-store.port';
+export * from './lexicon.port';

@@ -6,9 +6,9 @@ import {
   type RankingConfig,
   type RelevanceConfig,
 } from './ranking.config';
-import type { SearchHit } from '@engram/ports';
+import type { Lexicon, SearchHit } from '@engram/ports';
 import type { AnswerKind } from './query-understanding.config';
-import { tokenize } from '../text/tokenizer';
+import { coverageOf } from './coverage';
 
 /**
  * Recall's ranking, in three parts that never mix:
@@ -61,6 +61,12 @@ export interface RankingQuery {
   readonly window?: { readonly from: string; readonly to: string };
   /** The question asks for a time of day or a date ("what time", "哪天"): memories holding one of `shapes` rank first. */
   readonly answer?: { readonly kind: AnswerKind; readonly shapes: readonly RegExp[] };
+  /**
+   * What Chinese words mean in English (the bilingual lexicon): a query term counts as held by a
+   * memory that says it in the other language, or says the same thing in other Chinese words
+   * (`coverageOf`). Without it, a term is held only as written.
+   */
+  readonly lexicon?: Lexicon;
 }
 
 export interface FusionScore {
@@ -158,7 +164,10 @@ export function rankMemories(
   const mismatch = config.steering?.mismatch ?? 1;
   const answers = answerSteering(query, mismatch);
   const steer = steeringFor(query, mismatch, answers);
-  const covered = active.map((candidate) => ({ ...candidate, coverage: terms.length > 0 ? coverageOf(terms, candidate.memory) : 1 }));
+  const covered = active.map((candidate) => ({
+    ...candidate,
+    coverage: terms.length > 0 ? coverageOf(terms, candidate.memory, query.lexicon) : 1,
+  }));
   const sharesTerms = (coverage: number) => coverage >= relevanceConfig.minCoverage;
   if (!covered.some(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate)) return [];
   const scored = covered
@@ -305,25 +314,6 @@ function relevanceOf(
   const total = r.bm25Weight + r.cosineWeight + coverageWeight;
   return Math.min(1, (r.bm25Weight * lexical + r.cosineWeight * semantic + coverageWeight * coverage) / total);
 }
-
-/**
- * Share of the query's distinct terms found in what the memory is searched by. A Chinese term counts
- * when it appears anywhere in the text: segmentation differs between a statement and a question
- * ("搬家定在 11 月 8 号" holds 搬家, "哪天搬的家" asks for 搬 and 家), characters do not.
- */
-export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord): number {
-  if (queryTerms.length === 0) return 1;
-  // The attribute says what the memory is about ("editor" for "I prefer VS Code"): a query may name it.
-  const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
-  // The facts read from its turn count; the speaker and the date do not (steering weighs those).
-  const text = [memory.content, memory.value, ...memory.entities, about, ...(memory.keys ?? [])].join(' ');
-  const held = new Set(tokenize(text));
-  const folded = text.normalize('NFKC').toLowerCase();
-  const found = queryTerms.filter((t) => held.has(t) || (HAN.test(t) && folded.includes(t)));
-  return found.length / queryTerms.length;
-}
-
-const HAN = /\p{Script=Han}/u;
 
 /**
  * A memory whose source turns are all already behind a better-ranked memory adds nothing to the

@@ -1,6 +1,8 @@
 import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import type { MemoryKind } from '@engram/contracts';
-import { coverageOf, dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
+import type { Lexicon } from '@engram/ports';
+import { coverageOf } from './coverage';
+import { dropCovered, fuse, rankMemories, usageOf, type FusionScore } from './ranking';
 import { defaultRankingConfig as config } from './ranking.config';
 import { tokenize } from '../text/tokenizer';
 import { memory } from '../testing/fixtures';
@@ -282,6 +284,40 @@ describe('rankMemories', () => {
   it('given a Chinese question segmented differently from the statement, then coverage still counts the characters', () => {
     const moved = memory({ content: '搬家定在 11 月 8 号周日', value: '', entities: [] });
     expect(coverageOf(tokenize('我是哪天搬的家？'), moved)).toBeGreaterThan(0.3);
+  });
+
+  it('given a lexicon, then a term counts when the memory says it in the other language or in other Chinese words', () => {
+    const lexicon: Lexicon = {
+      id: 'test',
+      longestWord: 2,
+      sensesOf: (word) => ({ 过敏: [['oversensitive'], ['allergic']], 照片: [['photograph'], ['picture']], 拍照: [['picture']] })[word],
+    };
+    const peanuts = memory({ content: '我对花生过敏', value: '', entities: [] });
+    const english = memory({ content: "I'm allergic to peanuts", value: '', entities: [] });
+    const photos = memory({ content: '明天要上传商品照片', value: '', entities: [] });
+    expect(coverageOf(tokenize('what am I allergic to'), peanuts)).toBe(0);
+    expect(coverageOf(tokenize('what am I allergic to'), peanuts, lexicon)).toBe(1);
+    expect(coverageOf(['过敏'], english)).toBe(0);
+    expect(coverageOf(['过敏'], english, lexicon)).toBe(1);
+    expect(coverageOf(['拍照'], photos)).toBe(0);
+    expect(coverageOf(['拍照'], photos, lexicon)).toBe(1);
+    // English with English: the lexicon changes nothing.
+    expect(coverageOf(tokenize('which editor'), english, lexicon)).toBe(coverageOf(tokenize('which editor'), english));
+  });
+
+  it('given an English question about a Chinese memory, then it is relevant only with the lexicon', () => {
+    const lexicon: Lexicon = {
+      id: 'test',
+      longestWord: 2,
+      sensesOf: (word) => (word === '过敏' ? [['oversensitive'], ['allergic']] : undefined),
+    };
+    const peanuts = {
+      ...candidate('preference', 1, 'peanuts', { content: '我对花生过敏', value: '', entities: [] }),
+      fusion: { rrf: 1 / 61, bm25Rank: 1, bm25: 2 },
+    };
+    const query = { terms: tokenize('what am I allergic to') };
+    expect(rankMemories([peanuts], NOW, config, query)).toEqual([]);
+    expect(rankMemories([peanuts], NOW, config, { ...query, lexicon }).map((r) => r.memory.memoryId)).toEqual(['peanuts']);
   });
 
   it('given equal scores, then ties are broken by memoryId whatever the input order', () => {

@@ -1,6 +1,8 @@
 import type { MemoryRecord } from '@engram/contracts';
-import type { SearchHit } from '@engram/ports';
+import type { Lexicon, SearchHit } from '@engram/ports';
 import { Bm25Index } from '../text/bm25';
+import { tokenize } from '../text/tokenizer';
+import { translatedTerms } from '../text/translation';
 import type { EntityAliasTable } from '../text/entity-aliases';
 import { SUMMARY_KIND } from '../summaries/session-summary';
 import { memoriesAsOf, memoriesValidAt } from './as-of';
@@ -46,9 +48,12 @@ export function pastCandidates(
   views: readonly MemoryRecord[],
   query: string,
   vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] },
-  options: { readonly limit: number; readonly aliases: EntityAliasTable },
+  options: { readonly limit: number; readonly aliases: EntityAliasTable; readonly lexicon?: Lexicon },
 ): RecallCandidates {
-  const bm25 = new Bm25Index(views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }))).scores(query);
+  // As the index holds them: each text's terms with the English of its Chinese words; the question's likewise.
+  const withEnglish = (text: string) => [...tokenize(text), ...translatedTerms(text, options.lexicon)];
+  const documents = views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }));
+  const bm25 = new Bm25Index(documents, withEnglish).scores(query);
   const textHits = top(
     views.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
     options.limit,

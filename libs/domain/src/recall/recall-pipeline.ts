@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
+import type { Lexicon } from '@engram/ports';
 import { speakersOf, understandQuery } from '../ranking/query-understanding';
 import { dropCovered, fuse, RankedMemory, rankMemories } from '../ranking/ranking';
 import type { RankingConfig } from '../ranking/ranking.config';
@@ -61,6 +62,8 @@ export interface RecallPipelineOptions {
   readonly zones: Readonly<Record<ContextZone, number>>;
   /** Longest a memory may be in the context. */
   readonly cap?: MemoryLengthCap;
+  /** What Chinese words mean in English: a question's term counts as held by a memory that says it in the other language. */
+  readonly lexicon?: Lexicon;
 }
 
 export interface RecallInput<TTurn extends RecallTurn> {
@@ -116,7 +119,7 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
       query.text,
     ),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
-    memories: rankCandidates(query, candidates, options.ranking, now).slice(0, query.k),
+    memories: rankCandidates(query, candidates, options.ranking, now, options.lexicon).slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
     recent: session.recent.filter((turn) => Date.parse(turn.occurredAt) <= until),
   };
@@ -158,13 +161,14 @@ export function rankCandidates(
   candidates: RecallCandidates,
   ranking: RankingConfig,
   now: Date,
+  lexicon?: Lexicon,
 ): RankedMemory[] {
   const fused = fuse(candidates.textHits, candidates.vectorHits, ranking.rrfK);
   const found = candidates.memories
     .filter((memory) => fused.has(memory.memoryId))
     .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: candidates.access?.get(memory.memoryId) }));
   const asked = understandQuery(query.expanded, now, speakersOf(found.map((candidate) => candidate.memory)));
-  return dropCovered(rankMemories(found, now, ranking, asked));
+  return dropCovered(rankMemories(found, now, ranking, { ...asked, lexicon }));
 }
 
 /** The request's budget by zone, each zone it leaves out at its configured share. */

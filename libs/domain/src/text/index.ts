@@ -1,7 +1,8 @@
-// Text: BM25 terms and token counts, BM25 itself (in memory), values read out of sentences, excerpts, cue matching, entity aliases.
+// Text: BM25 terms and token counts, BM25 itself (in memory), values read out of sentences, excerpts, cue matching, entity aliases, translation through a lexicon.
 export * from './tokenizer';
 export * from './bm25';
 export * from './cue-matching';
 export * from './text-values';
 export * from './excerpt';
 export * from './entity-aliases';
+export * from './translation';

@@ -96,6 +96,11 @@ const CHINESE_STOP_WORDS: ReadonlySet<string> = new Set([
   '我们的',
 ]);
 
+/** A Chinese function word or particle (什么, 一下, 我们): no topic of its own, so nothing to translate either. */
+export function isChineseStopWord(word: string): boolean {
+  return CHINESE_STOP_WORDS.has(word);
+}
+
 const zhSegmenter = new Intl.Segmenter('zh', { granularity: 'word' });
 
 /**
@@ -116,6 +121,11 @@ export function tokenize(text: string): string[] {
     memo.set(text, cached);
   }
   return [...cached];
+}
+
+/** `tokenize` without keeping the result: for text read once (a dictionary's senses), which would only push out what recurs. */
+export function tokenizeOnce(text: string): string[] {
+  return terms(text);
 }
 
 function terms(text: string): string[] {

@@ -3,7 +3,8 @@ import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
 import { EmbedderOptions, PortBindings } from '@engram/config';
 import { createEmbedder } from '@engram/embedding';
-import { Embedder, EventLog, SearchIndex } from '@engram/ports';
+import { createLexicon } from '@engram/lexicon';
+import { Embedder, EventLog, Lexicon, SearchIndex } from '@engram/ports';
 import { MONGO_CLIENT, mongoDatabase, SQLITE_DATABASE, sqliteDatabase } from './databases';
 import { eventLogProviders } from './event-log.bindings';
 import { factStoreProviders } from './fact-store.bindings';
@@ -36,6 +37,8 @@ export class EngramBindingsModule implements OnApplicationShutdown {
       ...searchProviders(bindings.search),
       // The same embedder whatever the bindings (hashing, or ENGRAM_EMBEDDINGS_URL), so every configuration ranks alike.
       { provide: Embedder, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createEmbedder(options) },
+      // And the same lexicon (ENGRAM_LEXICON): the search projection indexes by it, recall searches and ranks by it.
+      { provide: Lexicon, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createLexicon(options) },
     ];
     return {
       module: EngramBindingsModule,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
-import { defaultAliasTable, embeddedText, EntityAliasTable, searchableText, SUMMARY_KIND, tokenize } from '@engram/domain';
-import { Embedder, SearchDocument, SearchIndex } from '@engram/ports';
+import { defaultAliasTable, embeddedText, EntityAliasTable, searchableText, SUMMARY_KIND, tokenize, translatedTerms } from '@engram/domain';
+import { Embedder, Lexicon, SearchDocument, SearchIndex } from '@engram/ports';
 import { EntityAliases } from './entity-aliases.provider';
 import { isDecisionOrForget } from './facts.projection';
 import { applyInSegments } from './segments';
@@ -9,9 +9,11 @@ import type { Projection } from './projection';
 
 /**
  * Projects decisions into the search index: BM25 terms from the domain
- * tokenizer over what a memory is found by (`searchableText`) and an embedding
- * of what was said (`embeddedText`). Upserts carry the memory's
- * revision as an external version, so replays are no-ops.
+ * tokenizer over what a memory is found by (`searchableText`), with the English
+ * of its Chinese words when a lexicon is bound (so English questions find
+ * Chinese memories), and an embedding of what was said (`embeddedText`).
+ * Upserts carry the memory's revision as an external version, so replays are
+ * no-ops.
  */
 @Injectable()
 export class SearchProjection implements Projection {
@@ -22,6 +24,7 @@ export class SearchProjection implements Projection {
     @Inject(SearchIndex) private readonly index: SearchIndex,
     @Inject(Embedder) private readonly embedder: Embedder,
     @Optional() aliases?: EntityAliases,
+    @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
   ) {
     this.aliases = aliases?.configured ?? defaultAliasTable;
   }
@@ -56,7 +59,7 @@ export class SearchProjection implements Projection {
       kind: memory.kind,
       status: memory.status,
       content: memory.content,
-      terms: tokenize(texts[i]),
+      terms: [...tokenize(texts[i]), ...translatedTerms(texts[i], this.lexicon)],
       entities: memory.entities,
       vector: vectors[i],
       updatedAt: memory.updatedAt,

@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
@@ -22,9 +22,10 @@ import {
   RecallSession,
   summaryMergeKey,
   tokenize,
+  translatedTerms,
   turnsNotSummarised,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
+import { AccessStore, Clock, Embedder, FactStore, Lexicon, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
 import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { RecallAudit } from './recall-audit';
@@ -57,6 +58,8 @@ export class RecallService {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AccessStore) private readonly access: AccessStore,
     private readonly audit: RecallAudit,
+    /** What Chinese words mean in English: searched with and ranked by, as the search projection indexed them. */
+    @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
   ) {}
 
   async recall(tenantId: string, request: RecallDto): Promise<RecallResponse> {
@@ -101,6 +104,7 @@ export class RecallService {
         tokenBudget: this.recallOptions.tokenBudget,
         zones: this.recallOptions.budget,
         cap: this.recallOptions.memoryCap,
+        lexicon: this.lexicon,
       },
       now,
     });
@@ -152,7 +156,10 @@ export class RecallService {
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, vectorHits] = await Promise.all([
-      legs === 'knn' ? [] : this.search.searchText({ tenantId, userId, terms, limit, ...within }),
+      // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
+      legs === 'knn'
+        ? []
+        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(query, this.lexicon)], limit, ...within }),
       legs === 'bm25'
         ? []
         : this.embedder
@@ -184,7 +191,10 @@ export class RecallService {
       ),
     ]);
     const limit = this.recallOptions.candidates;
-    return { pinned, candidates: pastCandidates(rankable, query.expanded, { query: vector, passages }, { limit, aliases }) };
+    return {
+      pinned,
+      candidates: pastCandidates(rankable, query.expanded, { query: vector, passages }, { limit, aliases, lexicon: this.lexicon }),
+    };
   }
 
   /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */

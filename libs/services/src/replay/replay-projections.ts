@@ -4,6 +4,7 @@ import {
   Embedder,
   FactStore,
   FactStoreVersions,
+  Lexicon,
   ProjectionVersions,
   SearchIndex,
   SearchIndexVersions,
@@ -34,6 +35,8 @@ export class ReplayProjections {
     private readonly publisher: EventPublisher,
     /** The process's alias tables: the search projection indexes canonical names, the facts projection tells what changed. */
     @Optional() readonly aliases: EntityAliases = new EntityAliases(),
+    /** What the search projection indexes Chinese words' English by: the live projection's. */
+    @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
   ) {}
 
   /** The projection's input topic as this deployment names it. */
@@ -60,7 +63,7 @@ export class ReplayProjections {
       case 'sessions':
         return new SessionsProjection(store as SessionStore);
       case 'search':
-        return new SearchProjection(store as SearchIndex, this.embedder, this.aliases);
+        return new SearchProjection(store as SearchIndex, this.embedder, this.aliases, this.lexicon);
     }
   }
 }

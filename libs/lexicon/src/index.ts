@@ -1,0 +1,2 @@
+export * from './cedict-lexicon';
+export * from './create-lexicon';
