@@ -123,7 +123,12 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
   /** One turn, with retries: the assistant message's content. */
   private request(input: ExtractionInput): Promise<string> {
     const body = JSON.stringify(this.requestBody(input));
-    return withRetries(() => this.attempt(body), { retries: this.retries, backoffMs: this.backoffMs, errorClass: LlmExtractionError });
+    return withRetries(() => this.attempt(body), {
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      errorClass: LlmExtractionError,
+      dependency: 'llm',
+    });
   }
 
   private async attempt(body: string): Promise<string> {

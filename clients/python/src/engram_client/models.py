@@ -48,17 +48,32 @@ class ErrorResponse(ApiModel):
     fields: List[str]
 
 
+# A server engram calls besides its stores: the embeddings endpoint, the chat model.
+Dependency = Literal["embedder", "llm"]
+
+
 class StageLagView(ApiModel):
     topic: str
     group: str
     lag: int
+    paused_on: Optional[Dependency] = None
+
+
+class DependencyStateView(ApiModel):
+    name: Dependency
+    state: Literal["up", "down"]
+    since: Optional[datetime] = None
+    error: Optional[str] = None
 
 
 class PipelineStatusResponse(ApiModel):
     scope: Literal["tenant", "deployment"]
     pending: int
+    dead_letters: int
+    down: List[Dependency]
     ingested: Optional[int] = None
     stages: Optional[List[StageLagView]] = None
+    dependencies: Optional[List[DependencyStateView]] = None
 
 
 # --- turns ---------------------------------------------------------------------------------------
@@ -220,6 +235,8 @@ class RecallResponse(ApiModel):
     tokens: int
     consistent: bool
     debug: Optional[RecallDebugView] = None
+    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone).
+    degraded: Optional[List[Literal["embedder"]]] = None
 
 
 # --- users and their memories --------------------------------------------------------------------

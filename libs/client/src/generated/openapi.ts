@@ -20,6 +20,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["HealthController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipeline/status": {
         parameters: {
             query?: never;
@@ -404,6 +420,33 @@ export interface components {
             /** @example embedded */
             mode: string;
         };
+        PausedStageView: {
+            /** @description The stage (consumer group). */
+            stage: string;
+            /** @enum {string} */
+            dependency: "embedder" | "llm";
+            /** Format: date-time */
+            since: string;
+        };
+        ReadyResponse: {
+            /**
+             * @description `ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it. `unavailable` (503): the event log cannot be read.
+             * @enum {string}
+             */
+            status: "ready" | "degraded" | "unavailable";
+            /** @example embedded */
+            mode: string;
+            /** @description The dependencies this process finds unavailable. */
+            down: ("embedder" | "llm")[];
+            /** @description This process's stages waiting for a dependency. */
+            paused: components["schemas"]["PausedStageView"][];
+            /** @description Events accepted but not yet visible to recall (all tenants). */
+            pending?: number;
+            /** @description Dead letters no `engram dlq replay` has re-driven yet. */
+            deadLetters?: number;
+            /** @description Unavailable: why. */
+            error?: string;
+        };
         ErrorResponse: {
             /** @example 400 */
             statusCode: number;
@@ -427,19 +470,43 @@ export interface components {
             topic: string;
             group: string;
             lag: number;
+            /**
+             * @description Present while the stage waits for this dependency: its batch is retried with backoff, nothing is dead-lettered.
+             * @enum {string}
+             */
+            pausedOn?: "embedder" | "llm";
+        };
+        DependencyStateView: {
+            /** @enum {string} */
+            name: "embedder" | "llm";
+            /** @enum {string} */
+            state: "up" | "down";
+            /**
+             * Format: date-time
+             * @description Down: since when.
+             */
+            since?: string;
+            /** @description Down: the last failure, as the call reported it (it may name the dependency's address). */
+            error?: string;
         };
         PipelineStatusResponse: {
             /**
-             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.
+             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending`, `deadLetters` and `down`.
              * @enum {string}
              */
             scope: "tenant" | "deployment";
             /** @description Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested. */
             pending: number;
+            /** @description Dead letters no `engram dlq replay` has re-driven yet, all topics together: events recall will not see until then (not part of `pending`). */
+            deadLetters: number;
+            /** @description The dependencies this process finds unavailable (`embedder`, `llm`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`). Empty when all answer. */
+            down: ("embedder" | "llm")[];
             /** @description Deployment scope only: events ever accepted onto the turns topic. */
             ingested?: number;
-            /** @description Deployment scope only: the lag of each stage of the read path. */
+            /** @description Deployment scope only: the lag of each stage of the read path, and the dependency it is paused on, if any. */
             stages?: components["schemas"]["StageLagView"][];
+            /** @description Deployment scope only: every dependency this deployment calls besides its stores, up or down. */
+            dependencies?: components["schemas"]["DependencyStateView"][];
         };
         TurnDto: {
             /**
@@ -672,6 +739,8 @@ export interface components {
             consistent: boolean;
             /** @description With `debug`: tokens per zone and what the budget cut. */
             debug?: components["schemas"]["RecallDebugView"];
+            /** @description Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer. */
+            degraded?: "embedder"[];
         };
         UserListResponse: {
             /** @description User ids holding at least one memory, sorted. */
@@ -1083,6 +1152,35 @@ export interface operations {
             };
         };
     };
+    HealthController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `ready`, or `degraded`: serving without a dependency that is down. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyResponse"];
+                };
+            };
+            /** @description `unavailable`: the event log cannot be read. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyResponse"];
+                };
+            };
+        };
+    };
     PipelineController_status: {
         parameters: {
             query?: never;
@@ -1220,6 +1318,15 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Recall cannot answer without a dependency that is unavailable (the embedder, with ENGRAM_RECALL_LEGS=knn); the message names it, `Retry-After` says when to ask again. With both legs recall answers from BM25 instead, naming the embedder in `degraded`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

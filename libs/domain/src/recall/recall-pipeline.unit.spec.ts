@@ -380,6 +380,15 @@ describe('the candidate sources', () => {
     expect(searchableText(database)).toContain('PostgreSQL');
   });
 
+  it('given no vectors (the embedder is unavailable), then the past views are BM25 candidates alone', () => {
+    const found = pastCandidates([editor, theme, database], 'PostgreSQL', null, {
+      limit: 2,
+      aliases: { canonicalOf: new Map(), learned: new Map() },
+    });
+    expect(found.textHits.map((hit) => hit.memoryId)).toEqual([database.memoryId]);
+    expect(found.vectorHits).toEqual([]);
+  });
+
   it('leaves out of the ranking the pinned views and the summaries', () => {
     const summary = memory({ kind: 'summary', mergeKey: summaryMergeKey('s-1'), attribute: 'summary', sourceTurnIds: ['t9'] });
     expect(rankableViews([name, rule, summary, editor])).toEqual([editor]);

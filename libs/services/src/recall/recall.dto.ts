@@ -289,6 +289,10 @@ export class RecallDebugView {
   @ApiProperty({ type: BudgetCutView, description: 'What was offered to each zone and did not fit the budget.' }) cut!: BudgetCutView;
 }
 
+/** What recall can do without and still answer: the embedder (BM25 alone then). */
+export const RECALL_DEGRADATIONS = ['embedder'] as const;
+export type RecallDegradation = (typeof RECALL_DEGRADATIONS)[number];
+
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
   @ApiProperty({
@@ -314,4 +318,11 @@ export class RecallResponse {
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
   @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' })
   debug?: RecallDebugView;
+  @ApiPropertyOptional({
+    enum: RECALL_DEGRADATIONS,
+    isArray: true,
+    description:
+      'Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer.',
+  })
+  degraded?: RecallDegradation[];
 }

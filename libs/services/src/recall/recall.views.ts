@@ -1,13 +1,19 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { RankedMemory, RecallAnswer } from '@engram/domain';
 import type { SessionTurn } from '@engram/ports';
-import type { FactView, MemoryView, RecallResponse, RecentTurnView } from './recall.dto';
+import type { FactView, MemoryView, RecallDegradation, RecallResponse, RecentTurnView } from './recall.dto';
 
 /**
  * The pipeline's answer as `POST /v1/recall` returns it; `debug` adds score components, the conflicts
- * of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and the budget's cut.
+ * of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and the
+ * budget's cut; `degraded` names what it was made without, when anything.
  */
-export function recallResponse(answer: RecallAnswer<SessionTurn>, consistent: boolean, debug: boolean): RecallResponse {
+export function recallResponse(
+  answer: RecallAnswer<SessionTurn>,
+  consistent: boolean,
+  debug: boolean,
+  degraded: readonly RecallDegradation[] = [],
+): RecallResponse {
   return {
     facts: answer.facts.map((f) => toFactView(f, debug)),
     procedures: answer.procedures.map((p) => toFactView(p, debug)),
@@ -17,6 +23,7 @@ export function recallResponse(answer: RecallAnswer<SessionTurn>, consistent: bo
     context: answer.context,
     tokens: answer.tokens,
     consistent,
+    ...(degraded.length > 0 ? { degraded: [...degraded] } : {}),
     ...(debug
       ? {
           debug: {
