@@ -1,3 +1,4 @@
+import { NOT_HELD } from './constraint-values';
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
 import { entitiesOf } from '../rules/rule-extractor';
 
@@ -48,7 +49,9 @@ export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemD
 /** "editor VS Code": the attribute in words and the value, as a question would name them. */
 function factKeys(fact: ExtractedItemDraft): string[] {
   const about = fact.attribute.startsWith('@') ? '' : fact.attribute.replace(/[:_/-]+/g, ' ');
-  return [[about, fact.value].filter(Boolean).join(' ').trim()].filter(Boolean);
+  // "none" (a constraint denied, constraint-values.ts) is no word a question would use.
+  const value = fact.value === NOT_HELD ? '' : fact.value;
+  return [[about, value].filter(Boolean).join(' ').trim()].filter(Boolean);
 }
 
 /**
