@@ -345,6 +345,7 @@ describe('hostile input (embedded)', () => {
       ['delete', (u) => `/v1/users/${u}`],
       ['delete', (u, m) => `/v1/users/${u}/memories/${m}`, { reason: 'wrong' }],
       ['post', (u, m) => `/v1/users/${u}/memories/${m}/revert`, { version: 1 }],
+      ['post', (u, m) => `/v1/users/${u}/memories/${m}/confirm`],
       ['put', (u) => `/v1/users/${u}/profile`, { attributes: { city: '杭州' } }],
     ];
 

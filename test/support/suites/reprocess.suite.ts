@@ -37,7 +37,7 @@ import { EngramHarness, EngramMode, rebuildOffline, startEngram, turnsBody, useE
  * online rebuild (the run's topic, then memory.facts.v1 from the switch) while turns arrive.
  */
 
-const LLM = 'llm-5:gpt-4o-mini';
+const LLM = 'llm-6:gpt-4o-mini';
 const fixturesOrNothing: Handler = (request, attempt) => {
   const answer = replayFixtures(request, attempt);
   return answer.status === 500 ? noItems : answer;

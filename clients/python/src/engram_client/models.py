@@ -140,6 +140,14 @@ class RecallDto(ApiModel):
     budget: Optional[RecallBudgetDto] = None
 
 
+class MemoryConflictView(ApiModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class FactView(ApiModel):
     id: str
     kind: Kind
@@ -149,6 +157,7 @@ class FactView(ApiModel):
     source_turn_ids: List[str]
     updated_at: datetime
     version: int
+    conflict: Optional[MemoryConflictView] = None
 
 
 class ScoreComponentsView(ApiModel):
@@ -177,6 +186,7 @@ class MemoryView(ApiModel):
     updated_at: datetime
     version: int
     components: Optional[ScoreComponentsView] = None
+    conflict: Optional[MemoryConflictView] = None
 
 
 class SummaryView(ApiModel):
@@ -259,6 +269,7 @@ class MemoryRecordView(ApiModel):
     content: str
     status: MemoryStatus
     status_reason: Optional[str] = None
+    conflict: Optional[MemoryConflictView] = None
     version: int
     pinned: bool
     sensitive: Optional[bool] = None
@@ -333,6 +344,14 @@ class ExportedVersionDto(_BundleModel):
     sources: Optional[List[str]] = None
 
 
+class ExportedConflictDto(_BundleModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class ExportedMemoryDto(_BundleModel):
     memory_id: str
     merge_key: str
@@ -355,6 +374,7 @@ class ExportedMemoryDto(_BundleModel):
     speaker: Optional[str] = None
     keys: Optional[List[str]] = None
     sources: Optional[List[str]] = None
+    conflict: Optional[ExportedConflictDto] = None
     valid_from: datetime
     valid_to: Optional[datetime]
     expires_at: Optional[datetime] = None

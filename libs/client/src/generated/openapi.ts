@@ -237,6 +237,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/memories/{memoryId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a memory whose value contradicts an earlier one; answers once recall sees it.
+         * @description A memory carries `conflict` when its current value cannot hold beside an earlier one ("我对青霉素过敏", later "我可以用青霉素"): the newer is current, marked in the context block, until the user confirms it — by saying it again, or through this route. A MemoryReinforced decision without the note (a denied constraint is no longer pinned); `changed: false` when there was nothing to confirm. To keep the earlier value instead, revert to its version.
+         */
+        post: operations["MemoryControlController_confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/profile": {
         parameters: {
             query?: never;
@@ -589,10 +609,27 @@ export interface components {
             to?: string;
             /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else). */
             after?: string;
-            /** @description Adds per-memory score components, tokens per zone and what the budget cut (`debug`). */
+            /** @description Adds per-memory score components, the conflicts of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and what the budget cut (`debug`). */
             debug?: boolean;
             /** @description Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say. */
             budget?: components["schemas"]["RecallBudgetDto"];
+        };
+        MemoryConflictView: {
+            /** @description The version in `history` the current value contradicts. */
+            previousVersion: number;
+            previousValue: string;
+            /** @description How the contradicted value was said. */
+            previousContent: string;
+            /**
+             * Format: date-time
+             * @description When the contradicted value was said (world time).
+             */
+            previousFrom: string;
+            /**
+             * Format: date-time
+             * @description When the contradiction was said: the current value's `validFrom`.
+             */
+            since: string;
         };
         FactView: {
             id: string;
@@ -605,6 +642,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             version: number;
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         ScoreComponentsView: {
             relevance: number;
@@ -640,6 +679,8 @@ export interface components {
             updatedAt: string;
             version: number;
             components?: components["schemas"]["ScoreComponentsView"];
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         SummaryView: {
             /** @description The session it summarises. */
@@ -739,6 +780,8 @@ export interface components {
             status: "active" | "retracted" | "archived" | "expired";
             /** @description Why it is not active, when the application said so. */
             statusReason?: string;
+            /** @description The current value contradicts an earlier one ("我对青霉素过敏", then "我可以用青霉素"); present until the user confirms it. */
+            conflict?: components["schemas"]["MemoryConflictView"];
             version: number;
             pinned: boolean;
             /** @description Health data (an allergy, a condition): present and true when so. */
@@ -770,6 +813,15 @@ export interface components {
             attribute: string;
             value: string;
             content: string;
+        };
+        ExportedConflictDto: {
+            previousVersion: number;
+            previousValue: string;
+            previousContent: string;
+            /** Format: date-time */
+            previousFrom: string;
+            /** Format: date-time */
+            since: string;
         };
         ExportedVersionDto: {
             version: number;
@@ -815,6 +867,8 @@ export interface components {
             keys?: string[];
             /** @description Insights: ids (in this bundle) of the memories the insight is derived from. */
             sources?: string[];
+            /** @description The current value contradicts an earlier one, unconfirmed. */
+            conflict?: components["schemas"]["ExportedConflictDto"];
             /** Format: date-time */
             validFrom: string;
             /** Format: date-time */
@@ -1699,6 +1753,73 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    MemoryControlController_confirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                memoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryCommandResponse"];
+                };
+            };
+            /** @description A malformed id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user holds no such memory. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The memory is an insight (derived from others). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

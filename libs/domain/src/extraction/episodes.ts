@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
+import { NOT_HELD } from './constraint-values';
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
 import { entitiesOf } from '../rules/rule-extractor';
 
@@ -59,7 +60,9 @@ export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemD
 /** "editor VS Code": the attribute in words and the value, as a question would name them. */
 function factKeys(fact: ExtractedItemDraft): string[] {
   const about = fact.attribute.startsWith('@') ? '' : fact.attribute.replace(/[:_/-]+/g, ' ');
-  return [[about, fact.value].filter(Boolean).join(' ').trim()].filter(Boolean);
+  // "none" (a constraint denied, constraint-values.ts) is no word a question would use.
+  const value = fact.value === NOT_HELD ? '' : fact.value;
+  return [[about, value].filter(Boolean).join(' ').trim()].filter(Boolean);
 }
 
 /**

@@ -12,6 +12,8 @@ export function allergy(c: Clause, rules: RuleContext): Finding | null {
   const { identity } = rules.config;
   const framed = firstMatch(identity.allergyFrames, c.body);
   const cue = framed ? null : findCue(c.body, identity.allergy);
+  // "我不过敏了": a negated allergy is no allergy (the constraint rules read what one denies).
+  if (cue && rules.config.constraints.negatedLeads.some((re) => re.test(c.body.slice(0, cue.index).trim()))) return null;
   const raw = framed?.[1] ?? (cue ? c.body.slice(cue.end) : null);
   const value = raw ? rules.clean(raw) : '';
   if (!value) return null;

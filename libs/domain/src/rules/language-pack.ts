@@ -1,4 +1,5 @@
 import type { CueSignal } from '../screening/screening-signals';
+import type { ConstraintCues } from './constraint-cues';
 
 /**
  * A language pack: everything one language contributes to the rule extractor and to screening, as
@@ -166,27 +167,6 @@ export interface IdentityCues {
   readonly placeEnds: readonly string[];
   /** How an organisation's name starts ("Stripe", "3M", "字节跳动"); "a gym" is not one. */
   readonly organisationNames: readonly RegExp[];
-}
-
-/**
- * Standing constraints: what the user (or a person they name) cannot or will not eat, their health
- * conditions and their accessibility needs — facts every prompt about food, plans or places needs.
- */
-export interface ConstraintCues {
-  /** Diets by name ("吃素", "vegetarian", "lactose intolerant"): `diet:<name>`. */
-  readonly diets: readonly string[];
-  /** Negated verbs of eating or drinking ("不吃", "don't eat"): a dislike said with one is `avoid`, a constraint. */
-  readonly avoid: readonly string[];
-  /** Whole frames of avoiding (group 1 the food: "一点辣都不能吃"), read by the dislike rule. */
-  readonly avoidFrames: readonly RegExp[];
-  /** Frames stating a condition (group 1: "我有高血压", "I have asthma"), kept when `conditions` or `conditionEnds` names it. */
-  readonly conditionFrames: readonly RegExp[];
-  /** Conditions by name ("糖尿病", "diabetes"). */
-  readonly conditions: readonly string[];
-  /** How a condition's name ends ("…病", "…炎", "…itis"): the lexicon's general part. */
-  readonly conditionEnds: readonly string[];
-  /** Accessibility needs by name ("轮椅", "wheelchair", "色盲", "deaf"): `accessibility:<name>`. */
-  readonly accessibility: readonly string[];
 }
 
 /** Retractions, corrections and forget requests. */
@@ -400,3 +380,5 @@ export interface ScreeningCues {
    */
   readonly assistantEchoCues: readonly string[];
 }
+
+export type { ConstraintCues } from './constraint-cues';

@@ -29,7 +29,10 @@ const TRIGGERS: Readonly<Record<string, { readonly role: TurnRole; readonly cues
   },
   plans: { role: 'user', cues: ({ plans: p, words }) => [...p.decision, ...p.task, ...p.deadline, ...(words.attributes.budget ?? [])] },
   preferences: { role: 'user', cues: ({ preferences: p, constraints: c }) => [...p.like, ...p.dislike, ...p.habit, ...c.avoid] },
-  constraints: { role: 'user', cues: ({ constraints: c }) => [...c.diets, ...c.conditions, ...c.accessibility] },
+  constraints: {
+    role: 'user',
+    cues: ({ constraints: c }) => [...c.diets, ...c.conditions, ...c.accessibility, ...c.mayTake, ...c.takenAgain],
+  },
   // A procedure names a topic or how to answer ("代码示例用 TypeScript", "always reply in English").
   procedures: { role: 'user', cues: ({ procedures: p }) => [...Object.values(p.topics).flat(), ...p.responses] },
   // "记住 X" keeps X even when no other rule reads it.

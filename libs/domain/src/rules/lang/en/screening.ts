@@ -99,6 +99,9 @@ export const enScreening: ScreeningCues = {
       ...enConstraints.conditions,
       ...enConstraints.accessibility,
       ...enConstraints.avoid,
+      // "我可以用青霉素", "I can eat peanuts now": a constraint denied (the constraint rules' polarity).
+      ...enConstraints.mayTake,
+      ...enConstraints.takenAgain,
       'my name is',
       'call me',
       "i'm",

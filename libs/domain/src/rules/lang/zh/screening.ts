@@ -97,6 +97,9 @@ export const zhScreening: ScreeningCues = {
       ...zhConstraints.conditions,
       ...zhConstraints.accessibility,
       ...zhConstraints.avoid,
+      // "我可以用青霉素", "I can eat peanuts now": a constraint denied (the constraint rules' polarity).
+      ...zhConstraints.mayTake,
+      ...zhConstraints.takenAgain,
       '我叫',
       '我的名字',
       '叫我',
