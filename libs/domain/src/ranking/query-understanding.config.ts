@@ -39,9 +39,8 @@ export interface ReferenceCues {
   /** The words naming what it points back at, per family; a reference naming none points at all of them. */
   readonly families: Readonly<Record<ReferentFamily, readonly string[]>>;
   /**
-   * What an item of each family is found by besides its own words (a search key of every
-   * referent, `referenceKeysOf`, and what a reference question is expanded by): "Remind me of the
-   * plan we discussed" finds "Let's settle the launch: beta on March 3", whose words name no plan.
+   * Words the lines of each family hold ("推荐…", "remember that…"), added to a reference's lexical
+   * search with the attribute words its turns' episodes are keyed by (`expandReference`).
    */
   readonly keys: Readonly<Record<ReferentFamily, readonly string[]>>;
 }
@@ -139,7 +138,7 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
         recommendation: ['推荐', '建议'],
         remembered: ['记'],
       },
-      keys: { plan: ['决定'], recommendation: ['推荐', '建议'], remembered: ['记住', '记'] },
+      keys: { plan: [], recommendation: ['推荐', '建议'], remembered: ['记住', '记'] },
     },
   },
   en: {
@@ -222,7 +221,7 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
         recommendation: ['recommend', 'recommended', 'recommendation', 'suggest', 'suggested', 'suggestion', 'advice', 'advised'],
         remembered: ['remember', 'note', 'noted'],
       },
-      keys: { plan: ['decision'], recommendation: ['recommend', 'recommendation', 'suggestion'], remembered: ['remember', 'note'] },
+      keys: { plan: [], recommendation: ['recommend', 'suggest'], remembered: ['remember', 'note'] },
     },
   },
 };

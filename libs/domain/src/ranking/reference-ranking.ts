@@ -1,7 +1,7 @@
 import type { MemoryRecord } from '@engram/contracts';
 import { episodeSessionOf } from '../extraction/episodes';
 import type { RankedMemory } from './ranking';
-import { referentFamiliesOf, type ReferenceQuestion } from './references';
+import { episodeReferentFamilies, referentFamiliesOf, type ReferenceQuestion } from './references';
 
 /**
  * How ranking answers a question pointing back at something said before (`RankingQuery.reference`,
@@ -23,7 +23,8 @@ export interface Referents {
 /**
  * The candidates a reference question points at: referents of the families it asks for (a decision
  * or plan, a recommendation, a remembered item: `referentFamiliesOf`) and the episodes of the turns
- * that said one (the whole turn, where the fact is a clause). A conversation is the session of an
+ * that said one (the whole turn, where the fact is a clause): a referent's turn among the candidates,
+ * or keyed by a referent's attribute (`episodeReferentFamilies`). A conversation is the session of an
  * episode, for a fact the session of its turn's episode among the candidates, else its own turn.
  */
 export function referentsAmong(reference: ReferenceQuestion, candidates: readonly { readonly memory: MemoryRecord }[]): Referents {
@@ -36,7 +37,10 @@ export function referentsAmong(reference: ReferenceQuestion, candidates: readonl
     if (session !== null) sessionOfTurn.set(memory.sourceTurnIds[0], session);
   }
   const has = (memory: MemoryRecord) =>
-    refers(memory) || (memory.kind === 'episode' && memory.sourceTurnIds.some((turn) => referentTurns.has(turn)));
+    refers(memory) ||
+    (memory.kind === 'episode' &&
+      (memory.sourceTurnIds.some((turn) => referentTurns.has(turn)) ||
+        episodeReferentFamilies(memory).some((family) => asked.has(family))));
   return {
     has,
     coverage: (memory, share, terms) => (share * terms + (has(memory) ? 1 : 0)) / (terms + 1),

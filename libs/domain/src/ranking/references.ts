@@ -51,9 +51,10 @@ function compiled(source: string): RegExp {
 }
 
 /**
- * The question, plus the words its referents are found by (`ReferenceCues.keys` of the families it
- * points at) that it does not hold already: "就按上次说的办吧" names nothing a plan says, so without
- * them the index would find nothing. Unchanged when it points back at nothing.
+ * The question, plus the words its referents are found by that it does not hold already: the
+ * attribute words their turns' episodes are keyed by (`REFERENT_ATTRIBUTES`) and the words their
+ * lines hold (`ReferenceCues.keys`), of the families it points at. "就按上次说的办吧" names nothing a
+ * plan says, so without them the index would find nothing. Unchanged when it points back at nothing.
  */
 export function expandReference(query: string, packs: readonly QueryLanguagePack[] = Object.values(defaultQueryLanguagePacks)): string {
   const reference = referenceAskedFor(query, packs);
@@ -67,7 +68,7 @@ export function expandReference(query: string, packs: readonly QueryLanguagePack
  * The families a memory may be pointed back at as: what the assistant said it recommends, promises
  * or concludes (`recommendation`), a decision or a plan (`plan`), what the user asked to remember
  * (`remembered`, `REMEMBERED_CONFIDENCE`). Episodes, summaries, insights and the user's rules
- * are none: an episode stands for its turn's referents through ranking (`referentTurns`).
+ * are none: an episode stands for its turn's referents (`episodeReferentFamilies`).
  */
 export function referentFamiliesOf(memory: Pick<MemoryRecord, 'kind' | 'subject' | 'confidence'>): ReferentFamily[] {
   if (memory.kind === 'episode' || memory.kind === 'summary' || memory.kind === 'insight' || memory.kind === 'procedure') return [];
@@ -79,24 +80,34 @@ export function referentFamiliesOf(memory: Pick<MemoryRecord, 'kind' | 'subject'
 }
 
 /**
- * The words a decision or a recommendation is found by besides its own (see `ReferenceCues.keys`),
- * every language's; none for other memories. Not for a task ("I'm working on my screenplay"): what
- * the user is doing is found by its own words, and a key on every task lengthened thousands of
- * LoCoMo's memories for nothing (recall@10 0.7658 → 0.7645). Not for what the user asked to
- * remember: its content holds the words it was asked with (the rules keep "记住…", "remember that…"
- * in it), and an LLM's explicit facts reach the same confidence, so keying them would make
- * "remember" a word of every fact.
+ * The rule families' attributes that make an item a referent, by their first word ("decision:…",
+ * "recommendation:…", "note:…"): language-neutral slugs. An episode's keys begin with them, one key
+ * per fact read from its turn (`factKeys`, extraction/episodes.ts: "decision go with postgres"), so
+ * a reference finds the episode of the turn that decided, recommended or noted something by them —
+ * the turn whole, and without a word of it indexed for this.
  */
-export function referenceKeysOf(
-  memory: Pick<MemoryRecord, 'kind' | 'subject' | 'confidence'>,
-  packs: readonly QueryLanguagePack[] = Object.values(defaultQueryLanguagePacks),
-): string[] {
-  const families = referentFamiliesOf(memory).filter(
-    (family) => family === 'recommendation' || (family === 'plan' && memory.kind === 'decision'),
-  );
-  return families.length === 0 ? [] : keysOf(families, packs);
+export const REFERENT_ATTRIBUTES: Readonly<Record<ReferentFamily, readonly string[]>> = {
+  plan: ['decision', 'task'],
+  recommendation: ['recommendation', 'promise', 'conclusion'],
+  remembered: ['note'],
+};
+
+/**
+ * The families an episode stands for: those of the facts read from its turn, by the first word of
+ * its keys. (The last key may be the turn before it, `previousText`: one that opens with "Note …" or
+ * "Decision …" reads as a fact's key too.)
+ */
+export function episodeReferentFamilies(episode: Pick<MemoryRecord, 'kind' | 'keys'>): ReferentFamily[] {
+  if (episode.kind !== 'episode') return [];
+  const heads = new Set((episode.keys ?? []).map((key) => key.trim().split(/\s+/u)[0]?.toLowerCase() ?? ''));
+  return REFERENT_ATTRIBUTES_FAMILIES.filter((family) => REFERENT_ATTRIBUTES[family].some((head) => heads.has(head)));
 }
 
+const REFERENT_ATTRIBUTES_FAMILIES = Object.keys(REFERENT_ATTRIBUTES) as ReferentFamily[];
+
+/** What a reference is expanded by: its families' attribute words, and the words their lines hold in every language. */
 function keysOf(families: readonly ReferentFamily[], packs: readonly QueryLanguagePack[]): string[] {
-  return [...new Set(families.flatMap((family) => packs.flatMap((pack) => pack.references.keys[family])))];
+  return [
+    ...new Set(families.flatMap((family) => [...REFERENT_ATTRIBUTES[family], ...packs.flatMap((pack) => pack.references.keys[family])])),
+  ];
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata'; // @engram/contracts' validation decorators need it
 import { memory } from '../testing/fixtures';
 import { tokenize } from '../text/tokenizer';
 import { understandQuery } from './query-understanding';
-import { expandReference, referenceAskedFor, referenceKeysOf, referentFamiliesOf } from './references';
+import { episodeReferentFamilies, expandReference, referenceAskedFor, referentFamiliesOf } from './references';
 
 const ASKED = new Date('2026-11-25T10:00:00.000Z');
 
@@ -44,16 +44,16 @@ describe('referenceAskedFor: questions that point back at something said before'
 });
 
 describe('expandReference: what the index is also searched for', () => {
-  it('given a reference naming nothing, then the words every referent is found by, once', () => {
+  it('given a reference naming nothing, then the attribute words of every referent and the words their lines hold, once', () => {
     const terms = tokenize(expandReference('就按上次说的办吧'));
-    expect(terms).toEqual(expect.arrayContaining(['decision', '决定', 'recommendation', '推荐', 'remember', '记住']));
+    expect(terms).toEqual(expect.arrayContaining(['decision', 'task', 'recommendation', 'note', '推荐', 'remember', '记住']));
     expect(expandReference('就按上次说的办吧').startsWith('就按上次说的办吧 ')).toBe(true);
   });
 
   it('given a reference naming a plan, then only what plans are found by', () => {
-    const expanded = expandReference('Remind me of the plan we discussed');
-    expect(tokenize(expanded)).toEqual(expect.arrayContaining(['decision', '决定']));
-    expect(tokenize(expanded)).not.toContain('recommendation');
+    const expanded = tokenize(expandReference('Remind me of the plan we discussed'));
+    expect(expanded).toEqual(expect.arrayContaining(['decision', 'task']));
+    expect(expanded).not.toContain('recommendation');
   });
 
   it('given any other question, then the question as asked', () => {
@@ -61,17 +61,32 @@ describe('expandReference: what the index is also searched for', () => {
   });
 });
 
-describe('referentFamiliesOf and referenceKeysOf: what a reference may point at, from the record', () => {
+describe('referentFamiliesOf: what a reference may point at, from the record', () => {
   it.each([
-    ['a decision', memory({ kind: 'decision', subject: 'user', confidence: 0.8 }), ['plan'], true],
-    ['a task', memory({ kind: 'task', subject: 'user', confidence: 0.75 }), ['plan'], false],
-    ["the assistant's recommendation", memory({ kind: 'fact', subject: 'assistant', confidence: 0.8 }), ['recommendation'], true],
-    ['what the user asked to remember', memory({ kind: 'fact', subject: 'user', confidence: 0.9 }), ['remembered'], false],
-    ['a plain fact', memory({ kind: 'fact', subject: 'user', confidence: 0.8 }), [], false],
-    ['an episode', memory({ kind: 'episode', subject: 'user', confidence: 0.7 }), [], false],
-    ["the user's rule for the assistant", memory({ kind: 'procedure', subject: 'user', confidence: 0.9 }), [], false],
-  ])('given %s, then %j, keyed: %s', (_, record, families, keyed) => {
+    ['a decision', memory({ kind: 'decision', subject: 'user', confidence: 0.8 }), ['plan']],
+    ['a task', memory({ kind: 'task', subject: 'user', confidence: 0.75 }), ['plan']],
+    ["the assistant's recommendation", memory({ kind: 'fact', subject: 'assistant', confidence: 0.8 }), ['recommendation']],
+    ['what the user asked to remember', memory({ kind: 'fact', subject: 'user', confidence: 0.9 }), ['remembered']],
+    ['a plain fact', memory({ kind: 'fact', subject: 'user', confidence: 0.8 }), []],
+    ['an episode', memory({ kind: 'episode', subject: 'user', confidence: 0.7 }), []],
+    ["the user's rule for the assistant", memory({ kind: 'procedure', subject: 'user', confidence: 0.9 }), []],
+  ])('given %s, then %j', (_, record, families) => {
     expect(referentFamiliesOf(record)).toEqual(families);
-    expect(referenceKeysOf(record).length > 0).toBe(keyed);
+  });
+});
+
+describe("episodeReferentFamilies: an episode stands for the referents read from its turn (its keys' first words)", () => {
+  it.each([
+    [['decision launch beta on march 3'], ['plan']],
+    [['recommendation thinking fast and slow', 'Any book on decision making?'], ['recommendation']],
+    [['note 测试环境的端口是 8443'], ['remembered']],
+    [['editor VS Code'], []],
+    [[], []],
+  ])('given the keys %j, then %j', (keys, families) => {
+    expect(episodeReferentFamilies(memory({ kind: 'episode', keys }))).toEqual(families);
+  });
+
+  it('given a memory that is no episode, then none (a fact is a referent by what it is)', () => {
+    expect(episodeReferentFamilies(memory({ kind: 'fact', keys: ['decision x'] }))).toEqual([]);
   });
 });

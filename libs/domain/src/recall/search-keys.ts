@@ -1,16 +1,13 @@
 import type { MemoryRecord } from '@engram/contracts';
-import { referenceKeysOf } from '../ranking/references';
 
 /**
  * What a memory is searched by besides its own words, and never shown: who said it, the day it
  * was said written out (both languages, so "what did she do in May 2023" and "2023年5月发生了什么"
- * meet the turn), the keys the extractor gave it (for an episode, the facts read from its turn),
- * and for a decision, a plan or a recommendation the words a later reference calls it by ("the plan
- * we discussed", "那个方案": `referenceKeysOf`). Derived from the record alone, so every rebuild
- * indexes the same terms.
+ * meet the turn), and the keys the extractor gave it (for an episode, the facts read from its turn).
+ * Derived from the record alone, so every rebuild indexes the same terms.
  */
-export function searchKeysOf(memory: Pick<MemoryRecord, 'speaker' | 'keys' | 'validFrom' | 'kind' | 'subject' | 'confidence'>): string[] {
-  return [...(memory.speaker ? [memory.speaker] : []), ...dateWords(memory.validFrom), ...(memory.keys ?? []), ...referenceKeysOf(memory)];
+export function searchKeysOf(memory: Pick<MemoryRecord, 'speaker' | 'keys' | 'validFrom'>): string[] {
+  return [...(memory.speaker ? [memory.speaker] : []), ...dateWords(memory.validFrom), ...(memory.keys ?? [])];
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

@@ -91,7 +91,7 @@ export class ClauseReader {
   toDraft(finding: Finding, clause: Clause, input: ExtractionInput): ExtractedItemDraft {
     const boost = clause.remembered || clause.emphasised ? 0.15 : 0;
     const correction = finding.correction ?? (clause.retargets ? 'named' : undefined);
-    const keys = this.attributeWords(finding.attribute);
+    const keys = [this.attributeWords(finding.attribute), ...(finding.keys ?? [])].filter((key): key is string => !!key).join(' ');
     const confidence = clause.remembered
       ? Math.max(finding.confidence, 0.9)
       : clause.corrected

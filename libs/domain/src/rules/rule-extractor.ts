@@ -45,11 +45,13 @@ export function extractWithRules(input: ExtractionInput, config: RuleExtractorCo
       // corrects; its sentence often does, and is what a later question is matched against.
       const about = (f: Finding) =>
         f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause;
-      const list = listAfterColon(raw, sentence);
+      const list = listAfterColon(raw, sentence, config);
       return findings.flatMap((f) => {
         if (f.accepts)
           return acceptedProposal(f, clause, input.previousText, config).map((a) => reader.toDraft(a.finding, a.clause, input));
-        if (list && isPlan(f)) return [reader.toDraft(withList(f, list), { ...clause, content: list.whole }, input)];
+        if (list && f.kind === 'decision') {
+          return [reader.toDraft({ ...f, value: `${f.value}${list.rest}` }, { ...clause, content: list.whole }, input)];
+        }
         return [reader.toDraft(f, about(f), input)];
       });
     }),
@@ -76,36 +78,31 @@ function acceptedProposal(
   const value = trimClause(stripEdges(proposal, [], config.words.trailingParticles));
   return [
     {
-      finding: { ...decided, attribute: `decision:${slugify(value)}`, value },
+      // Its line is not its turn's words: it is also found by its attribute's word, as its turn's episode is ("decision …").
+      finding: { ...decided, attribute: `decision:${slugify(value)}`, value, keys: ['decision'] },
       clause: { ...clause, content: `${clause.content} — ${proposal}` },
     },
   ];
 }
 
 /**
- * "Let's settle the launch: beta on March 3, general availability on April 15", "建议方案：第一步先迁
- * 报表库，第二步迁订单库": a clause that opens a list with a colon, and the rest of its sentence (the
- * list's other items). Null when the clause has no colon or ends the sentence.
+ * "Let's settle the launch: beta on March 3, general availability on April 15", "就这么定了：周三上线灰度，
+ * 周五全量": a decision that opens a list with a colon after its cue is said by the whole list, not by
+ * its first item. The clause and the rest of its sentence (the list's other items, with the list's
+ * own separator: "，" in Chinese); null when the clause has no colon after a decision cue or ends the
+ * sentence. A colon before the cue is a lead ("Update: the deadline moved to …, finance needs more
+ * time"), and what follows a recommendation's colon describes it: neither is a list of what was decided.
  */
-function listAfterColon(clause: string, sentence: string): { whole: string; rest: string } | null {
+function listAfterColon(clause: string, sentence: string, config: RuleExtractorConfig): { whole: string; rest: string } | null {
   const at = sentence.indexOf(clause);
-  if (!/[:：]/u.test(clause) || at < 0) return null;
+  const cue = findCue(clause, config.plans.decision);
+  const colon = /[:：]/u.exec(clause);
+  if (at < 0 || !cue || !colon || colon.index < cue.end) return null;
   const after = sentence.slice(at + clause.length);
   const rest = trimClause(after);
   if (!rest) return null;
-  // The list's own separator ("，" in Chinese) joins the value's items.
   const separator = after.slice(0, after.indexOf(rest)).trim() || ',';
   return { whole: trimClause(sentence.slice(at)), rest: `${separator}${/[,;]$/u.test(separator) ? ' ' : ''}${rest}` };
-}
-
-/** A decision, a plan or what the assistant proposed: said by the whole list it opens with a colon, not by its first item. */
-function isPlan(finding: Finding): boolean {
-  return finding.kind === 'decision' || finding.kind === 'task' || finding.subject === 'assistant';
-}
-
-/** A decision or plan takes the list's other items into its value; a recommendation keeps the thing it names. */
-function withList(finding: Finding, list: { readonly rest: string }): Finding {
-  return finding.kind === 'decision' || finding.kind === 'task' ? { ...finding, value: `${finding.value}${list.rest}` } : finding;
 }
 
 /**

@@ -601,6 +601,8 @@ describe('RuleExtractor: plans and recommendations a later reference can find (r
         kind: 'decision',
         value: '建议方案：第一步先迁移只读的报表库，第二步迁订单库，第三步切换写流量',
         content: '好，就按这个方案来 — 建议方案：第一步先迁移只读的报表库，第二步迁订单库，第三步切换写流量',
+        // found, like its turn's episode, by its attribute's word: its line is not what its turn said
+        keys: ['decision'],
       }),
     ]);
     expect(after("OK, let's go with that plan.", 'I would suggest Lake Tahoe, two nights.')).toEqual([
