@@ -13,6 +13,13 @@ import { valueShapeOf, type Finding, type RuleContext } from './rule-context';
  */
 export function retraction(c: Clause, rules: RuleContext, nested = false): Finding | null {
   const { corrections } = rules.config;
+  // "不看恐怖片了": the taste "我喜欢看恐怖片" named, given up.
+  const given = nested ? undefined : firstMatch(corrections.noLonger, trimPunctuation(c.body))?.groups?.what;
+  const liked = given
+    ? rules.reread(`${corrections.likeLead}${given}`)?.findings.find((f) => f.kind === 'preference' && f.operation !== 'retract')
+    : undefined;
+  if (liked)
+    return { kind: 'preference', attribute: liked.attribute, value: '', confidence: 0.85, operation: 'retract', correction: 'named' };
   // "forget that", "当我没说": the whole clause points back; "forget that I like durian" names its object.
   const anaphora = findCue(c.body, corrections.retractAnaphora);
   const anaphoric = anaphora !== null && trimPunctuation(c.body.slice(0, anaphora.index) + c.body.slice(anaphora.end)) === '';

@@ -201,6 +201,9 @@ export interface CorrectionCues {
   readonly money: readonly string[];
   /** Forget requests whose object the other rules can read ("忘掉我之前说的喜欢吃榴莲" → the preference). */
   readonly forget: readonly string[];
+  /** "不看恐怖片了", "I don't watch horror movies anymore": a taste given up (not food: "不吃香菜了" is a constraint), group `what`, read as `likeLead` + what. */
+  readonly noLonger: readonly RegExp[];
+  readonly likeLead: string;
   /** What may come before a forget request's verb ("请忘掉…", "please forget…"); anything else ("I'll never forget…") is not one. */
   readonly forgetAsk: readonly string[];
   /** Words around a forget request's object ("我之前说的", "这件事", "what I said about"). */

@@ -96,6 +96,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['不对，改成9点', ['fact user/@last = 9点 [open]']],
       ['我的收货地址改成世纪大道100号', ['profile user/shipping_address = 世纪大道100号 [named]']],
       ['耳机还是买黑色的吧', ['fact user/耳机 = 黑色 [named]']],
+      ['不看恐怖片了', ['preference user/preference:恐怖片 =  (retract) [named]']],
       ['其实应该是周四', ['task user/deadline = 周四 [named]']],
     ],
     en: [
@@ -165,6 +166,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I usually run in the morning', ['preference user/preference:run = habit']],
       ['I go hiking most weekends', ['preference user/preference:hiking = habit']],
       ['From now on book me aisle seats', ['preference user/preference:aisle-seats = like [named]']],
+      ["I don't watch horror movies anymore", ['preference user/preference:horror-movies =  (retract) [named]']],
       ['we go sailing every summer', []],
       ['my favorite editor is Zed', ['preference user/editor = Zed']],
     ],
