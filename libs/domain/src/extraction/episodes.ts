@@ -1,3 +1,4 @@
+import type { MemoryRecord } from '@engram/contracts';
 import { NOT_HELD } from './constraint-values';
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
 import { entitiesOf } from '../rules/rule-extractor';
@@ -20,6 +21,16 @@ export function episodeMergeKey(subject: 'user' | 'assistant', sessionId: string
   return `${subject}/episode:${sessionId}:${turnId}`;
 }
 export const EPISODE_IMPORTANCE = 0.4;
+
+/** The session of an episode (its attribute is `episode:<sessionId>:<turnId>`), else null. */
+export function episodeSessionOf(memory: Pick<MemoryRecord, 'kind' | 'attribute' | 'sourceTurnIds'>): string | null {
+  const turnId = memory.sourceTurnIds[0];
+  if (memory.kind !== 'episode' || turnId === undefined) return null;
+  const prefix = 'episode:';
+  const suffix = `:${turnId}`;
+  if (!memory.attribute.startsWith(prefix) || !memory.attribute.endsWith(suffix)) return null;
+  return memory.attribute.slice(prefix.length, memory.attribute.length - suffix.length);
+}
 
 /**
  * The episode of a turn; `facts` (what was extracted from the same turn) become its search keys —

@@ -233,6 +233,8 @@ export interface CorrectionCues {
 /** Decisions, tasks, deadlines and what is being bought. */
 export interface PlanCues {
   readonly decision: readonly string[];
+  /** Regex sources: a decision's object that only points at a proposal ("这个方案来", "that plan"): `acceptedProposal`. */
+  readonly acceptance: readonly string[];
   readonly task: readonly string[];
   readonly deadline: readonly string[];
   /**

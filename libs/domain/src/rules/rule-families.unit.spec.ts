@@ -113,6 +113,8 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
     role: 'user',
     zh: [
       ['我们决定用 Kafka', ['decision user/message_queue = Kafka']],
+      ['就这么定了：周三上线灰度，周五全量', ['decision user/decision:周三上线灰度 = 周三上线灰度，周五全量']],
+      ['说好了春节回我老家过', ['decision user/decision:春节回我老家过 = 春节回我老家过']],
       ['下周五前交报告', ['task user/deadline = 下周五']],
       ['我需要在周五前写完周报', ['task user/deadline:写完周报 = 周五']],
       ['项目截止日期是12月1日', ['task user/deadline = 12月1日']],
@@ -122,6 +124,12 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
     ],
     en: [
       ['we decided to go with Redis', ['decision user/decision:go-with-redis = go with Redis']],
+      ["Let's go with Postgres", ['decision user/database = PostgreSQL']],
+      [
+        "Let's settle the launch: beta on March 3, general availability on April 15.",
+        ['decision user/decision:launch-beta-on-march-3 = launch: beta on March 3, general availability on April 15'],
+      ],
+      ['we agreed to ship the beta first', ['decision user/decision:ship-the-beta-first = ship the beta first']],
       ['the deadline is Friday', ['task user/deadline = Friday']],
       ['send the report by Friday', ['task user/deadline:send-the-report = Friday']],
       ['standup is every day at 9:30', ['fact user/standup = every day at 9:30']],
@@ -209,12 +217,17 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
     role: 'assistant',
     zh: [
       ['我推荐你读《三体》', ['fact assistant/recommendation:三体 = 三体']],
+      ['推荐你读《你好，旧时光》', ['fact assistant/recommendation:你好-旧时光 = 你好，旧时光']],
       ['我会提醒你周五交报告', ['task assistant/promise:周五交报告 = 周五交报告']],
       ['总之先用 Kafka', ['fact assistant/conclusion:先用-kafka = 先用 Kafka']],
       ['你喜欢 VS Code 吗？', []],
     ],
     en: [
       ["I'd recommend trying Hakata Ramen Ichiran", ['fact assistant/recommendation:hakata-ramen-ichiran = Hakata Ramen Ichiran']],
+      [
+        "I'd recommend 'Thinking, Fast and Slow' by Daniel Kahneman.",
+        ['fact assistant/recommendation:thinking-fast-and-slow = Thinking, Fast and Slow'],
+      ],
       ["I'll remind you on Friday", ['task assistant/promise:on-friday = on Friday']],
       ['the conclusion is to start with Postgres', ['fact assistant/conclusion:start-with-postgres = start with Postgres']],
       ['You prefer VS Code, right?', []],

@@ -180,7 +180,7 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
       'push',
       'put',
     ],
-    plans: ["let's use", 'we picked', 'we settled on', 'the decision is', 'to do:', 'working on', 'i must', 'i will', "i'll", 'ddl'],
+    plans: ["let's use", 'we picked', 'the decision is', 'to do:', 'working on', 'i must', 'i will', "i'll", 'ddl'],
     preferences: [
       'i really like',
       'i enjoy',

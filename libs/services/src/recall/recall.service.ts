@@ -6,6 +6,7 @@ import {
   episodeMergeKey,
   embeddedText,
   expandQuery,
+  followUpFor,
   hitIds,
   holdsAt,
   indexCandidates,
@@ -20,6 +21,7 @@ import {
   recallPipeline,
   RecallQuery,
   RecallSession,
+  searchedText,
   summaryMergeKey,
   tokenize,
   translatedTerms,
@@ -104,10 +106,13 @@ export class RecallService {
     };
 
     // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
-    const [{ pinned, candidates, degraded }, session] = await Promise.all([
+    const [{ pinned, candidates, degraded, search }, session] = await Promise.all([
       known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(tenantId, userId, query, learned.memories),
       this.sessionOf(tenantId, request, lookBack, now),
     ]);
+    // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
+    const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now, this.lexicon);
+    const followUps = followUp ? { followUp, candidates: await search(followUp.text, followUp.text) } : null;
 
     const answer = recallPipeline({
       query,
@@ -122,6 +127,7 @@ export class RecallService {
         lexicon: this.lexicon,
       },
       now,
+      followUps,
     });
     this.audit.record(tenantId, request, answer);
     this.recordAccess(tenantId, userId, answer.used, now);
@@ -159,34 +165,38 @@ export class RecallService {
     query: RecallQuery,
     known: readonly MemoryRecord[] | null,
   ): Promise<Sources> {
+    const search = async (lexical: string, semantic: string) =>
+      (await this.indexCandidates(tenantId, userId, lexical, semantic, query.filter)).candidates;
     const [pinned, { candidates, degraded }] = await Promise.all([
       // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
       known?.filter((memory) => memory.pinned && memory.status === 'active') ??
         this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      this.indexCandidates(tenantId, userId, query.expanded, query.filter),
+      this.indexCandidates(tenantId, userId, searchedText(query.expanded), query.expanded, query.filter),
     ]);
-    return { pinned, candidates, degraded };
+    return { pinned, candidates, degraded, search };
   }
 
+  /** `lexical`: what BM25 searches for (a question with what its referents are found by, `searchedText`); `semantic`: what is embedded. */
   private async indexCandidates(
     tenantId: string,
     userId: string,
-    query: string,
+    lexical: string,
+    semantic: string,
     filter: RecallFilter | null,
   ): Promise<{ candidates: RecallCandidates; degraded: RecallDegradation[] }> {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
-    const terms = tokenize(query);
+    const terms = tokenize(lexical);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, knn] = await Promise.all([
       // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
       legs === 'knn'
         ? []
-        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(query, this.lexicon)], limit, ...within }),
+        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(semantic, this.lexicon)], limit, ...within }),
       legs === 'bm25'
         ? []
-        : this.vectorsOrNone(() => this.briefly([query], 'query')).then(
+        : this.vectorsOrNone(() => this.briefly([semantic], 'query')).then(
             (vectors) => vectors && this.search.searchVector({ tenantId, userId, vector: vectors[0], limit, ...within }),
           ),
     ]);
@@ -237,23 +247,23 @@ export class RecallService {
     const views = pastViews(known, query.asOf, query.validAt, query.filter);
     const pinned = views.filter((memory) => memory.pinned);
     const rankable = rankableViews(views);
-    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES, degraded: [] };
-    const vectors = await this.vectorsOrNone(async () => {
-      const [[vector], passages] = await Promise.all([
-        this.briefly([query.expanded], 'query'),
-        this.briefly(
-          rankable.map((view) => embeddedText(view, aliases)),
-          'passage',
-        ),
-      ]);
-      return { query: vector, passages };
-    });
+    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES, degraded: [], search: () => Promise.resolve(NO_CANDIDATES) };
     const limit = this.recallOptions.candidates;
-    return {
-      pinned,
-      candidates: pastCandidates(rankable, query.expanded, vectors, { limit, aliases, lexicon: this.lexicon }),
-      degraded: vectors === null ? ['embedder'] : [],
+    // The views are embedded once: a follow-up's second search scores the same passages.
+    const passages = this.vectorsOrNone(() =>
+      this.briefly(
+        rankable.map((view) => embeddedText(view, aliases)),
+        'passage',
+      ),
+    );
+    const search = async (lexical: string, semantic: string) => {
+      const embedded = await passages;
+      const vector = embedded && (await this.vectorsOrNone(() => this.briefly([semantic], 'query')));
+      const vectors = embedded && vector ? { query: vector[0], passages: embedded } : null;
+      return pastCandidates(rankable, lexical, vectors, { limit, aliases, lexicon: this.lexicon });
     };
+    const candidates = await search(searchedText(query.expanded), query.expanded);
+    return { pinned, candidates, degraded: (await passages) === null ? ['embedder'] : [], search };
   }
 
   /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */
@@ -335,11 +345,13 @@ export class RecallService {
   }
 }
 
-/** What recall ranks and what it pins, from either source, and the dependencies it had to do without. */
+/** What recall ranks and what it pins, from either source, the dependencies it had to do without, and how that source is searched again (a follow-up's second search). */
 interface Sources {
   readonly pinned: readonly MemoryRecord[];
   readonly candidates: RecallCandidates;
   readonly degraded: readonly RecallDegradation[];
+  /** BM25 for `lexical`, the embedding of `semantic`. */
+  readonly search: (lexical: string, semantic: string) => Promise<RecallCandidates>;
 }
 
 /** Moved to the configuration library, where every option is mapped; re-exported for existing importers. */

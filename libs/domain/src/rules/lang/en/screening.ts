@@ -175,6 +175,10 @@ export const enScreening: ScreeningCues = {
       "we're going with",
       'we are going with',
       'final decision',
+      "let's settle",
+      'settled',
+      'we agreed',
+      "we've agreed",
     ],
     correction: [
       'actually',

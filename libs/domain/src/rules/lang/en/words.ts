@@ -107,6 +107,8 @@ export const enWords: WordCues = {
     'That',
     "That's",
     "Let's",
+    "Here's",
+    "There's",
     'Actually',
     'Please',
     'Thanks',
