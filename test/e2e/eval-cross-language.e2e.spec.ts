@@ -8,9 +8,13 @@ import { embeddedEngine, runEval } from '../../apps/engram/cli/eval';
  * the default embedder and lexicon: questions asked in the other language than the turn that answers
  * them, and Chinese questions sharing no word with the answer. Floors are the measured figures
  * rounded down (docs/benchmarks.md, "Meaning across languages"): without the lexicon, cross-language
- * recall@5 is 0.095 and paraphrase 0.500.
+ * recall@5 is 0.095 and paraphrase 0.500. Since the profile is pinned (issue 30: role, employer,
+ * city…), "What is my job?" is answered by the pinned facts, which the eval scores apart from the
+ * ranked top 5: the ranked floor is 0.80 (measured 0.8095), and what reaches the context — the top
+ * 5 or the pinned facts — is held to 0.85.
  */
-const CROSS_LANGUAGE_FLOOR = 0.85;
+const CROSS_LANGUAGE_FLOOR = 0.8;
+const CROSS_LANGUAGE_IN_CONTEXT_FLOOR = 0.85;
 const PARAPHRASE_FLOOR = 0.66;
 
 const modules: CliModules = {
@@ -22,7 +26,7 @@ jest.setTimeout(600_000);
 
 describe('engram eval on the cross-language set (embedded)', () => {
   it('finds answers said in the other language, and said in other words, beyond BM25 over the raw turns', async () => {
-    const { report } = await runEval(
+    const { report, results } = await runEval(
       {
         dataset: path.join(__dirname, '..', 'eval', 'engram-cross-language.jsonl'),
         k: 5,
@@ -37,6 +41,13 @@ describe('engram eval on the cross-language set (embedded)', () => {
     expect(crossLanguage.questions).toBeGreaterThanOrEqual(16);
     expect(paraphrase.questions).toBeGreaterThanOrEqual(8);
     expect(crossLanguage.recallAtK).toBeGreaterThanOrEqual(CROSS_LANGUAGE_FLOOR);
+    // Evidence turns in the context: in the ranked top 5 or behind a pinned fact.
+    const asked = results.filter((r) => r.category === 'cross-language' && r.evidence.length > 0);
+    const reached = asked.map((r) => {
+      const shown = new Set([...r.recalled.slice(0, 5), ...r.pinned]);
+      return r.evidence.filter((turn) => shown.has(turn)).length / r.evidence.length;
+    });
+    expect(reached.reduce((a, b) => a + b, 0) / asked.length).toBeGreaterThanOrEqual(CROSS_LANGUAGE_IN_CONTEXT_FLOOR);
     expect(paraphrase.recallAtK).toBeGreaterThanOrEqual(PARAPHRASE_FLOOR);
     // BM25 over the raw turns (engram's tokenizer, no lexicon) is what engram was before.
     expect(crossLanguage.recallAtK!).toBeGreaterThan(crossLanguage.baseline.recallAtK! + 0.5);

@@ -345,6 +345,7 @@ describe('hostile input (embedded)', () => {
       ['delete', (u) => `/v1/users/${u}`],
       ['delete', (u, m) => `/v1/users/${u}/memories/${m}`, { reason: 'wrong' }],
       ['post', (u, m) => `/v1/users/${u}/memories/${m}/revert`, { version: 1 }],
+      ['post', (u, m) => `/v1/users/${u}/memories/${m}/confirm`],
       ['put', (u) => `/v1/users/${u}/profile`, { attributes: { city: '杭州' } }],
     ];
 
@@ -530,7 +531,7 @@ describe('tenant scope of /v1/pipeline/status (embedded)', () => {
   });
   afterAll(async () => engram.destroy());
 
-  it('given a tenant key, then only the backlog it waits behind; the admin key sees the deployment; no key or a wrong one is a 401', async () => {
+  it('given a tenant key, then only the backlog it waits behind, the dead letters and what is down; the admin key sees the deployment; no key or a wrong one is a 401', async () => {
     await engram
       .http()
       .post('/v1/turns')
@@ -538,10 +539,12 @@ describe('tenant scope of /v1/pipeline/status (embedded)', () => {
       .send(turnsBody('u-globex', 's1', [{ turnId: 't1', text: 'globex is busy' }]))
       .expect(202);
     const tenant = await engram.http().get('/v1/pipeline/status').set('Authorization', 'Bearer key-a').expect(200);
-    expect(Object.keys(tenant.body).sort()).toEqual(['pending', 'scope']);
-    expect(tenant.body).toEqual({ scope: 'tenant', pending: expect.any(Number) });
+    expect(Object.keys(tenant.body).sort()).toEqual(['deadLetters', 'down', 'pending', 'scope']);
+    expect(tenant.body).toEqual({ scope: 'tenant', pending: expect.any(Number), deadLetters: 0, down: [] });
     const admin = await engram.http().get('/v1/pipeline/status').set('Authorization', 'Bearer admin-key').expect(200);
-    expect(admin.body).toMatchObject({ scope: 'deployment', pending: expect.any(Number), ingested: 1 });
+    expect(admin.body).toMatchObject({ scope: 'deployment', pending: expect.any(Number), deadLetters: 0, down: [], ingested: 1 });
+    // The hashing embedder and the rules call no server: no dependency to report.
+    expect(admin.body.dependencies).toEqual([]);
     expect(admin.body.stages.map((s: { group: string }) => s.group)).toEqual(['filter', 'extractor', 'sessions', 'resolver', 'indexer']);
     for (const auth of [undefined, 'Bearer wrong', 'Basic key-a']) {
       const call = engram.http().get('/v1/pipeline/status');

@@ -120,7 +120,7 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
       expect(recalled).toContain('文三路200号');
       expect(recalled).not.toMatch(/建国路|世纪大道/);
       const stored = await memories('zhou');
-      expect(stored.filter((m) => m.attribute === '收货地址').map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([
+      expect(stored.filter((m) => m.attribute === 'shipping_address').map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([
         ['杭州市西湖区文三路200号', ['北京市朝阳区建国路88号', '上海市浦东新区世纪大道100号']],
       ]);
       expect(stored.filter((m) => m.attribute === 'budget').map((m) => [m.value, m.history.length])).toEqual([['三万', 0]]);
@@ -135,7 +135,7 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
       expect(recalled).toContain('450 Elm Avenue');
       expect(recalled).not.toMatch(/Oak Street|Pine Road/);
       const stored = await memories('sam');
-      expect(stored.filter((m) => m.attribute === 'shipping-address').map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([
+      expect(stored.filter((m) => m.attribute === 'shipping_address').map((m) => [m.value, m.history.map((h) => h.value)])).toEqual([
         ['450 Elm Avenue', ['12 Oak Street', '300 Pine Road']],
       ]);
       expect(stored.filter((m) => m.attribute === 'budget').map((m) => [m.value, m.history.length])).toEqual([['$3000', 0]]);
@@ -147,7 +147,7 @@ describe('corrections and chat-side control (HTTP, Chinese and English)', () => 
       await recall('qin', '预算', after);
       const stored = await memories('qin');
       expect(stored.find((m) => m.attribute === 'budget')).toMatchObject({ value: '五万', history: [] });
-      expect(stored.find((m) => m.attribute === '收货地址')).toMatchObject({ value: '上海市浦东新区世纪大道100号' });
+      expect(stored.find((m) => m.attribute === 'shipping_address')).toMatchObject({ value: '上海市浦东新区世纪大道100号' });
     });
 
     it('a number in a sentence not about money is not a budget: "my meeting room changed to room 301" leaves the budget alone', async () => {

@@ -74,6 +74,137 @@ describe('what is true now (HTTP, Chinese and English)', () => {
     return all.filter((m) => m.kind !== 'episode');
   }
 
+  /** The context's lines that present something as current (a line marked as history is not). */
+  function currentLines(context: string): string {
+    return context
+      .split('\n')
+      .filter((line) => !/以前：|previously:/iu.test(line))
+      .join('\n');
+  }
+
+  describe('changes of mind and of life land across sessions, days apart', () => {
+    it('"我喜欢高热量的饮食方案" on Monday, "我改主意了，我要低卡方案" on Wednesday in a new session: the low-calorie plan is what holds', async () => {
+      await say('lin', 's1', ['我喜欢高热量的饮食方案'], 1);
+      await smallTalk('lin', 'f1', 1);
+      const after = await say('lin', 's2', ['我改主意了，我要低卡方案'], 1);
+      const context = currentLines((await recall('lin', '给我推荐一个饮食方案', after, 's3')).context);
+      expect(context).toContain('低卡方案');
+      expect(context).not.toContain('高热量');
+    });
+
+    it('"I like high-calorie meal plans" on Monday, "I\'ve changed my mind, I want a low-calorie plan" on Wednesday: the low-calorie plan holds', async () => {
+      await say('lena', 's1', ['I like high-calorie meal plans'], 1);
+      await smallTalk('lena', 'f1', 1);
+      const after = await say('lena', 's2', ["I've changed my mind, I want a low-calorie plan"], 1);
+      const context = currentLines((await recall('lena', 'recommend me a meal plan', after, 's3')).context);
+      expect(context).toContain('low-calorie plan');
+      expect(context).not.toContain('high-calorie');
+    });
+
+    it('"我在招商银行工作", "我住在北京", weeks later "现在在字节跳动上班", "我搬到上海了": the new employer and city, pinned', async () => {
+      await say('gao', 's1', ['我在招商银行工作', '我住在北京'], 20);
+      await smallTalk('gao', 'f1', 3);
+      const after = await say('gao', 's2', ['上个月离职了，现在在字节跳动上班', '我搬到上海了'], 2);
+      const answer = await recall('gao', '帮我写一段自我介绍', after, 's3');
+      expect(answer.facts.map((f) => f.content).join('\n')).toMatch(/字节跳动[\s\S]*上海|上海[\s\S]*字节跳动/u);
+      const context = currentLines(answer.context);
+      expect(context).not.toContain('招商银行');
+      expect(context).not.toContain('北京');
+      const stored = await memories('gao');
+      expect(
+        stored.filter((m) => m.attribute === 'employer' || m.attribute === 'location').map((m) => [m.attribute, m.value, m.pinned]),
+      ).toEqual(
+        expect.arrayContaining([
+          ['employer', '字节跳动', true],
+          ['location', '上海', true],
+        ]),
+      );
+    });
+
+    it('"I work at Stripe", "I live in Manchester", weeks later "I work at Google now", "We finally moved to Lisbon last weekend": the new employer and city', async () => {
+      await say('owen', 's1', ['I work at Stripe', 'I live in Manchester'], 20);
+      await smallTalk('owen', 'f1', 3);
+      const after = await say('owen', 's2', ['I work at Google now', 'We finally moved to Lisbon last weekend!'], 2);
+      const answer = await recall('owen', 'write a short bio for me', after, 's3');
+      const context = currentLines(answer.context);
+      expect(context).toContain('Google');
+      expect(context).toContain('Lisbon');
+      expect(context).not.toContain('Stripe');
+      expect(context).not.toContain('Manchester');
+    });
+
+    it('"以后寄到深圳…" replaces the shipping address said in an earlier session; "换了一辆特斯拉" the car', async () => {
+      await say('luo', 's1', ['我的收货地址是北京市朝阳区建国路88号', '我现在开的是一辆本田思域'], 5);
+      await smallTalk('luo', 'f1', 2);
+      const after = await say('luo', 's2', ['以后寄到深圳市南山区科技园8号', '思域卖掉了，换了一辆特斯拉 Model 3'], 1);
+      const context = currentLines((await recall('luo', '我的快递寄到哪里，我的车该保养了吗', after, 's3')).context);
+      expect(context).toContain('深圳市南山区科技园8号');
+      expect(context).toContain('Model 3');
+      expect(context).not.toContain('建国路');
+    });
+
+    it('"ship my orders to 12 Baker Street" replaced by "ship everything to 48 Elm Road from now on"; "I drive a Honda Civic" by "I drive a Tesla Model 3 now"', async () => {
+      await say('ada', 's1', ['Ship my orders to 12 Baker Street, please.', 'I drive a Honda Civic.'], 5);
+      await smallTalk('ada', 'f1', 2);
+      const after = await say('ada', 's2', ['Ship everything to 48 Elm Road from now on.', 'I drive a Tesla Model 3 now.'], 1);
+      const context = currentLines((await recall('ada', 'where will my parcel go, and what car do I drive', after, 's3')).context);
+      expect(context).toContain('48 Elm Road');
+      expect(context).toContain('Tesla Model 3');
+      expect(context).not.toContain('Baker Street');
+      expect(context).not.toContain('Civic');
+    });
+
+    it('"我跳槽到字节跳动了" replaces the employer said months before; a 94-day-old "我最近在学Go语言" ranks below a 3-day-old "我最近在学Rust语言"', async () => {
+      await say('zhao', 's1', ['我在招商银行工作', '我最近在学Go语言'], 91);
+      await smallTalk('zhao', 'f1', 0);
+      const after = await say('zhao', 's2', ['我跳槽到字节跳动了', '我最近在学Rust语言'], 3);
+      const work = currentLines((await recall('zhao', '我现在在哪工作', after, 's3')).context);
+      expect(work).toContain('字节跳动');
+      expect(work).not.toContain('招商银行');
+      const learning = (await recall('zhao', '我最近在学什么语言', after, 's3')).memories.map((m) => m.content);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeGreaterThanOrEqual(0);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeLessThan(learning.findIndex((c) => c.includes('Go语言')) >>> 0);
+    });
+
+    it('"I moved to Lisbon" after another sentence is where the user lives, not a correction of it; 94-day-old "learning Go" ranks below 3-day-old "learning Rust"', async () => {
+      await say('ivy', 's1', ['I live in Porto', "I've been learning Go lately"], 91);
+      await smallTalk('ivy', 'f1', 0);
+      const after = await say(
+        'ivy',
+        's2',
+        ["I'm planning a trip to Japan in spring", 'I moved to Lisbon', "I've been learning Rust lately"],
+        3,
+      );
+      const home = currentLines((await recall('ivy', 'find me a gym near home', after, 's3')).context);
+      expect(home).toContain('Lisbon');
+      expect(home).not.toContain('Porto');
+      expect(home).toContain('Japan');
+      const learning = (await recall('ivy', 'what language am I learning these days?', after, 's3')).memories.map((m) => m.content);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeGreaterThanOrEqual(0);
+      expect(learning.findIndex((c) => c.includes('Rust'))).toBeLessThan(learning.findIndex((c) => c.includes('learning Go')) >>> 0);
+    });
+
+    it('"周报我习惯用表格" then, days later, "周报以后改成纯文字吧": the new format holds; "下午茶我一般点奶茶" then "下午茶改喝美式"', async () => {
+      await say('sun', 's1', ['周报我习惯用表格的形式来写', '下午茶我一般点奶茶'], 3);
+      await smallTalk('sun', 'f1', 2);
+      const after = await say('sun', 's2', ['周报以后改成纯文字吧，表格太麻烦了', '下午茶改喝美式'], 1);
+      const context = currentLines((await recall('sun', '帮我写周报，顺便点个下午茶', after, 's3')).context);
+      expect(context).toContain('纯文字');
+      expect(context).toContain('美式');
+      expect(context).not.toContain('习惯用表格');
+      expect(context).not.toContain('一般点奶茶');
+    });
+
+    it('"Keep your answers short and in bullet points" then, days later, "From now on I want detailed explanations": the new rule holds', async () => {
+      await say('eve', 's1', ['Please keep your answers short and in bullet points.'], 3);
+      await smallTalk('eve', 'f1', 2);
+      const after = await say('eve', 's2', ['From now on I want detailed explanations in full paragraphs, not bullet points.'], 1);
+      const context = currentLines((await recall('eve', 'Explain how DNS resolution works', after, 's3')).context);
+      expect(context).toContain('detailed explanations');
+      expect(context).not.toContain('short and in bullet points');
+    });
+  });
+
   describe('standing constraints reach the prompts that need them', () => {
     it('"这条必须永远记住：我女儿对花生过敏", then days later "周末带孩子出去吃什么好": the allergy is a pinned fact', async () => {
       await say('mei', 's1', ['这条必须永远记住：我女儿对花生过敏'], 3);

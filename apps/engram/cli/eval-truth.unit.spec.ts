@@ -1,3 +1,5 @@
+import type { MemoryRecord } from '@engram/contracts';
+import { assembleContext } from '@engram/domain';
 import { isHistoryLine, parseTruthDataset, scoreCheck, summarise, type CheckResult } from './eval-truth';
 import { LineError } from './turn-lines';
 
@@ -72,6 +74,46 @@ describe('eval-truth', () => {
       expect(isHistoryLine('- 以前：高热量（11-23）')).toBe(true);
       expect(isHistoryLine('- formerly: Porto (2026-10-02), Lisbon since 2026-11-20')).toBe(true);
       expect(isHistoryLine('- I live in Porto')).toBe(false);
+    });
+
+    it('reads the context block as engram writes it: a previous value on its own history line, a contradicted one still current', () => {
+      const versionOf = (value: string, content: string) => ({
+        version: 1,
+        value,
+        content,
+        validFrom: '2026-11-01T09:00:00.000Z',
+        validTo: '2026-11-04T09:00:00.000Z',
+        recordedAt: '2026-11-01T09:00:00.000Z',
+        supersededAt: '2026-11-04T09:00:00.000Z',
+        sourceTurnIds: ['t1'],
+      });
+      const fact = (memoryId: string, content: string, previous: string, conflict: boolean): MemoryRecord => ({
+        ...{ tenantId: 't', userId: 'u1', memoryId, mergeKey: `user/${memoryId}`, kind: 'profile', subject: 'user', attribute: memoryId },
+        ...{ value: 'none', content, entities: [], confidence: 0.85, importance: 0.9, ephemeral: false, pinned: true, status: 'active' },
+        ...{ version: 2, revision: 2, mentionCount: 1, sourceTurnIds: ['t2'], appliedItemIds: ['i1', 'i2'], validTo: null },
+        ...{ validFrom: '2026-11-04T09:00:00.000Z', createdAt: '2026-11-01T09:00:00.000Z', updatedAt: '2026-11-04T09:00:00.000Z' },
+        ...{ lastSeenAt: '2026-11-04T09:00:00.000Z', history: [versionOf(previous, previous)] },
+        ...(conflict
+          ? {
+              conflict: {
+                previousVersion: 1,
+                previousValue: previous,
+                previousContent: previous,
+                previousFrom: '2026-11-01T09:00:00.000Z',
+                since: '2026-11-04T09:00:00.000Z',
+              },
+            }
+          : {}),
+      });
+      const { context } = assembleContext({
+        facts: [fact('zh', '我可以用青霉素', '我对青霉素过敏', true), fact('en', 'I live in Lisbon', 'I live in Porto', false)],
+        memories: [],
+        recent: [],
+        tokenBudget: 1000,
+        now: new Date('2026-11-10T00:00:00.000Z'),
+      });
+      expect(scoreCheck(context, ['可以用青霉素', 'Lisbon', '对青霉素过敏', 'Porto'], ['对青霉素过敏', 'Porto']).passed).toBe(true);
+      expect(scoreCheck(context, [], ['可以用青霉素', 'Lisbon']).stale).toEqual(['可以用青霉素', 'Lisbon']);
     });
   });
 

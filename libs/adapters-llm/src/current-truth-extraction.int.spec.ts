@@ -50,7 +50,7 @@ const modelItem = (overrides: Record<string, unknown>) => ({
   ...overrides,
 });
 
-describe('OpenAiChatExtractor, prompt 5: what is true now', () => {
+describe('OpenAiChatExtractor, prompts 5 and 6: what is true now', () => {
   const stub = new ChatCompletionsStub();
   let url: string;
   const extractor = (options: Partial<OpenAiChatExtractorOptions> = {}) =>
@@ -265,7 +265,7 @@ describe('OpenAiChatExtractor, prompt 5: what is true now', () => {
     });
   });
 
-  describe('(e) contradictions: a constraint said not to hold is retracted', () => {
+  describe('(e) contradictions: a constraint said not to hold is denied, not retracted (prompt 6)', () => {
     it.each([
       [
         'Chinese',
@@ -281,16 +281,19 @@ describe('OpenAiChatExtractor, prompt 5: what is true now', () => {
         'allergy:penicillin',
         'penicillin',
       ],
-    ])('given an allergy, then "I can take it" (%s) retracts that allergy', async (_, before, contradictions, attribute, what) => {
-      expect((await read(before)).map((i) => [i.kind, i.attribute, i.value, i.operation])).toEqual([
-        ['profile', attribute, what, 'assert'],
-      ]);
-      for (const text of contradictions) {
-        expect((await read(text)).map((i) => [i.kind, i.subject, i.attribute, i.value, i.operation, i.correction])).toEqual([
-          ['profile', 'user', attribute, '', 'retract', 'named'],
+    ])(
+      'given an allergy, then "I can take it" (%s) denies that allergy: its key, the value none',
+      async (_, before, contradictions, attribute, what) => {
+        expect((await read(before)).map((i) => [i.kind, i.attribute, i.value, i.operation])).toEqual([
+          ['profile', attribute, what, 'assert'],
         ]);
-      }
-    });
+        for (const text of contradictions) {
+          expect((await read(text)).map((i) => [i.kind, i.subject, i.attribute, i.value, i.operation, i.correction])).toEqual([
+            ['profile', 'user', attribute, 'none', 'assert', 'named'],
+          ]);
+        }
+      },
+    );
 
     it("given a retraction of a family's fact with a value beside it, then the value is dropped: the key names the fact", async () => {
       stub.reset(() =>
@@ -305,6 +308,23 @@ describe('OpenAiChatExtractor, prompt 5: what is true now', () => {
         ['editor', 'Vim', 'retract'],
       ]);
       expect(EXTRACTION_SYSTEM_PROMPT).toContain('"我可以用青霉素" (after an allergy to it)');
+    });
+
+    it('given a denial in any case, on a constraint or a liking, then its value is "none", what the resolver reads', async () => {
+      stub.reset(() =>
+        answer([
+          modelItem({ kind: 'profile', attribute: 'allergy:Penicillin', value: 'None', corrects: true }),
+          modelItem({ kind: 'preference', attribute: 'preference:香菜', value: ' NONE ', corrects: true }),
+          modelItem({ kind: 'fact', attribute: 'database', value: 'None' }),
+        ]),
+      );
+      expect((await read('x')).map((i) => [i.attribute, i.value, i.operation])).toEqual([
+        ['allergy:penicillin', 'none', 'assert'],
+        ['preference:香菜', 'none', 'assert'],
+        // A plain attribute's value is the user's word, whatever it is.
+        ['database', 'None', 'assert'],
+      ]);
+      expect(EXTRACTION_SYSTEM_PROMPT).toContain('the value "none"');
     });
   });
 });

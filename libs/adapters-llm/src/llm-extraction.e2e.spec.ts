@@ -189,9 +189,9 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
 
   /*
    * Issue 30, "what is true now", with the model: the user's sessions days apart, small talk between,
-   * the model's (hand-authored) answers to prompt 5 decided by the real resolver, read back over HTTP.
+   * the model's (hand-authored) answers to prompts 5 and 6 decided by the real resolver, read back over HTTP.
    */
-  describe('what is true now, read by the model (prompt 5)', () => {
+  describe('what is true now, read by the model (prompts 5 and 6)', () => {
     const DAY = 86_400_000;
     let clock: TestClock;
     let turnNo = 0;
@@ -206,7 +206,8 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
       pinned: boolean;
       sensitive?: boolean;
       expiresAt?: string;
-      history: { value: string }[];
+      history: { value: string; content: string }[];
+      conflict?: { previousVersion: number };
     }
 
     async function start(env: Record<string, string> = {}): Promise<void> {
@@ -389,17 +390,23 @@ describe('LLM extraction (HTTP, ENGRAM_EXTRACTOR=llm)', () => {
         'allergy:penicillin',
       ],
     ])(
-      '(e) "I can take it" days after an allergy (%s) retracts the allergy: no longer pinned nor recalled as current',
+      '(e) "I can take it" days after an allergy (%s) supersedes it, flagged as a contradiction; the allergy only as history',
       async (_, allergy, contradiction, query, attribute) => {
         await start();
         await say('yan', 's1', [allergy], 4);
         await smallTalk('yan', 's2', 2);
         const after = await say('yan', 's3', [contradiction]);
+        const [memory] = await stored('yan', 'all');
+        expect(await stored('yan', 'all')).toHaveLength(1);
+        expect(memory).toMatchObject({ attribute, status: 'active', value: 'none', pinned: true, conflict: { previousVersion: 1 } });
         const answer = await recalled('yan', query, after);
-        expect(answer.facts).toEqual([]);
-        expect([...answer.facts, ...answer.memories]).not.toContain(allergy);
-        expect(await stored('yan')).toEqual([]);
-        expect((await stored('yan', 'all')).map((m) => [m.attribute, m.status])).toEqual([[attribute, 'retracted']]);
+        expect(answer.facts).toEqual([memory.content]);
+        const lines = answer.context.split('\n');
+        // The allergy's words are there only on the history line under the denial.
+        const historyAt = lines.findIndex((line) => /^ {2}[（(](?:以前：|previously: )/u.test(line));
+        expect(lines[historyAt - 1]).toContain(memory.content);
+        expect(lines[historyAt]).toContain(memory.history[0].content);
+        expect(lines.filter((line) => line.includes(memory.history[0].content))).toEqual([lines[historyAt]]);
       },
     );
   });

@@ -279,9 +279,9 @@ describe('OpenAiChatExtractor', () => {
   });
 
   it('has a version naming the prompt and the model, and leaves out an empty model', async () => {
-    expect(extractor().version).toBe('llm-5:gpt-4o-mini');
+    expect(extractor().version).toBe('llm-6:gpt-4o-mini');
     const unnamed = new OpenAiChatExtractor({ url, model: '' });
-    expect(unnamed.version).toBe('llm-5:default');
+    expect(unnamed.version).toBe('llm-6:default');
     await unnamed.extract(turn(FIXTURE_TURNS.zh.text));
     expect(stub.requests[0].body).not.toHaveProperty('model');
   });
@@ -310,7 +310,7 @@ describe('OpenAiChatExtractor', () => {
         }),
       );
       expect(strategy).toBeInstanceOf(OpenAiChatExtractor);
-      expect(strategy.version).toBe('llm-5:qwen2.5-7b-instruct');
+      expect(strategy.version).toBe('llm-6:qwen2.5-7b-instruct');
       await strategy.extract(turn(FIXTURE_TURNS.zh.text));
       expect(stub.requests[0].body.model).toBe('qwen2.5-7b-instruct');
       expect(stub.requests[0].headers.authorization).toBe('Bearer k');

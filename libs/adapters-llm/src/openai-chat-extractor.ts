@@ -1,9 +1,11 @@
 import { excerpt, postJson, withRetries } from '@engram/http-json';
 import {
+  AVOIDED,
   DEFAULT_WORKING_MEMORY_MINUTES,
   defaultRuleExtractorConfig,
   endOfScope,
   LAST_MENTIONED,
+  NOT_HELD,
   PINNED_FAMILIES,
   slugify,
   TIME_SCOPES,
@@ -121,7 +123,12 @@ export class OpenAiChatExtractor implements ExtractionStrategy {
   /** One turn, with retries: the assistant message's content. */
   private request(input: ExtractionInput): Promise<string> {
     const body = JSON.stringify(this.requestBody(input));
-    return withRetries(() => this.attempt(body), { retries: this.retries, backoffMs: this.backoffMs, errorClass: LlmExtractionError });
+    return withRetries(() => this.attempt(body), {
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      errorClass: LlmExtractionError,
+      dependency: 'llm',
+    });
   }
 
   private async attempt(body: string): Promise<string> {
@@ -300,13 +307,18 @@ function kindOf(kind: LlmItemKind, attribute: string): LlmItemKind {
   return family === 'preference' ? 'preference' : kind;
 }
 
-const LIKING_VALUES: readonly string[] = ['like', 'dislike', 'avoid', 'habit'];
+const LIKING_VALUES: readonly string[] = ['like', 'dislike', AVOIDED, 'habit'];
 
-/** A liking's value in the words the resolver reads ("Avoid" → "avoid": a food not taken is pinned); others as said. */
+/**
+ * A family's value in the words the resolver reads: a liking's ("Avoid" → "avoid": a food not taken is
+ * pinned), and a constraint said not to hold ("None" → "none", rule 17: it lands on the constraint it
+ * denies); others as said.
+ */
 function preferenceValue(attribute: string, value: string | null): string | null {
-  if (value === null || !attribute.startsWith('preference:')) return value;
-  const word = value.toLowerCase();
-  return LIKING_VALUES.includes(word) ? word : value;
+  if (value === null || !attribute.includes(':')) return value;
+  const word = value.trim().toLowerCase();
+  if (word === NOT_HELD) return NOT_HELD;
+  return attribute.startsWith('preference:') && LIKING_VALUES.includes(word) ? word : value;
 }
 
 /** The relation words of the language packs ("女儿", "mom", "daughter") → the relation ("daughter"), as the rules name them. */

@@ -56,6 +56,7 @@ export class OpenAiChatSummarizer implements SummaryWriter {
       retries: this.retries,
       backoffMs: this.backoffMs,
       errorClass: LlmExtractionError,
+      dependency: 'llm',
     });
     return parseLines(content, this.endpoint);
   }

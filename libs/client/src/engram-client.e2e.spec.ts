@@ -140,6 +140,18 @@ describe('@engram/client against a real engram', () => {
     expect((await acme.recall('mei', '预算')).context).not.toContain('三万');
   });
 
+  it('confirms a memory whose value contradicts an earlier one: the conflict note goes', async () => {
+    const acme = client('key-a');
+    await acme.remember('ling', 's1', [{ turnId: 't1', role: 'user', text: '我对青霉素过敏', occurredAt: '2026-11-20T08:00:00Z' }]);
+    await acme.remember('ling', 's2', [{ turnId: 't2', role: 'user', text: '我可以用青霉素', occurredAt: '2026-11-25T08:00:00Z' }]);
+    const [contradicted] = await acme.memories('ling').then((all) => all.filter((m) => m.kind !== 'episode'));
+    expect(contradicted.conflict).toMatchObject({ previousContent: '我对青霉素过敏' });
+    const confirmed = await acme.confirm('ling', contradicted.memoryId);
+    expect(confirmed).toMatchObject({ changed: true, memory: { memoryId: contradicted.memoryId, value: 'none', pinned: false } });
+    expect(confirmed.memory.conflict).toBeUndefined();
+    expect(await acme.confirm('ling', contradicted.memoryId)).toMatchObject({ changed: false });
+  });
+
   it('retries a 429 after the Retry-After the server sent, and reports it once retries run out', async () => {
     // ENGRAM_TENANT_RATE_LIMIT=2: a burst of 20 turns, then 2 more turns/s.
     const turns = (n: number, from: number) =>

@@ -91,6 +91,11 @@ export class EngramClient {
     );
   }
 
+  /** Confirms a memory whose value contradicts an earlier one (its `conflict`): the note goes. */
+  confirm(userId: string, memoryId: string): Promise<MemoryCommandResponse> {
+    return this.call(this.api.POST('/v1/users/{userId}/memories/{memoryId}/confirm', { params: { path: { userId, memoryId } } }));
+  }
+
   /** Brings back one memory's earlier version as a new version. */
   revert(userId: string, memoryId: string, version: number): Promise<MemoryCommandResponse> {
     return this.call(

@@ -116,6 +116,8 @@ export class EngramConfig {
   @Transform(toNumber) @IsNumber() @Min(0) ENGRAM_ACCESS_HALF_LIFE_DAYS = ACCESS_HALF_LIFE_DAYS;
   /** How long `after` may wait for the read side before answering anyway. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_AFTER_TIMEOUT_MS = 5000;
+  /** How long recall waits for the embedder (one attempt) before it answers from BM25 alone, `degraded: ['embedder']`. */
+  @Transform(toNumber) @IsInt() @Min(50) @Max(600_000) ENGRAM_RECALL_EMBED_TIMEOUT_MS = 2000;
 
   // Write side
   @Transform(toNumber) @IsNumber() @Min(0) @Max(1) ENGRAM_SIMILARITY_THRESHOLD = 0.85;
@@ -129,6 +131,18 @@ export class EngramConfig {
   /** Attempts per batch, then per event, before an event goes to `<topic>.dlq`. */
   @Transform(toNumber) @IsInt() @Min(1) @Max(100) ENGRAM_STAGE_ATTEMPTS = 3;
   @Transform(toNumber) @IsInt() @Min(0) @Max(60_000) ENGRAM_STAGE_RETRY_DELAY_MS = 100;
+  /**
+   * A stage whose dependency is unavailable (the embedder, the chat model) pauses: its batch is tried
+   * again after this long, the wait doubling up to ENGRAM_STAGE_PAUSE_MAX_MS, until it goes through.
+   * Nothing is dead-lettered for an outage; what waits is counted in `pending`.
+   */
+  @Transform(toNumber) @IsInt() @Min(10) @Max(60_000) ENGRAM_STAGE_PAUSE_MS = 250;
+  @Transform(toNumber) @IsInt() @Min(10) @Max(600_000) ENGRAM_STAGE_PAUSE_MAX_MS = 10_000;
+  /**
+   * While a dependency is known to be down, recall answers without it at once and asks it again at
+   * most this often; a 503 that names a dependency says `Retry-After` this long (in seconds, rounded up).
+   */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_DEPENDENCY_RECHECK_MS = 5000;
 
   // Backpressure
   /** Ingest answers 429 while more than this many events are pending on the read path (0: off). */

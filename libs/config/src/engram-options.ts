@@ -18,6 +18,8 @@ import {
   backpressureOptionsFrom,
   ConsistencyOptions,
   consistencyOptionsFrom,
+  DependencyOptions,
+  dependencyOptionsFrom,
   EntityAliasOptions,
   entityAliasOptionsFrom,
   ForgettingOptions,
@@ -71,6 +73,7 @@ export interface EngramOptions {
   readonly elasticsearch: ElasticsearchOptions;
   readonly embedder: EmbedderOptions;
   readonly webhooks: WebhookOptions;
+  readonly dependencies: DependencyOptions;
 }
 
 export function engramOptions(config: EngramConfig): EngramOptions {
@@ -96,6 +99,7 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     elasticsearch: elasticsearchOptionsFrom(config),
     embedder: embedderOptionsFrom(config),
     webhooks: webhookOptionsFrom(config),
+    dependencies: dependencyOptionsFrom(config),
   };
 }
 
@@ -122,6 +126,7 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   elasticsearch: ElasticsearchOptions,
   embedder: EmbedderOptions,
   webhooks: WebhookOptions,
+  dependencies: DependencyOptions,
 };
 
 /** Every slice as a provider (`{ provide, useValue }`, the shape Nest takes), frozen so no consumer changes another's. */

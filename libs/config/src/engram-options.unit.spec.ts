@@ -169,6 +169,31 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(() => optionsOf({ ENGRAM_WEBHOOK_MAX_FAILURES: '0' })).toThrow('ENGRAM_WEBHOOK_MAX_FAILURES');
   });
 
+  it("maps the outage settings: the stage pause, recall's wait for the embedder, and the dependencies to watch", () => {
+    const defaults = optionsOf();
+    expect(defaults.pipeline.pause).toEqual({ firstMs: 250, maxMs: 10_000 });
+    expect(defaults.recall.embedTimeoutMs).toBe(2000);
+    // The hashing embedder and the rules call no server: nothing to watch.
+    expect(defaults.dependencies).toEqual({ watched: [], recheckMs: 5000 });
+    const set = optionsOf({
+      ENGRAM_STAGE_PAUSE_MS: '20',
+      ENGRAM_STAGE_PAUSE_MAX_MS: '400',
+      ENGRAM_RECALL_EMBED_TIMEOUT_MS: '300',
+      ENGRAM_DEPENDENCY_RECHECK_MS: '700',
+      ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',
+      ENGRAM_SUMMARIZER: 'llm',
+      ENGRAM_LLM_URL: 'http://127.0.0.1:9/v1',
+    });
+    expect(set.pipeline.pause).toEqual({ firstMs: 20, maxMs: 400 });
+    expect(set.recall.embedTimeoutMs).toBe(300);
+    expect(set.dependencies).toEqual({ watched: ['embedder', 'llm'], recheckMs: 700 });
+    expect(() => optionsOf({ ENGRAM_STAGE_PAUSE_MS: '5000', ENGRAM_STAGE_PAUSE_MAX_MS: '1000' })).toThrow(
+      'ENGRAM_STAGE_PAUSE_MAX_MS: must be at least ENGRAM_STAGE_PAUSE_MS',
+    );
+    expect(() => optionsOf({ ENGRAM_RECALL_EMBED_TIMEOUT_MS: 'soon' })).toThrow('ENGRAM_RECALL_EMBED_TIMEOUT_MS');
+    expect(() => optionsOf({ ENGRAM_DEPENDENCY_RECHECK_MS: '0' })).toThrow('ENGRAM_DEPENDENCY_RECHECK_MS');
+  });
+
   it('provides every slice under its own token, frozen', () => {
     const providers = engramOptionProviders(optionsOf());
     expect(providers.map((p) => p.provide)).toEqual(ENGRAM_OPTION_TOKENS);

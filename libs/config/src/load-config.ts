@@ -44,6 +44,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('ENGRAM_LLM_URL: required when ENGRAM_SUMMARIZER=llm');
   if (config.ENGRAM_WEBHOOK_RETRY_MAX_MS < config.ENGRAM_WEBHOOK_RETRY_BASE_MS)
     problems.push('ENGRAM_WEBHOOK_RETRY_MAX_MS: must be at least ENGRAM_WEBHOOK_RETRY_BASE_MS');
+  if (config.ENGRAM_STAGE_PAUSE_MAX_MS < config.ENGRAM_STAGE_PAUSE_MS)
+    problems.push('ENGRAM_STAGE_PAUSE_MAX_MS: must be at least ENGRAM_STAGE_PAUSE_MS');
   problems.push(...entityAliasProblems(config.ENGRAM_ENTITY_ALIASES));
   problems.push(...insightRuleProblems(config.ENGRAM_INSIGHT_RULES));
   if (problems.length > 0) throw new ConfigError(problems);

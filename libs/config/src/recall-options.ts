@@ -23,6 +23,8 @@ export interface RecallOptions {
   readonly carryOverTurns: number;
   /** ENGRAM_RECALL_AUDIT_TENANTS as written (`*`, a list, or empty). */
   readonly auditTenants: string;
+  /** How long recall waits for the embedder, in one attempt, before it answers from BM25 alone. */
+  readonly embedTimeoutMs: number;
 }
 
 export function recallOptionsFrom(config: EngramConfig): RecallOptions {
@@ -44,6 +46,7 @@ export function recallOptionsFrom(config: EngramConfig): RecallOptions {
     summaryEvery: config.ENGRAM_SUMMARY_EVERY,
     carryOverTurns: config.ENGRAM_CARRY_OVER_TURNS,
     auditTenants: config.ENGRAM_RECALL_AUDIT_TENANTS,
+    embedTimeoutMs: config.ENGRAM_RECALL_EMBED_TIMEOUT_MS,
   };
 }
 

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { ForgettingPolicy } from '@engram/domain';
+import type { DependencyName } from '@engram/ports';
 import type { EngramConfig } from './engram-config';
 
 /**
@@ -97,7 +98,11 @@ export function forgettingPolicyFrom(config: EngramConfig): ForgettingPolicy {
   return forgettingOptionsFrom(config).policy;
 }
 
-/** How stages read the log: the topic prefix, batches, retries before the dead-letter topic, and how long a cached version pointer is trusted. */
+/**
+ * How stages read the log: the topic prefix, batches, retries before the dead-letter topic, the
+ * pause of a stage whose dependency is unavailable (first wait, doubling up to the cap), and how
+ * long a cached version pointer is trusted.
+ */
 export const PipelineOptions = Symbol('PipelineOptions');
 export interface PipelineOptions {
   readonly topicPrefix: string;
@@ -105,6 +110,7 @@ export interface PipelineOptions {
   readonly batchLingerMs: number;
   readonly stageAttempts: number;
   readonly stageRetryDelayMs: number;
+  readonly pause: { readonly firstMs: number; readonly maxMs: number };
   readonly projectionPointerTtlMs: number;
 }
 
@@ -115,8 +121,26 @@ export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
     batchLingerMs: config.ENGRAM_BATCH_LINGER_MS,
     stageAttempts: config.ENGRAM_STAGE_ATTEMPTS,
     stageRetryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
+    pause: { firstMs: config.ENGRAM_STAGE_PAUSE_MS, maxMs: config.ENGRAM_STAGE_PAUSE_MAX_MS },
     projectionPointerTtlMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS,
   };
+}
+
+/**
+ * The servers this deployment calls besides its stores (the embeddings endpoint when
+ * ENGRAM_EMBEDDINGS_URL is set, the chat model when extraction or summaries use it), whose state
+ * status and readiness report, and how often one known to be down is asked again by recall.
+ */
+export const DependencyOptions = Symbol('DependencyOptions');
+export interface DependencyOptions {
+  readonly watched: readonly DependencyName[];
+  readonly recheckMs: number;
+}
+
+export function dependencyOptionsFrom(config: EngramConfig): DependencyOptions {
+  const llm = config.ENGRAM_EXTRACTOR === 'llm' || config.ENGRAM_SUMMARIZER === 'llm';
+  const watched: DependencyName[] = [...(config.ENGRAM_EMBEDDINGS_URL ? ['embedder' as const] : []), ...(llm ? ['llm' as const] : [])];
+  return { watched, recheckMs: config.ENGRAM_DEPENDENCY_RECHECK_MS };
 }
 
 /**

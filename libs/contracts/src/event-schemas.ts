@@ -117,6 +117,14 @@ class MemoryVersionSchema {
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
 }
 
+class MemoryConflictSchema {
+  @IsInt() @Min(1) previousVersion!: number;
+  @IsString() previousValue!: string;
+  @IsString() previousContent!: string;
+  @IsISO8601({ strict: true }) previousFrom!: string;
+  @IsISO8601({ strict: true }) since!: string;
+}
+
 class MemoryRecordSchema {
   @IsString() @IsNotEmpty() tenantId!: string;
   @IsString() @IsNotEmpty() userId!: string;
@@ -142,6 +150,7 @@ class MemoryRecordSchema {
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) keys?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) sources?: string[];
   @IsOptional() @IsString() @MaxLength(TEXT_MAX) statusReason?: string;
+  @IsOptional() @IsObject() @ValidateNested() @NestedType(() => MemoryConflictSchema) conflict?: MemoryConflictSchema;
   @IsArray() @IsString({ each: true }) appliedItemIds!: string[];
   @IsISO8601({ strict: true }) validFrom!: string;
   @IsOptional() @IsISO8601({ strict: true }) validTo!: string | null;
@@ -193,6 +202,11 @@ class MemoryRevertRequestedSchema {
   @IsISO8601({ strict: true }) requestedAt!: string;
 }
 
+class MemoryConfirmRequestedSchema {
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX) memoryId!: string;
+  @IsISO8601({ strict: true }) requestedAt!: string;
+}
+
 class ProfileAttributeSchema {
   @IsString() @IsNotEmpty() @MaxLength(PROFILE_KEY_MAX) attribute!: string;
   @IsString() @IsNotEmpty() @MaxLength(PROFILE_TEXT_MAX) value!: string;
@@ -239,6 +253,7 @@ export const EVENT_SCHEMAS: Readonly<Record<EngramEventType, EventSchema>> = {
   MemoriesImportRequested: { currentVersion: 1, payload: MemoriesImportRequestedSchema },
   MemoryRetractionRequested: { currentVersion: 1, payload: MemoryRetractionRequestedSchema },
   MemoryRevertRequested: { currentVersion: 1, payload: MemoryRevertRequestedSchema },
+  MemoryConfirmRequested: { currentVersion: 1, payload: MemoryConfirmRequestedSchema },
   ProfileUpdateRequested: { currentVersion: 1, payload: ProfileUpdateRequestedSchema },
   ...(Object.fromEntries(MEMORY_DECISION_TYPES.map((t) => [t, decision])) as Record<(typeof MEMORY_DECISION_TYPES)[number], EventSchema>),
   MemoriesAccessed: { currentVersion: 1, payload: MemoriesAccessedSchema },

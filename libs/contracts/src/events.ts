@@ -97,6 +97,13 @@ export interface MemoryRevertRequestedPayload {
 }
 export type MemoryRevertRequested = EventEnvelope<'MemoryRevertRequested', MemoryRevertRequestedPayload>;
 
+/** The user confirmed a memory's current value where it contradicts an earlier one (`POST …/memories/:memoryId/confirm`). */
+export interface MemoryConfirmRequestedPayload {
+  readonly memoryId: string;
+  readonly requestedAt: string;
+}
+export type MemoryConfirmRequested = EventEnvelope<'MemoryConfirmRequested', MemoryConfirmRequestedPayload>;
+
 /** Facts the application knows for certain (`PUT /v1/users/:userId/profile`), masked. */
 export interface ProfileUpdateRequestedPayload {
   readonly attributes: readonly { readonly attribute: string; readonly value: string }[];
@@ -152,6 +159,7 @@ export type EngramEvent =
   | MemoriesImportRequested
   | MemoryRetractionRequested
   | MemoryRevertRequested
+  | MemoryConfirmRequested
   | ProfileUpdateRequested
   | MemoryDecision
   | MemoriesAccessed;

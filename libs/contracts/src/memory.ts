@@ -68,6 +68,24 @@ export interface MemoryVersion {
   readonly sources?: readonly string[];
 }
 
+/**
+ * Two statements on one subject that cannot both hold (docs/memory-model.md §3): the current value
+ * says a standing constraint does not hold that an earlier version said did ("我对青霉素过敏", later
+ * "我可以用青霉素"), or the reverse. The newer is current; the note says what it contradicts until
+ * the user confirms the newer: says it again, or the application confirms it. A new value drops it.
+ * Both statements are versions of the one memory, so the note points into its `history`.
+ */
+export interface MemoryConflict {
+  /** The version of `history` the current value contradicts. */
+  readonly previousVersion: number;
+  readonly previousValue: string;
+  readonly previousContent: string;
+  /** When the contradicted value was said (world time). */
+  readonly previousFrom: string;
+  /** When the contradiction was said: the current value's `validFrom` (world time). */
+  readonly since: string;
+}
+
 /** The current state of one memory: the facts projection's document. */
 export interface MemoryRecord {
   readonly tenantId: string;
@@ -102,6 +120,8 @@ export interface MemoryRecord {
   readonly sources?: readonly string[];
   /** Why the memory is not active, when the application said so (the reason of a retraction request). */
   readonly statusReason?: string;
+  /** The current value contradicts an earlier one and the user has not confirmed it yet; absent otherwise. */
+  readonly conflict?: MemoryConflict;
   /** Extracted item ids already folded in: a replayed extraction is a no-op. */
   readonly appliedItemIds: readonly string[];
   readonly validFrom: string;

@@ -76,6 +76,7 @@ export const TOPIC_CATALOGUE: readonly TopicContract[] = [
         events: [
           'MemoryRetractionRequested',
           'MemoryRevertRequested',
+          'MemoryConfirmRequested',
           'ProfileUpdateRequested',
           'MemoriesImportRequested',
           'ForgettingRequested',

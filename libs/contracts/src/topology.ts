@@ -39,6 +39,7 @@ const MEMORY_COMMAND_TYPES: readonly EngramEventType[] = [
   'MemoriesImportRequested',
   'MemoryRetractionRequested',
   'MemoryRevertRequested',
+  'MemoryConfirmRequested',
   'ProfileUpdateRequested',
 ];
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '@engram/config';
-import type { EmbeddingInputType } from '@engram/ports';
+import { DependencyUnavailableError, type EmbeddingInputType, unavailableDependency } from '@engram/ports';
 import { JsonHttpStub, testEmbedder, type StubHandler } from '@engram/testing';
 import { createEmbedder } from './create-embedder';
 import { HashingEmbedder } from './hashing-embedder';
@@ -219,6 +219,62 @@ describe('OpenAiCompatibleEmbedder', () => {
     );
   });
 
+  describe('tells an embedder that is unavailable from an input it refuses: a stage pauses for the one, dead-letters the other', () => {
+    /** What a caller makes of a failure: an outage of the embedder, or a refusal of this input. */
+    const outcome = (call: Promise<unknown>) =>
+      call.then(
+        () => 'answered',
+        (error: unknown) => {
+          const outage = unavailableDependency(error);
+          if (outage) return `unavailable: ${outage.dependency}`;
+          return error instanceof EmbeddingError ? 'refused' : error;
+        },
+      );
+
+    it.each([500, 502, 503, 429, 408])('%i on every attempt: unavailable', async (status) => {
+      stub.reset(() => ({ status, body: { error: { message: 'busy' } } }));
+      expect(await outcome(embedder({ retries: 1 }).embed(['I like coffee'], 'query'))).toBe('unavailable: embedder');
+      expect(stub.requests).toHaveLength(2);
+    });
+
+    it('a refused connection, and no answer in time: unavailable', async () => {
+      const closed = new JsonHttpStub<EmbeddingsBody>(replay);
+      const closedUrl = await closed.start();
+      await closed.stop();
+      expect(await outcome(embedder({ url: closedUrl, retries: 0 }).embed(['I like coffee'], 'query'))).toBe('unavailable: embedder');
+      stub.reset((request, attempt) => ({ ...replay(request, attempt), delayMs: 5_000 }));
+      expect(await outcome(embedder({ timeoutMs: 200, retries: 0 }).embed(['I like coffee'], 'query'))).toBe('unavailable: embedder');
+    });
+
+    it("keeps the server's Retry-After on the outage", async () => {
+      stub.reset(() => ({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '7' } }));
+      const failure = await embedder({ retries: 0 })
+        .embed(['I like coffee'], 'query')
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(DependencyUnavailableError);
+      expect((failure as DependencyUnavailableError).retryAfterMs).toBe(7000);
+    });
+
+    it.each([400, 404, 413, 422])('%i: the input is refused, at once', async (status) => {
+      stub.reset(() => ({ status, body: { error: { message: 'no' } } }));
+      expect(await outcome(embedder({ retries: 3 }).embed(['I like coffee'], 'query'))).toBe('refused');
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it('an answer it cannot use: refused, at once', async () => {
+      stub.reset(() => ({ body: { object: 'list' } }));
+      expect(await outcome(embedder({ retries: 3 }).embed(['I like coffee'], 'query'))).toBe('refused');
+      expect(stub.requests).toHaveLength(1);
+    });
+
+    it("asks as briefly as a call says (recall's one attempt), whatever the configured timeout and retries", async () => {
+      stub.reset((request, attempt) => ({ ...replay(request, attempt), delayMs: 5_000 }));
+      const brief = embedder({ timeoutMs: 60_000, retries: 3 }).embed(['I like coffee'], 'query', { timeoutMs: 200, retries: 0 });
+      expect(await outcome(brief)).toBe('unavailable: embedder');
+      expect(stub.requests).toHaveLength(1);
+    });
+  });
+
   describe('rejects a malformed answer at once, saying what is wrong', () => {
     const vector = recorded.get('I like coffee')!;
     it.each<[string, unknown, RegExp]>([
@@ -360,6 +416,27 @@ describe('OpenAiCompatibleEmbedder', () => {
       await configured.embed(['I like coffee'], 'passage');
       expect(stub.requests[0].body).toEqual({ model: 'm', input: ['I like coffee'], encoding_format: 'float', dimensions: 384 });
       expect(stub.requests[0].headers.connection).toBe('close');
+    });
+
+    it('given the vector length, then an endpoint that is down does not stop start-up: it is embedded with once it is back', async () => {
+      const later = new JsonHttpStub<EmbeddingsBody>(replay);
+      const laterUrl = await later.start();
+      await later.stop();
+      const warnings: string[] = [];
+      try {
+        const started = await createEmbedder(
+          config({ ENGRAM_EMBEDDINGS_URL: laterUrl, ENGRAM_EMBEDDINGS_DIMENSIONS: '384', ENGRAM_EMBEDDINGS_RETRIES: '0' }),
+          (message) => warnings.push(message),
+        );
+        expect(started.dimensions).toBe(384);
+        expect(warnings).toEqual([expect.stringMatching(new RegExp(`unavailable at start-up .*${laterUrl}/v1/embeddings: ECONNREFUSED`))]);
+        const failure = await started.embed(['I like coffee'], 'query').catch((error: unknown) => error);
+        expect(unavailableDependency(failure)?.dependency).toBe('embedder');
+        await later.start(Number(new URL(laterUrl).port));
+        expect(await started.embed(['I like coffee'], 'query')).toEqual([expect.any(Array)]);
+      } finally {
+        await later.stop();
+      }
     });
 
     it('stops start-up with the URL named when the endpoint cannot be reached', async () => {

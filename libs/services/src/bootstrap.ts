@@ -10,8 +10,10 @@ import { AuthOptions, HttpOptions, PipelineOptions, PortBindings } from '@engram
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './ingest/input-limits';
+import { DependencyMonitor } from './observability/dependency-monitor';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './http/metrics-collector';
+import { ReadinessService } from './http/readiness.service';
 import { EventLogTransport } from './transport/event-log.transport';
 
 /** Body limit, validation, error shape and OpenAPI: the same for every HTTP-serving app (its options from the app's EngramCoreModule). */
@@ -38,7 +40,7 @@ export function configureHttp(app: INestApplication): void {
       exceptionFactory: validationExceptionFactory,
     }),
   );
-  app.useGlobalFilters(new HttpExceptionFilter());
+  app.useGlobalFilters(new HttpExceptionFilter({ dependencyRetryAfterSeconds: app.get(DependencyMonitor).retryAfterSeconds }));
   SwaggerModule.setup('docs', app, () => openApiDocument(app));
 }
 
@@ -56,7 +58,11 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, document);
 }
 
-/** Attaches the stage handlers of the app's modules to the event log (prefix, batches and retries: the app's PipelineOptions). */
+/**
+ * Attaches the stage handlers of the app's modules to the event log (prefix, batches and retries:
+ * the app's PipelineOptions; the pause on an unavailable dependency is the log's backoff, set where
+ * the log is bound).
+ */
 export function connectStages(app: INestApplication): void {
   const pipeline = app.get<PipelineOptions>(PipelineOptions);
   app.connectMicroservice({
@@ -66,6 +72,7 @@ export function connectStages(app: INestApplication): void {
       attempts: pipeline.stageAttempts,
       retryDelayMs: pipeline.stageRetryDelayMs,
       metrics: app.get(EngramMetrics),
+      monitor: app.get(DependencyMonitor),
     }),
   });
 }
@@ -97,6 +104,10 @@ export async function startApp(rootModule: Type<unknown> | object, options: Star
       // Registered on the HTTP adapter directly: workers have no controllers. Reached only once the stages run.
       const adapter = app.getHttpAdapter();
       adapter.get('/health', (_req: unknown, res: { json(body: unknown): void }) => res.json({ status: 'ok', mode }));
+      const readiness = app.get(ReadinessService);
+      adapter.get('/health/ready', (_req: Request, res: Response) => {
+        void readiness.check().then(({ httpStatus, body }) => res.status(httpStatus).json(body));
+      });
       const collector = app.get(MetricsCollector);
       adapter.get('/metrics', (_req: Request, res: Response) => {
         collector.scrape().then(

@@ -1,14 +1,16 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { EngramConfig, ENGRAM_OPTION_TOKENS, engramOptionProviders, engramOptions, loadConfig } from '@engram/config';
 import { Clock, systemClock } from '@engram/ports';
+import { DependencyMonitor } from './observability/dependency-monitor';
 import { EngramMetrics } from './observability/metrics';
 import { MetricsCollector } from './http/metrics-collector';
+import { ReadinessService } from './http/readiness.service';
 import { EntityAliases } from './pipeline/entity-aliases.provider';
 import { EventPublisher } from './pipeline/event-publisher';
 import { PipelineProgress } from './pipeline/pipeline-progress';
 
 /**
- * Configuration, time, publishing, progress and metrics: what every engram process needs. The
+ * Configuration, time, publishing, progress, metrics and the state of the dependencies: what every engram process needs. The
  * configuration is mapped here, once, into the typed options each consumer injects (RecallOptions,
  * IngestLimits, ResolverOptions, ReplayOptions, KafkaOptions…: libs/config). The whole EngramConfig
  * is not provided: a consumer asks for its slice.
@@ -24,12 +26,24 @@ export class EngramCoreModule {
         ...engramOptionProviders(engramOptions(config)),
         { provide: Clock, useValue: options.clock ?? systemClock },
         { provide: EngramMetrics, useValue: new EngramMetrics() },
+        DependencyMonitor,
         EventPublisher,
         PipelineProgress,
         MetricsCollector,
+        ReadinessService,
         EntityAliases,
       ],
-      exports: [...ENGRAM_OPTION_TOKENS, Clock, EngramMetrics, EventPublisher, PipelineProgress, MetricsCollector, EntityAliases],
+      exports: [
+        ...ENGRAM_OPTION_TOKENS,
+        Clock,
+        EngramMetrics,
+        DependencyMonitor,
+        EventPublisher,
+        PipelineProgress,
+        MetricsCollector,
+        ReadinessService,
+        EntityAliases,
+      ],
     };
   }
 }

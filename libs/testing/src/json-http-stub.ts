@@ -62,9 +62,18 @@ export class JsonHttpStub<TBody> {
     private readonly defaultHandler: StubHandler<TBody> = handler,
   ) {}
 
-  /** Listens on a free port of 127.0.0.1; returns the base URL. */
-  async start(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  /**
+   * Listens on a free port of 127.0.0.1, or on `port` (the one it had: a stub stopped to play an
+   * outage comes back where its clients look for it); returns the base URL.
+   */
+  async start(port = 0): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 

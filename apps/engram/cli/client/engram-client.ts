@@ -24,7 +24,7 @@ export interface EngramClient {
   ingest(request: PostTurnsDto): Promise<PostTurnsResponse>;
   /** Events accepted but not yet visible to recall. */
   pending(): Promise<number>;
-  /** What `engram status` prints: GET /v1/pipeline/status, or `{ pending, stages }` in process. */
+  /** What `engram status` prints: GET /v1/pipeline/status, or `{ pending, deadLetters, stages }` in process. */
   pipelineStatus(): Promise<unknown>;
   recall(body: RecallDto): Promise<RecallResponse>;
   /** A user's memories: active ones, or with `all` every status. */

@@ -22,8 +22,10 @@ export function inProcessEngramClient(app: INestApplication): EngramClient {
     ingest: (request) => app.get(IngestService).ingest(DEFAULT_TENANT, request),
     pending: () => app.get(PipelineProgress).pending(),
     pipelineStatus: async () => {
-      const stages = await app.get(PipelineProgress).stages();
-      return { pending: stages.reduce((s, x) => s + x.lag, 0), stages };
+      const progress = app.get(PipelineProgress);
+      const [stages, letters] = await Promise.all([progress.stages(), progress.deadLetters()]);
+      // What is down only a running server knows (its stages met it): this process has called nothing.
+      return { pending: stages.reduce((s, x) => s + x.lag, 0), deadLetters: letters.reduce((s, x) => s + x.count, 0), stages };
     },
     recall: (body) => app.get(RecallService).recall(DEFAULT_TENANT, body),
     memories: async (userId, status) => {

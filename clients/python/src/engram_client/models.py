@@ -48,17 +48,32 @@ class ErrorResponse(ApiModel):
     fields: List[str]
 
 
+# A server engram calls besides its stores: the embeddings endpoint, the chat model.
+Dependency = Literal["embedder", "llm"]
+
+
 class StageLagView(ApiModel):
     topic: str
     group: str
     lag: int
+    paused_on: Optional[Dependency] = None
+
+
+class DependencyStateView(ApiModel):
+    name: Dependency
+    state: Literal["up", "down"]
+    since: Optional[datetime] = None
+    error: Optional[str] = None
 
 
 class PipelineStatusResponse(ApiModel):
     scope: Literal["tenant", "deployment"]
     pending: int
+    dead_letters: int
+    down: List[Dependency]
     ingested: Optional[int] = None
     stages: Optional[List[StageLagView]] = None
+    dependencies: Optional[List[DependencyStateView]] = None
 
 
 # --- turns ---------------------------------------------------------------------------------------
@@ -125,6 +140,14 @@ class RecallDto(ApiModel):
     budget: Optional[RecallBudgetDto] = None
 
 
+class MemoryConflictView(ApiModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class FactView(ApiModel):
     id: str
     kind: Kind
@@ -134,6 +157,7 @@ class FactView(ApiModel):
     source_turn_ids: List[str]
     updated_at: datetime
     version: int
+    conflict: Optional[MemoryConflictView] = None
 
 
 class ScoreComponentsView(ApiModel):
@@ -162,6 +186,7 @@ class MemoryView(ApiModel):
     updated_at: datetime
     version: int
     components: Optional[ScoreComponentsView] = None
+    conflict: Optional[MemoryConflictView] = None
 
 
 class SummaryView(ApiModel):
@@ -210,6 +235,8 @@ class RecallResponse(ApiModel):
     tokens: int
     consistent: bool
     debug: Optional[RecallDebugView] = None
+    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone).
+    degraded: Optional[List[Literal["embedder"]]] = None
 
 
 # --- users and their memories --------------------------------------------------------------------
@@ -242,6 +269,7 @@ class MemoryRecordView(ApiModel):
     content: str
     status: MemoryStatus
     status_reason: Optional[str] = None
+    conflict: Optional[MemoryConflictView] = None
     version: int
     pinned: bool
     sensitive: Optional[bool] = None
@@ -316,6 +344,14 @@ class ExportedVersionDto(_BundleModel):
     sources: Optional[List[str]] = None
 
 
+class ExportedConflictDto(_BundleModel):
+    previous_version: int
+    previous_value: str
+    previous_content: str
+    previous_from: datetime
+    since: datetime
+
+
 class ExportedMemoryDto(_BundleModel):
     memory_id: str
     merge_key: str
@@ -338,6 +374,7 @@ class ExportedMemoryDto(_BundleModel):
     speaker: Optional[str] = None
     keys: Optional[List[str]] = None
     sources: Optional[List[str]] = None
+    conflict: Optional[ExportedConflictDto] = None
     valid_from: datetime
     valid_to: Optional[datetime]
     expires_at: Optional[datetime] = None

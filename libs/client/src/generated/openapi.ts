@@ -20,6 +20,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["HealthController_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipeline/status": {
         parameters: {
             query?: never;
@@ -221,6 +237,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{userId}/memories/{memoryId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a memory whose value contradicts an earlier one; answers once recall sees it.
+         * @description A memory carries `conflict` when its current value cannot hold beside an earlier one ("我对青霉素过敏", later "我可以用青霉素"): the newer is current, marked in the context block, until the user confirms it — by saying it again, or through this route. A MemoryReinforced decision without the note (a denied constraint is no longer pinned); `changed: false` when there was nothing to confirm. To keep the earlier value instead, revert to its version.
+         */
+        post: operations["MemoryControlController_confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{userId}/profile": {
         parameters: {
             query?: never;
@@ -384,6 +420,33 @@ export interface components {
             /** @example embedded */
             mode: string;
         };
+        PausedStageView: {
+            /** @description The stage (consumer group). */
+            stage: string;
+            /** @enum {string} */
+            dependency: "embedder" | "llm";
+            /** Format: date-time */
+            since: string;
+        };
+        ReadyResponse: {
+            /**
+             * @description `ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it. `unavailable` (503): the event log cannot be read.
+             * @enum {string}
+             */
+            status: "ready" | "degraded" | "unavailable";
+            /** @example embedded */
+            mode: string;
+            /** @description The dependencies this process finds unavailable. */
+            down: ("embedder" | "llm")[];
+            /** @description This process's stages waiting for a dependency. */
+            paused: components["schemas"]["PausedStageView"][];
+            /** @description Events accepted but not yet visible to recall (all tenants). */
+            pending?: number;
+            /** @description Dead letters no `engram dlq replay` has re-driven yet. */
+            deadLetters?: number;
+            /** @description Unavailable: why. */
+            error?: string;
+        };
         ErrorResponse: {
             /** @example 400 */
             statusCode: number;
@@ -407,19 +470,43 @@ export interface components {
             topic: string;
             group: string;
             lag: number;
+            /**
+             * @description Present while the stage waits for this dependency: its batch is retried with backoff, nothing is dead-lettered.
+             * @enum {string}
+             */
+            pausedOn?: "embedder" | "llm";
+        };
+        DependencyStateView: {
+            /** @enum {string} */
+            name: "embedder" | "llm";
+            /** @enum {string} */
+            state: "up" | "down";
+            /**
+             * Format: date-time
+             * @description Down: since when.
+             */
+            since?: string;
+            /** @description Down: the last failure, as the call reported it (it may name the dependency's address). */
+            error?: string;
         };
         PipelineStatusResponse: {
             /**
-             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.
+             * @description `deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending`, `deadLetters` and `down`.
              * @enum {string}
              */
             scope: "tenant" | "deployment";
             /** @description Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested. */
             pending: number;
+            /** @description Dead letters no `engram dlq replay` has re-driven yet, all topics together: events recall will not see until then (not part of `pending`). */
+            deadLetters: number;
+            /** @description The dependencies this process finds unavailable (`embedder`, `llm`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`). Empty when all answer. */
+            down: ("embedder" | "llm")[];
             /** @description Deployment scope only: events ever accepted onto the turns topic. */
             ingested?: number;
-            /** @description Deployment scope only: the lag of each stage of the read path. */
+            /** @description Deployment scope only: the lag of each stage of the read path, and the dependency it is paused on, if any. */
             stages?: components["schemas"]["StageLagView"][];
+            /** @description Deployment scope only: every dependency this deployment calls besides its stores, up or down. */
+            dependencies?: components["schemas"]["DependencyStateView"][];
         };
         TurnDto: {
             /**
@@ -522,10 +609,27 @@ export interface components {
             to?: string;
             /** @description A position from POST /v1/turns: wait (bounded) until the read side has caught up to it (400 for anything else). */
             after?: string;
-            /** @description Adds per-memory score components, tokens per zone and what the budget cut (`debug`). */
+            /** @description Adds per-memory score components, the conflicts of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and what the budget cut (`debug`). */
             debug?: boolean;
             /** @description Token budget by zone, filled in the order facts, procedures, memories, summary, recent; what a zone leaves unused is handed on to the zones with more to say. */
             budget?: components["schemas"]["RecallBudgetDto"];
+        };
+        MemoryConflictView: {
+            /** @description The version in `history` the current value contradicts. */
+            previousVersion: number;
+            previousValue: string;
+            /** @description How the contradicted value was said. */
+            previousContent: string;
+            /**
+             * Format: date-time
+             * @description When the contradicted value was said (world time).
+             */
+            previousFrom: string;
+            /**
+             * Format: date-time
+             * @description When the contradiction was said: the current value's `validFrom`.
+             */
+            since: string;
         };
         FactView: {
             id: string;
@@ -538,6 +642,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             version: number;
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         ScoreComponentsView: {
             relevance: number;
@@ -573,6 +679,8 @@ export interface components {
             updatedAt: string;
             version: number;
             components?: components["schemas"]["ScoreComponentsView"];
+            /** @description With `debug`: the earlier statement the current value contradicts, unconfirmed. */
+            conflict?: components["schemas"]["MemoryConflictView"];
         };
         SummaryView: {
             /** @description The session it summarises. */
@@ -631,6 +739,8 @@ export interface components {
             consistent: boolean;
             /** @description With `debug`: tokens per zone and what the budget cut. */
             debug?: components["schemas"]["RecallDebugView"];
+            /** @description Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer. */
+            degraded?: "embedder"[];
         };
         UserListResponse: {
             /** @description User ids holding at least one memory, sorted. */
@@ -670,6 +780,8 @@ export interface components {
             status: "active" | "retracted" | "archived" | "expired";
             /** @description Why it is not active, when the application said so. */
             statusReason?: string;
+            /** @description The current value contradicts an earlier one ("我对青霉素过敏", then "我可以用青霉素"); present until the user confirms it. */
+            conflict?: components["schemas"]["MemoryConflictView"];
             version: number;
             pinned: boolean;
             /** @description Health data (an allergy, a condition): present and true when so. */
@@ -701,6 +813,15 @@ export interface components {
             attribute: string;
             value: string;
             content: string;
+        };
+        ExportedConflictDto: {
+            previousVersion: number;
+            previousValue: string;
+            previousContent: string;
+            /** Format: date-time */
+            previousFrom: string;
+            /** Format: date-time */
+            since: string;
         };
         ExportedVersionDto: {
             version: number;
@@ -746,6 +867,8 @@ export interface components {
             keys?: string[];
             /** @description Insights: ids (in this bundle) of the memories the insight is derived from. */
             sources?: string[];
+            /** @description The current value contradicts an earlier one, unconfirmed. */
+            conflict?: components["schemas"]["ExportedConflictDto"];
             /** Format: date-time */
             validFrom: string;
             /** Format: date-time */
@@ -1029,6 +1152,35 @@ export interface operations {
             };
         };
     };
+    HealthController_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `ready`, or `degraded`: serving without a dependency that is down. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyResponse"];
+                };
+            };
+            /** @description `unavailable`: the event log cannot be read. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyResponse"];
+                };
+            };
+        };
+    };
     PipelineController_status: {
         parameters: {
             query?: never;
@@ -1166,6 +1318,15 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Recall cannot answer without a dependency that is unavailable (the embedder, with ENGRAM_RECALL_LEGS=knn); the message names it, `Retry-After` says when to ask again. With both legs recall answers from BM25 instead, naming the embedder in `degraded`. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1592,6 +1753,73 @@ export interface operations {
             };
             /** @description The body is larger than ENGRAM_BODY_LIMIT_BYTES. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The event log cannot be written now: `engram encrypt-log` is moving it to a new topic version (Retry-After while it copies), or has moved it since this process started; nothing was stored. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    MemoryControlController_confirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+                memoryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryCommandResponse"];
+                };
+            };
+            /** @description A malformed id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description API keys are configured and no valid key was sent: Authorization: Bearer <key>. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user holds no such memory. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The memory is an insight (derived from others). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

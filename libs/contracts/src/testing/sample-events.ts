@@ -85,6 +85,7 @@ export const validEvents = [
   envelope('MemoriesImportRequested', { importId: 'x1', memories: [memory] }),
   envelope('MemoryRetractionRequested', { memoryId: 'm1', reason: '不再适用', requestedAt: at }),
   envelope('MemoryRevertRequested', { memoryId: 'm1', version: 1, requestedAt: at }),
+  envelope('MemoryConfirmRequested', { memoryId: 'm1', requestedAt: at }),
   envelope('ProfileUpdateRequested', { attributes: [{ attribute: 'city', value: '杭州' }], requestedAt: at }),
   envelope('MemoryRetracted', { memory: { ...memory, status: 'retracted', statusReason: 'wrong' }, itemId: null }),
   envelope('MemoriesAccessed', { memoryIds: ['m1', 'm2'], accessedAt: at }),

@@ -1,3 +1,5 @@
+import type { MemoryRecord } from '@engram/contracts';
+import { NOT_HELD } from './constraint-values';
 import type { ExtractedItemDraft, ExtractionInput } from './extraction.strategy';
 import { entitiesOf } from '../rules/rule-extractor';
 
@@ -19,6 +21,16 @@ export function episodeMergeKey(subject: 'user' | 'assistant', sessionId: string
   return `${subject}/episode:${sessionId}:${turnId}`;
 }
 export const EPISODE_IMPORTANCE = 0.4;
+
+/** The session of an episode (its attribute is `episode:<sessionId>:<turnId>`), else null. */
+export function episodeSessionOf(memory: Pick<MemoryRecord, 'kind' | 'attribute' | 'sourceTurnIds'>): string | null {
+  const turnId = memory.sourceTurnIds[0];
+  if (memory.kind !== 'episode' || turnId === undefined) return null;
+  const prefix = 'episode:';
+  const suffix = `:${turnId}`;
+  if (!memory.attribute.startsWith(prefix) || !memory.attribute.endsWith(suffix)) return null;
+  return memory.attribute.slice(prefix.length, memory.attribute.length - suffix.length);
+}
 
 /**
  * The episode of a turn; `facts` (what was extracted from the same turn) become its search keys —
@@ -48,7 +60,9 @@ export function episodeOf(input: ExtractionInput, facts: readonly ExtractedItemD
 /** "editor VS Code": the attribute in words and the value, as a question would name them. */
 function factKeys(fact: ExtractedItemDraft): string[] {
   const about = fact.attribute.startsWith('@') ? '' : fact.attribute.replace(/[:_/-]+/g, ' ');
-  return [[about, fact.value].filter(Boolean).join(' ').trim()].filter(Boolean);
+  // "none" (a constraint denied, constraint-values.ts) is no word a question would use.
+  const value = fact.value === NOT_HELD ? '' : fact.value;
+  return [[about, value].filter(Boolean).join(' ').trim()].filter(Boolean);
 }
 
 /**

@@ -2,6 +2,7 @@
 export * from './extraction.strategy';
 export * from './extraction.decider';
 export * from './episodes';
+export { AVOIDED, NOT_HELD } from './constraint-values';
 export {
   DEFAULT_WORKING_MEMORY_MINUTES,
   defaultTimeScopes,

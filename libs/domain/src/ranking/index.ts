@@ -4,3 +4,4 @@ export * from './coverage';
 export * from './ranking.config';
 export * from './query-understanding.config';
 export * from './query-understanding';
+export * from './references';

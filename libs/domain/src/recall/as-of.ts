@@ -30,6 +30,16 @@ export function versionsOf(memory: MemoryRecord): MemoryVersion[] {
   return [...past, current];
 }
 
+/**
+ * The record a view starts from: an earlier version contradicted nothing yet, so a conflict note
+ * (today's, like the mention counts) belongs to the current version's view only.
+ */
+function current(memory: MemoryRecord, isCurrent: boolean): MemoryRecord {
+  if (isCurrent || !memory.conflict) return memory;
+  const { conflict: _later, ...earlier } = memory;
+  return earlier;
+}
+
 /** The memory as engram knew it at `asOf`, active; null if engram did not hold it then. */
 export function memoryAsOf(memory: MemoryRecord, asOf: Date | string): MemoryRecord | null {
   const t = typeof asOf === 'string' ? Date.parse(asOf) : asOf.getTime();
@@ -40,7 +50,7 @@ export function memoryAsOf(memory: MemoryRecord, asOf: Date | string): MemoryRec
   const known = versions[index];
   const isCurrent = index === versions.length - 1;
   return {
-    ...memory,
+    ...current(memory, isCurrent),
     status: 'active',
     value: known.value,
     content: known.content,
@@ -94,7 +104,7 @@ export function memoryValidAt(memory: MemoryRecord, validAt: Date | string): Mem
   const valid = versions[index];
   const isCurrent = index === versions.length - 1;
   return {
-    ...memory,
+    ...current(memory, isCurrent),
     status: 'active',
     value: valid.value,
     content: valid.content,

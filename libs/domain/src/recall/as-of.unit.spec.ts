@@ -30,6 +30,26 @@ const budget: MemoryRecord = memory({
   ],
 });
 
+describe('a memory in conflict, looked at in the past', () => {
+  const contradicted: MemoryRecord = {
+    ...budget,
+    conflict: {
+      previousVersion: 1,
+      previousValue: '三万',
+      previousContent: '预算控制在三万以内',
+      previousFrom: '2026-11-30T08:00:00.000Z',
+      since: '2026-12-05T08:00:00.000Z',
+    },
+  };
+
+  it('given a view of the version it contradicts, then that view carries no conflict; the current one does', () => {
+    expect(memoryAsOf(contradicted, '2026-12-01T00:00:00.000Z')!.conflict).toBeUndefined();
+    expect(memoryValidAt(contradicted, '2026-12-01T00:00:00.000Z')!.conflict).toBeUndefined();
+    expect(memoryAsOf(contradicted, '2026-12-06T00:00:00.000Z')!.conflict).toEqual(contradicted.conflict);
+    expect(memoryValidAt(contradicted, '2026-12-06T00:00:00.000Z')!.conflict).toEqual(contradicted.conflict);
+  });
+});
+
 describe('as of an instant', () => {
   it('answers the value engram held then, with no history yet', () => {
     const then = memoryAsOf(budget, '2026-12-01T00:00:00.000Z')!;

@@ -1,5 +1,6 @@
 import type { MemoryRecord, TurnRole } from '@engram/contracts';
 import { excerptAround } from '../text/excerpt';
+import { conflictMark, pastLine } from './memory-past';
 import type { RankedMemory } from '../ranking/ranking';
 import { countTokens, tokenize } from '../text/tokenizer';
 
@@ -66,6 +67,8 @@ interface Candidate<T> {
   readonly item: T;
   readonly line: string;
   readonly index: number;
+  /** A shorter line to take when `line` does not fit (a memory without its history line). */
+  readonly fallback?: string;
 }
 
 /** One zone's candidates in the order they are offered; `contiguous` stops at the first that does not fit. */
@@ -79,25 +82,23 @@ interface ZoneQueue {
 
 export function assembleContext<TTurn extends RecentTurn>(input: ContextInput<TTurn>): AssembledContext<TTurn> {
   const terms = input.query ? tokenize(input.query) : [];
-  const line = (memory: MemoryRecord, dated: boolean) => memoryLine(memory, terms, input.cap, dated);
+  const line = (memory: MemoryRecord, dated: boolean) => memoryLines(memory, terms, input.cap, dated, input.now);
   const procedures = input.procedures ?? [];
   const factIds = new Set([...input.facts, ...procedures].map((f) => f.memoryId));
   const queues: ZoneQueue[] = [
     queue(
       'facts',
-      input.facts.map((f, index) => ({ item: f, line: line(f, false), index })),
+      input.facts.map((f, index) => ({ item: f, ...line(f, false), index })),
       false,
     ),
     queue(
       'procedures',
-      procedures.map((p, index) => ({ item: p, line: line(p, false), index })),
+      procedures.map((p, index) => ({ item: p, ...line(p, false), index })),
       false,
     ),
     queue(
       'memories',
-      input.memories
-        .map((m, index) => ({ item: m, line: line(m.memory, true), index }))
-        .filter((c) => !factIds.has(c.item.memory.memoryId)), // a pinned fact found by search is already there
+      input.memories.map((m, index) => ({ item: m, ...line(m.memory, true), index })).filter((c) => !factIds.has(c.item.memory.memoryId)), // a pinned fact found by search is already there
       false,
     ),
     queue('summary', [...(input.summary ?? [])].map((s, index) => ({ item: s, line: `- ${asData(s)}`, index })).reverse(), true),
@@ -154,6 +155,8 @@ function fill(q: ZoneQueue, budget: TokenBudget, share: number): void {
   for (; q.next < q.candidates.length; q.next += 1) {
     const candidate = q.candidates[q.next];
     if (budget.take(q.zone, candidate.line, share)) q.taken.push(candidate);
+    else if (candidate.fallback !== undefined && budget.take(q.zone, candidate.fallback, share))
+      q.taken.push({ ...candidate, line: candidate.fallback, fallback: undefined });
     else if (q.contiguous) return;
     else skipped.push(candidate); // a shorter one further down may still fit
   }
@@ -177,10 +180,22 @@ function section(name: ContextZone, lines: readonly string[]): string | null {
   return [`<${name}>`, ...lines, `</${name}>`].join('\n');
 }
 
-/** A memory's line, cut around the query's terms when longer than the cap; remembered for rendering. */
-function memoryLine(memory: MemoryRecord, terms: readonly string[], cap: MemoryLengthCap | undefined, dated: boolean): string {
+/**
+ * A memory's line, cut around the query's terms when longer than the cap, with a marker when it
+ * contradicts an earlier statement not yet confirmed; and, indented on a line of its own, its previous
+ * value as history with its dates (`pastLine`), which a memory that does not fit with it leaves out.
+ */
+function memoryLines(
+  memory: MemoryRecord,
+  terms: readonly string[],
+  cap: MemoryLengthCap | undefined,
+  dated: boolean,
+  now: Date,
+): { line: string; fallback?: string } {
   const text = cap ? excerptAround(memory.content, terms, cap) : memory.content;
-  return dated ? `- [${memory.validFrom.slice(0, 10)}] ${asData(text)}` : `- ${asData(text)}`;
+  const current = `${dated ? `- [${memory.validFrom.slice(0, 10)}] ` : '- '}${asData(text)}${conflictMark(memory)}`;
+  const past = pastLine(memory, now);
+  return past ? { line: `${current}\n  ${asData(past)}`, fallback: current } : { line: current };
 }
 
 function turnLine(turn: RecentTurn): string {
@@ -194,7 +209,8 @@ const TAG_OPEN = /[<\uff1c\ufe64](?=\s*\/?\s*[\p{L}!?])/gu;
 
 /**
  * What users said is data, never markup: each memory, summary line and turn stays one line (a line
- * break could start a fake `SYSTEM:` or `assistant:` line), and a `<` that would open or close a tag
+ * break could start a fake `SYSTEM:` or `assistant:` line; a memory's history line is a second one
+ * that engram opens), and a `<` that would open or close a tag
  * (`</memories>` ending the section early) is written `&lt;`, so every section ends where engram ends it.
  */
 export function asData(text: string): string {

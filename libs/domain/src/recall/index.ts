@@ -2,6 +2,7 @@
 // sources (today's index, the views of the past); what a memory is searched by, filters, the context block.
 export * from './recall-pipeline';
 export * from './recall-candidates';
+export * from './follow-ups';
 export * from './past-candidates';
 export * from './searchable-text';
 export * from './search-keys';

@@ -42,12 +42,13 @@ export function rankableViews(views: readonly MemoryRecord[]): MemoryRecord[] {
 /**
  * The past views' candidates: the `limit` best of each leg, as the index would return them. `views`
  * are `rankableViews`; `vectors.passages[i]` is the embedding of `embeddedText(views[i])`,
- * `vectors.query` the query's (embedded as a query: asymmetric models).
+ * `vectors.query` the query's (embedded as a query: asymmetric models); null when there are none
+ * (the embedder is unavailable): BM25's candidates alone.
  */
 export function pastCandidates(
   views: readonly MemoryRecord[],
   query: string,
-  vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] },
+  vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] } | null,
   options: { readonly limit: number; readonly aliases: EntityAliasTable; readonly lexicon?: Lexicon },
 ): RecallCandidates {
   // As the index holds them: each text's terms with its lexicon terms as a memory; the question's as a question.
@@ -58,10 +59,12 @@ export function pastCandidates(
     views.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
     options.limit,
   );
-  const vectorHits = top(
-    views.map((m, i) => ({ memoryId: m.memoryId, score: dot(vectors.query, vectors.passages[i]) })),
-    options.limit,
-  );
+  const vectorHits = vectors
+    ? top(
+        views.map((m, i) => ({ memoryId: m.memoryId, score: dot(vectors.query, vectors.passages[i]) })),
+        options.limit,
+      )
+    : [];
   return { textHits, vectorHits, memories: views };
 }
 

@@ -1,6 +1,7 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { SearchFilter, SearchHit } from '@engram/ports';
 import { fuse } from '../ranking/ranking';
+import { expandReference } from '../ranking/references';
 import { defaultRankingConfig } from '../ranking/ranking.config';
 import { matchesRecallFilter, narrowsBeyondKinds, RecallFilter } from './recall-filter';
 
@@ -62,4 +63,15 @@ export function indexCandidates(
 /** The ids the hits name, each once, in the order fusion meets them: the records to read for `indexCandidates`. */
 export function hitIds(hits: { readonly textHits: readonly SearchHit[]; readonly vectorHits: readonly SearchHit[] }): string[] {
   return [...fuse(hits.textHits, hits.vectorHits, defaultRankingConfig.rrfK).keys()];
+}
+
+/**
+ * What the lexical leg searches for: the question (with the names of its entities, `expandQuery`),
+ * plus, when it points back at something said before, the words its referents are found by
+ * (`expandReference`): "就按上次说的办吧" names nothing a plan says. Ranking reads the question
+ * without them (a reference counts once in its coverage, ranking.ts); the semantic leg embeds it
+ * without them too.
+ */
+export function searchedText(question: string): string {
+  return expandReference(question);
 }

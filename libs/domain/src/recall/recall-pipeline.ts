@@ -1,11 +1,13 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { Lexicon } from '@engram/ports';
 import { speakersOf, understandQuery } from '../ranking/query-understanding';
-import { dropCovered, fuse, RankedMemory, rankMemories } from '../ranking/ranking';
+import { dropCovered, fuse, RankedMemory, RankingCandidate, rankMemories } from '../ranking/ranking';
 import type { RankingConfig } from '../ranking/ranking.config';
 import { holdsAt } from '../forgetting/forgetting.decider';
 import { summaryLines } from '../summaries/session-summary';
+import { tokenize } from '../text/tokenizer';
 import { assembleContext, CONTEXT_ZONES, ContextZone, MemoryLengthCap, RecentTurn } from './context-assembly';
+import { followUpOf, withFollowUps, type FollowUp } from './follow-ups';
 import type { RecallCandidates } from './recall-candidates';
 import { matchesRecallFilter, RecallFilter } from './recall-filter';
 
@@ -74,6 +76,8 @@ export interface RecallInput<TTurn extends RecallTurn> {
   readonly options: RecallPipelineOptions;
   /** The instant ranking measures ages from (the request's `now`, else the instant looked at, else the clock's). */
   readonly now: Date;
+  /** For a follow-up question (`followUpFor`): what it asks about, and the candidates of a search by its words. */
+  readonly followUps?: { readonly followUp: FollowUp; readonly candidates: RecallCandidates } | null;
 }
 
 export interface RecallAnswer<TTurn extends RecallTurn> {
@@ -109,13 +113,23 @@ export function recallPipeline<TTurn extends RecallTurn>(input: RecallInput<TTur
   // What set its own time scope is out once the scope has ended at the instant asked about.
   const holds = (memory: MemoryRecord) => holdsAt(memory, now);
   const shown = input.pinned.filter((memory) => holds(memory) && (!filter || matchesRecallFilter(memory, filter)));
-  const candidates = { ...input.candidates, memories: input.candidates.memories.filter(holds) };
+  const candidates = holding(input.candidates, now);
+  const ranked = rankCandidates(query, candidates, options.ranking, now, options.lexicon);
+  const followUps = input.followUps;
+  const memories = followUps
+    ? withFollowUps(ranked, followUps.followUp, holding(followUps.candidates, now), (text, found) =>
+        rankByWords(text, found, options.ranking, now, options.lexicon),
+      )
+    : ranked;
   // Turns said after the instant looked at were not there yet.
   const until = Math.min(query.asOf?.getTime() ?? Infinity, query.validAt?.getTime() ?? Infinity);
   const offered = {
-    facts: shown.filter((memory) => memory.kind !== 'procedure'),
+    facts: byQuestion(
+      shown.filter((memory) => memory.kind !== 'procedure'),
+      query.text,
+    ),
     procedures: shown.filter((memory) => memory.kind === 'procedure'),
-    memories: rankCandidates(query, candidates, options.ranking, now, options.lexicon).slice(0, query.k),
+    memories: memories.slice(0, query.k),
     summary: session.summary ? summaryLines(session.summary.memory) : [],
     recent: session.recent.filter((turn) => Date.parse(turn.occurredAt) <= until),
   };
@@ -159,12 +173,44 @@ export function rankCandidates(
   now: Date,
   lexicon?: Lexicon,
 ): RankedMemory[] {
-  const fused = fuse(candidates.textHits, candidates.vectorHits, ranking.rrfK);
-  const found = candidates.memories
-    .filter((memory) => fused.has(memory.memoryId))
-    .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: candidates.access?.get(memory.memoryId) }));
+  const found = fusedCandidates(candidates, ranking);
   const asked = understandQuery(query.expanded, now, speakersOf(found.map((candidate) => candidate.memory)));
   return dropCovered(rankMemories(found, now, ranking, { ...asked, lexicon }));
+}
+
+/** The candidates ranked by how much they share with `text`, a statement rather than a question (a follow-up's referent). */
+function rankByWords(text: string, candidates: RecallCandidates, ranking: RankingConfig, now: Date, lexicon?: Lexicon): RankedMemory[] {
+  return dropCovered(rankMemories(fusedCandidates(candidates, ranking), now, ranking, { terms: tokenize(text), lexicon }));
+}
+
+function fusedCandidates(candidates: RecallCandidates, ranking: RankingConfig): RankingCandidate[] {
+  const fused = fuse(candidates.textHits, candidates.vectorHits, ranking.rrfK);
+  return candidates.memories
+    .filter((memory) => fused.has(memory.memoryId))
+    .map((memory) => ({ memory, fusion: fused.get(memory.memoryId)!, access: candidates.access?.get(memory.memoryId) }));
+}
+
+/**
+ * For a follow-up question ("那个方案后来怎么样了", "how did it go"): what it asks about and the words
+ * to search for what followed it (follow-ups.ts), from the question's own ranking; null for any
+ * other question (and then nothing more is ranked). The caller searches and passes what it found as
+ * `RecallInput.followUps`.
+ */
+export function followUpFor(
+  query: Pick<RecallQuery, 'expanded'>,
+  candidates: RecallCandidates,
+  ranking: RankingConfig,
+  now: Date,
+  lexicon?: Lexicon,
+): FollowUp | null {
+  const reference = understandQuery(query.expanded, now).reference;
+  if (!reference?.followUp) return null;
+  return followUpOf(reference, rankCandidates(query, holding(candidates, now), ranking, now, lexicon));
+}
+
+/** What was said and still holds at the instant asked about (a memory past its time scope is out). */
+function holding(candidates: RecallCandidates, now: Date): RecallCandidates {
+  return { ...candidates, memories: candidates.memories.filter((memory) => holdsAt(memory, now)) };
 }
 
 /** The request's budget by zone, each zone it leaves out at its configured share. */
@@ -212,4 +258,22 @@ export function turnsNotSummarised<TTurn extends RecallTurn>(turns: readonly TTu
   if (!summary) return [...turns];
   const covered = new Set(summary.sourceTurnIds);
   return turns.filter((turn) => !covered.has(turn.turnId));
+}
+
+/**
+ * The pinned facts, those the question names first (by how many of its terms a fact holds, in its
+ * words, its keys or its attribute), the others in the order given: when the facts zone is tight,
+ * what the question is about is what stays.
+ */
+function byQuestion(facts: readonly MemoryRecord[], question: string): MemoryRecord[] {
+  const asked = new Set(tokenize(question));
+  if (asked.size === 0) return [...facts];
+  const named = (memory: MemoryRecord) => {
+    const words = [memory.content, memory.attribute.replace(/[_:-]+/g, ' '), ...(memory.keys ?? [])].join(' ');
+    return new Set(tokenize(words).filter((term) => asked.has(term))).size;
+  };
+  return facts
+    .map((memory, index) => ({ memory, index, named: named(memory) }))
+    .sort((a, b) => b.named - a.named || a.index - b.index)
+    .map((entry) => entry.memory);
 }

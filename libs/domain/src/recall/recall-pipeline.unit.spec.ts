@@ -380,6 +380,15 @@ describe('the candidate sources', () => {
     expect(searchableText(database)).toContain('PostgreSQL');
   });
 
+  it('given no vectors (the embedder is unavailable), then the past views are BM25 candidates alone', () => {
+    const found = pastCandidates([editor, theme, database], 'PostgreSQL', null, {
+      limit: 2,
+      aliases: { canonicalOf: new Map(), learned: new Map() },
+    });
+    expect(found.textHits.map((hit) => hit.memoryId)).toEqual([database.memoryId]);
+    expect(found.vectorHits).toEqual([]);
+  });
+
   it('leaves out of the ranking the pinned views and the summaries', () => {
     const summary = memory({ kind: 'summary', mergeKey: summaryMergeKey('s-1'), attribute: 'summary', sourceTurnIds: ['t9'] });
     expect(rankableViews([name, rule, summary, editor])).toEqual([editor]);
@@ -389,5 +398,87 @@ describe('the candidate sources', () => {
     const turns = [turn('t1', 'a', '2026-11-30T08:00:00.000Z'), turn('t2', 'b', '2026-11-30T08:01:00.000Z')];
     expect(turnsNotSummarised(turns, undefined)).toEqual(turns);
     expect(turnsNotSummarised(turns, memory({ sourceTurnIds: ['t1'] }))).toEqual([turns[1]]);
+  });
+});
+
+describe('recall pipeline: a follow-up ("那个方案后来怎么样了", "how did it go")', () => {
+  const spec = recallSpec({ now: '2026-11-20T09:00:00.000Z' });
+  const said = (id: string, kind: 'decision' | 'episode', day: string, content: string, extra: Partial<MemoryRecord> = {}) =>
+    memory({
+      kind,
+      attribute: kind === 'episode' ? `episode:s-${id}:${id}` : `decision:${id}`,
+      mergeKey: `user/${id}`,
+      value: kind === 'episode' ? '' : content,
+      content,
+      entities: [],
+      confidence: kind === 'episode' ? 0.7 : 0.8,
+      sourceTurnIds: [id],
+      validFrom: `2026-11-${day}T09:00:00.000Z`,
+      lastSeenAt: `2026-11-${day}T09:00:00.000Z`,
+      createdAt: `2026-11-${day}T09:00:00.000Z`,
+      updatedAt: `2026-11-${day}T09:00:00.000Z`,
+      ...extra,
+    });
+  const plan = said('t1', 'decision', '02', 'We decided to go with Postgres for the new billing service', { entities: ['PostgreSQL'] });
+  const wentLive = said('t5', 'episode', '10', 'The Postgres migration went live yesterday without any issues', {
+    entities: ['PostgreSQL'],
+  });
+  const keyboard = said('t7', 'episode', '12', 'I bought a new keyboard');
+  const earlier = said('t0', 'episode', '01', 'Postgres or MySQL for the billing service?');
+  /** What else the user said: "new" is a common word, "Postgres" is not. */
+  const chat = ['A new week, a new start', 'My sister has a new job', 'Any new films worth seeing?', 'Happy new month'].map((text, i) =>
+    said(`c${i}`, 'episode', `1${i}`, text),
+  );
+
+  it('from the views of the past: what was said after the plan on its subject first, then the plan; not what shares a common word', () => {
+    spec
+      .given([plan, wentLive, keyboard, earlier, ...chat])
+      .when({ text: 'How did that plan go?', k: 3 }, { past: { asOf: '2026-11-20T09:00:00.000Z' } })
+      .then((answer) => {
+        const order = answer.memories.map((m) => m.memory.memoryId);
+        expect(order.slice(0, 2)).toEqual([wentLive.memoryId, plan.memoryId]);
+        expect(order).not.toContain(earlier.memoryId); // said before the plan: not what followed it
+        expect(order.indexOf(keyboard.memoryId) === -1 || order.indexOf(keyboard.memoryId) > 1).toBe(true);
+      });
+  });
+
+  it('a plan naming no entity: what shares several of its words follows it, what shares one common word does not', () => {
+    const redesign = said('z1', 'decision', '02', '我们决定下个月把官网改版成暗色主题');
+    const launched = said('z5', 'episode', '10', '官网改版上周上线了，用户反馈不错');
+    const checkup = said('z7', 'episode', '12', '下个月要去医院体检');
+    const talk = ['这个月好忙', '下个月去杭州出差', '上个月的房租交了'].map((text, i) => said(`zc${i}`, 'episode', `1${i}`, text));
+    spec
+      .given([redesign, launched, checkup, ...talk])
+      .when({ text: '那个方案后来怎么样了', k: 3 }, { past: { asOf: '2026-11-20T09:00:00.000Z' } })
+      .then((answer) => {
+        const order = answer.memories.map((m) => m.memory.memoryId);
+        expect(order.slice(0, 2)).toEqual([launched.memoryId, redesign.memoryId]);
+        expect(order.indexOf(checkup.memoryId) === -1 || order.indexOf(checkup.memoryId) > 1).toBe(true);
+      });
+  });
+
+  it("from today's index: the second search's hits, said after the plan, rank first", () => {
+    spec
+      .given([plan, wentLive, keyboard])
+      .when('How did that plan go?', {
+        index: {
+          bm25: [[plan, 2.0]],
+          followUp: {
+            bm25: [
+              [plan, 9.0],
+              [wentLive, 3.1],
+              [keyboard, 0.4],
+            ],
+          },
+        },
+      })
+      .then((answer) => expect(answer.memories.map((m) => m.memory.memoryId).slice(0, 2)).toEqual([wentLive.memoryId, plan.memoryId]));
+  });
+
+  it('given a question that is no follow-up, then nothing is searched again and the plan alone answers', () => {
+    spec
+      .given([plan, wentLive])
+      .when('Remind me of the plan we discussed', { index: { bm25: [[plan, 2.0]], followUp: { bm25: [[wentLive, 9.0]] } } })
+      .then([plan]);
   });
 });

@@ -3,6 +3,7 @@ import {
   deterministicId,
   type ExtractedItem,
   type MemoriesExtracted,
+  type MemoryConfirmRequested,
   type MemoryDecision,
   type MemoryRecord,
   type MemoryRetractionRequested,
@@ -11,13 +12,14 @@ import {
   newEvent,
   type ProfileUpdateRequested,
 } from '@engram/contracts';
+import { NOT_HELD } from '../extraction/constraint-values';
 import { versionsOf } from '../recall/as-of';
 import type { Decider } from '../decider';
 import { episodesOnlyStating, ResolutionDecider, type ResolverState } from './resolution.decider';
 
 /**
- * The application's control over single memories (docs/memory-model.md §12): retract one, or
- * restore an earlier value as a new version. A pure decider from (command, the user's memories)
+ * The application's control over single memories (docs/memory-model.md §12): retract one,
+ * restore an earlier value as a new version, or confirm a value that contradicts an earlier one. A pure decider from (command, the user's memories)
  * to decisions; the resolver runs it in log order with the user's extractions, so nothing races
  * it, and its decisions replay like any other. A command that no longer applies (the memory is
  * gone, already retracted, the version unknown) decides nothing: the HTTP layer checked it when
@@ -28,7 +30,7 @@ import { episodesOnlyStating, ResolutionDecider, type ResolverState } from './re
  * conversation (add, reinforce, supersede, with the old value kept), so a later "我搬到上海了"
  * and a later PUT speak of the same memory.
  */
-export type MemoryControlCommand = MemoryRetractionRequested | MemoryRevertRequested;
+export type MemoryControlCommand = MemoryRetractionRequested | MemoryRevertRequested | MemoryConfirmRequested;
 
 function decide(command: MemoryControlCommand, state: ResolverState): MemoryDecision[] {
   const memory = state.get(command.payload.memoryId);
@@ -39,6 +41,8 @@ function decide(command: MemoryControlCommand, state: ResolverState): MemoryDeci
       return retract(command, memory, state);
     case 'MemoryRevertRequested':
       return revert(command, memory, state);
+    case 'MemoryConfirmRequested':
+      return confirm(command, memory);
   }
 }
 
@@ -95,7 +99,8 @@ function revert(command: MemoryRevertRequested, memory: MemoryRecord, state: Res
     sourceTurnIds: memory.sourceTurnIds,
     ...(memory.sources ? { sources: memory.sources } : {}),
   };
-  const { statusReason: _reason, ...current } = memory;
+  // The application chose the value: whatever it contradicted is settled.
+  const { statusReason: _reason, conflict: _conflict, ...current } = memory;
   const restored: MemoryRecord = {
     ...current,
     value: target.value,
@@ -113,6 +118,23 @@ function revert(command: MemoryRevertRequested, memory: MemoryRecord, state: Res
   };
   const leaving = memory.status === 'active' ? retireEpisodes(command, memory, state, new Set(target.sourceTurnIds)) : [];
   return [decision(command, 'MemorySuperseded', restored), ...leaving];
+}
+
+/**
+ * The user confirms the current value of a memory that contradicts an earlier one ("我可以用青霉素"
+ * after the allergy): the conflict note goes, as when the user says it again, and a denied constraint
+ * is no longer pinned (what it denies constrains nothing). An active memory with no conflict: nothing.
+ */
+function confirm(command: MemoryConfirmRequested, memory: MemoryRecord): MemoryDecision[] {
+  if (memory.status !== 'active' || !memory.conflict) return [];
+  const { conflict: _settled, ...settled } = memory;
+  const confirmed: MemoryRecord = {
+    ...settled,
+    pinned: memory.value === NOT_HELD ? false : memory.pinned,
+    revision: memory.revision + 1,
+    updatedAt: command.recordedAt,
+  };
+  return [decision(command, 'MemoryReinforced', confirmed)];
 }
 
 /**

@@ -1,4 +1,10 @@
-import type { MemoryRecord, MemoryRetractionRequested, MemoryRevertRequested, ProfileUpdateRequested } from '@engram/contracts';
+import type {
+  MemoryConfirmRequested,
+  MemoryRecord,
+  MemoryRetractionRequested,
+  MemoryRevertRequested,
+  ProfileUpdateRequested,
+} from '@engram/contracts';
 import { MemoryControlDecider, profileExtraction, revertTarget } from './memory-control.decider';
 import { ResolutionDecider, ResolverState } from './resolution.decider';
 import { deciderSpec } from '../testing/decider-spec';
@@ -25,6 +31,8 @@ const retraction = (memoryId: string, reason = 'wrong'): MemoryRetractionRequest
   envelope('MemoryRetractionRequested', { memoryId, reason, requestedAt: REQUESTED });
 const revert = (memoryId: string, version: number): MemoryRevertRequested =>
   envelope('MemoryRevertRequested', { memoryId, version, requestedAt: REQUESTED });
+
+const confirmation = (memoryId: string): MemoryConfirmRequested => envelope('MemoryConfirmRequested', { memoryId, requestedAt: REQUESTED });
 
 const stateOf = (...memories: MemoryRecord[]): ResolverState => new Map(memories.map((m) => [m.memoryId, m]));
 
@@ -56,6 +64,70 @@ const episodeOf = (turn: string, content: string, status: MemoryRecord['status']
   memory({ kind: 'episode', attribute: `episode:s1:${turn}`, value: '', content, sourceTurnIds: [turn], status });
 
 describe('MemoryControlDecider', () => {
+  describe('confirming a contradiction', () => {
+    const contradicted = memory({
+      kind: 'profile',
+      attribute: 'allergy:青霉素',
+      value: 'none',
+      content: '我可以用青霉素',
+      pinned: true,
+      version: 2,
+      revision: 2,
+      conflict: {
+        previousVersion: 1,
+        previousValue: '青霉素',
+        previousContent: '我对青霉素过敏',
+        previousFrom: '2026-12-01T09:00:00.000Z',
+        since: '2026-12-04T09:00:00.000Z',
+      },
+    });
+
+    it('given a memory in conflict, when the user confirms it, then MemoryReinforced without the note, no longer pinned', () => {
+      const [decision] = MemoryControlDecider.decide(confirmation(contradicted.memoryId), stateOf(contradicted));
+      expect(decision).toMatchObject({
+        type: 'MemoryReinforced',
+        occurredAt: REQUESTED,
+        payload: { itemId: null, memory: { value: 'none', pinned: false, revision: 3, version: 2, updatedAt: REQUESTED } },
+      });
+      expect(decision.payload.memory.conflict).toBeUndefined();
+    });
+
+    it('given a constraint said again after it was denied, when confirmed, then it stays pinned', () => {
+      const restored = memory({ ...contradicted, value: '青霉素', content: '我对青霉素过敏', version: 3, revision: 3 });
+      const [decision] = MemoryControlDecider.decide(confirmation(restored.memoryId), stateOf(restored));
+      expect(decision.payload.memory).toMatchObject({ value: '青霉素', pinned: true, revision: 4 });
+    });
+
+    it('given nothing to confirm (no conflict, not active, unknown), then nothing is decided', () => {
+      const { conflict: _none, ...settled } = contradicted;
+      expect(MemoryControlDecider.decide(confirmation(settled.memoryId), stateOf(settled))).toEqual([]);
+      const retracted = memory({ ...contradicted, status: 'retracted' });
+      expect(MemoryControlDecider.decide(confirmation(retracted.memoryId), stateOf(retracted))).toEqual([]);
+      expect(MemoryControlDecider.decide(confirmation('no-such-memory'), stateOf(contradicted))).toEqual([]);
+    });
+
+    it('given a memory in conflict, when the user reverts it to the contradicted version, then the note goes with it', () => {
+      const withHistory = memory({
+        ...contradicted,
+        history: [
+          {
+            version: 1,
+            value: '青霉素',
+            content: '我对青霉素过敏',
+            validFrom: '2026-12-01T09:00:00.000Z',
+            validTo: '2026-12-04T09:00:00.000Z',
+            recordedAt: '2026-12-01T09:00:00.000Z',
+            supersededAt: '2026-12-04T09:00:00.000Z',
+            sourceTurnIds: ['t1'],
+          },
+        ],
+      });
+      const [decision] = MemoryControlDecider.decide(revert(withHistory.memoryId, 1), stateOf(withHistory));
+      expect(decision.payload.memory).toMatchObject({ value: '青霉素', version: 3 });
+      expect(decision.payload.memory.conflict).toBeUndefined();
+    });
+  });
+
   it('retracts an active memory with the reason, and the episode of the turn that said it', () => {
     const durian = memory({ attribute: 'food', value: '榴莲', content: '我喜欢吃榴莲', sourceTurnIds: ['t9'] });
     const said = episodeOf('t9', '我喜欢吃榴莲');

@@ -41,15 +41,21 @@ describe('pinning', () => {
     ]);
   });
 
-  it('given a taste, a role or an employer, then nothing is pinned', () => {
+  it('given a taste, then it is ranked, not pinned; a role, an employer, a city are the profile: pinned', () => {
     const memories = decided(
       extracted([
         { kind: 'preference', attribute: 'preference:开会', value: 'dislike', content: '不喜欢开会', sourceTurnIds: ['t-1'] },
         turn('role', '后端工程师'),
         turn('employer', '字节跳动'),
+        turn('location', '杭州'),
       ]),
     );
-    expect(memories.map((m) => m.pinned)).toEqual([false, false, false]);
+    expect(memories.map((m) => [m.attribute, m.pinned])).toEqual([
+      ['preference:开会', false],
+      ['role', true],
+      ['employer', true],
+      ['location', true],
+    ]);
   });
 
   it('given health data, then it is marked sensitive; a diet is not', () => {

@@ -9,6 +9,7 @@ import {
 } from '@engram/contracts';
 import type { Decider } from '../decider';
 import { LAST_MENTIONED } from '../extraction/extraction.strategy';
+import { deniesConstraint, resolveDenial, withConflict } from './resolution.conflicts';
 import { correctsOthers, resolveAnaphora, resolveCorrection, resolveKeyed } from './resolution.rules';
 import { isSensitive, type ResolutionOptions, type ResolverState } from './resolution.state';
 
@@ -76,13 +77,17 @@ function decideItem(
 ): MemoryDecision | null {
   // Checked across all memories: a near-duplicate or anaphoric item lands away from its own key.
   if ([...state.values()].some((m) => m.appliedItemIds.includes(item.itemId))) return null;
-  const change = correctsOthers(item)
-    ? resolveCorrection(command, item, state, options)
-    : item.attribute === LAST_MENTIONED
-      ? resolveAnaphora(item, state, options)
-      : resolveKeyed(command, item, state, options);
+  const change = deniesConstraint(item)
+    ? resolveDenial(item, state, options)
+    : correctsOthers(item)
+      ? resolveCorrection(command, item, state, options)
+      : item.attribute === LAST_MENTIONED
+        ? resolveAnaphora(item, state, options)
+        : resolveKeyed(command, item, state, options);
   if (!change) return null;
-  return decisionOn(command, item, change.type, change.memory, options);
+  // Two statements that cannot both hold: the newer is current, noted until the user confirms it.
+  const memory = withConflict(change.type, state.get(change.memory.memoryId), change.memory);
+  return decisionOn(command, item, change.type, memory, options);
 }
 
 /** The decision event an item causes; `idParts` tell apart several decisions caused by one item. */

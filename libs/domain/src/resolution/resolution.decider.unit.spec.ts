@@ -419,7 +419,9 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
         .filter((e) => e.status === 'active')
         .map((e) => e.content),
     ).toEqual(['我喜欢喝绿茶', '不对，改成9点']);
-    expect(facts(state)[1].keys).toEqual(['服务器时间']);
+    // Found by what it is about and by the words it replaced ("服务器时间…"), shown as the new ones.
+    expect(facts(state)[1].keys).toEqual(['服务器时间', '把服务器时间改成8点']);
+    expect(facts(state)[1].content).toBe('不对，改成9点');
   });
 
   it('given "set the standup to 9am" then "no, make it 10", then the standup is superseded and keeps its attribute words', async () => {
@@ -461,24 +463,71 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     ).toEqual(['deadline', 'deadline:ship-the-payouts-reconciliation-service']);
   });
 
-  it('given a correction in words, then it answers only what was said last in the session', async () => {
+  it('given a correction in words, then it lands on the memory whose subject it names, not on what was said last', async () => {
     const state = await say(['我喜欢高热量的饮食方案', '我在字节跳动工作', '我改主意了，我要低卡方案']);
-    expect(facts(state).map((m) => [m.attribute, m.version])).toEqual([
-      ['preference:高热量的饮食方案', 1],
+    expect(facts(state).map((m) => [m.attribute, m.value, m.version])).toEqual([
+      ['preference:高热量的饮食方案', '低卡方案', 2],
+      ['employer', '字节跳动', 1],
+    ]);
+    // Nothing said before shares its subject: a new memory, and the employer is left alone.
+    const unrelated = await say(['我喜欢喝绿茶', '我在字节跳动工作', '我改主意了，我要低卡方案']);
+    expect(facts(unrelated).map((m) => [m.attribute, m.version])).toEqual([
+      ['preference:绿茶', 1],
       ['employer', 1],
       ['task:低卡方案', 1],
     ]);
   });
 
-  it('given a preference in another session, then a correction that shares a word only is a new memory; a near restatement lands on it', async () => {
+  it('given a preference in another session, then a change of mind on its subject supersedes it (issue 30: "我改主意了，我要低卡方案" days later)', async () => {
     const apart = await say(['s1|我喜欢高热量的饮食方案', 's2|我改主意了，我要低卡方案']);
-    expect(
-      facts(apart)
-        .map((m) => m.kind)
-        .sort(),
-    ).toEqual(['preference', 'task']);
+    expect(facts(apart).map((m) => [m.attribute, m.value, m.history.map((h) => h.content)])).toEqual([
+      ['preference:高热量的饮食方案', '低卡方案', ['我喜欢高热量的饮食方案']],
+    ]);
+    // The subject is what the statements share that few facts hold: "Python", in three facts, names none of them.
+    const common = await say([
+      's1|I prefer Python for scripts',
+      's1|my favourite Python library is pandas',
+      's1|I am learning Python testing',
+      's2|actually Python is my weekend hobby now',
+    ]);
+    expect(facts(common).map((m) => m.version)).toEqual([1, 1, 1, 1]);
     const near = await say(['s1|I like high-calorie meal plans', 's2|actually I prefer low-calorie meal plans']);
     expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
+  });
+
+  it('given a liking said again in other words, days apart, then one memory reinforced; a different thing liked stays apart', async () => {
+    const hiking = await say(['s1|I love hiking', 's2|Hiking is my favourite hobby', 's3|I go hiking most weekends']);
+    expect(facts(hiking).map((m) => [m.attribute, m.value, m.mentionCount, m.sourceTurnIds.length])).toEqual([
+      ['preference:hiking', 'like', 3, 3],
+    ]);
+    const running = await say(['s1|我每天早上都去跑步', 's2|早上跑步是我多年的习惯']);
+    expect(facts(running).map((m) => [m.attribute, m.sourceTurnIds.length])).toEqual([['schedule:早上都去跑步', 2]]);
+    const band = await say(['s1|My favourite band is Radiohead', 's2|I really love Radiohead', 's3|I really love Portishead']);
+    expect(facts(band).map((m) => [m.attribute, m.value, m.sourceTurnIds.length])).toEqual([
+      ['favorite:band', 'Radiohead', 2],
+      ['preference:portishead', 'like', 1],
+    ]);
+  });
+
+  it('given "我最近在学Go语言" months before "我最近在学Rust语言", then the newer says what is true now; other words about the present stay apart', async () => {
+    const state = await say(['s1|我最近在学Go语言', 's1|我最近在做一个记账App', 's2|我最近在学Rust语言']);
+    expect(facts(state).map((m) => [m.value, m.history.map((h) => h.value)])).toEqual(expect.arrayContaining([['Rust语言', ['Go语言']]]));
+    expect(facts(state).some((m) => m.content.includes('记账App') && m.status === 'active' && m.version === 1)).toBe(true);
+    const english = await say(["s1|I'm learning Go these days", "s2|I'm learning Rust these days"]);
+    expect(facts(english).map((m) => [m.value, m.history.length])).toEqual([[expect.stringContaining('Rust'), 1]]);
+  });
+
+  it('given a circumstance in one session and its change days later, then the change supersedes it by its attribute', async () => {
+    const state = await say([
+      's1|I live in Manchester',
+      's1|我现在开的是一辆本田思域',
+      's2|We finally moved to Leeds last weekend!',
+      's3|思域卖掉了，换了一辆特斯拉 Model 3',
+    ]);
+    expect(facts(state).map((m) => [m.attribute, m.value, m.history.map((h) => h.value), m.pinned])).toEqual([
+      ['location', 'Leeds', ['Manchester'], true],
+      ['car', '特斯拉 Model 3', ['本田思域'], true],
+    ]);
   });
 
   it('given "其实我也喜欢喝红茶" after "我喜欢喝绿茶", then it is an addition: both stay', async () => {

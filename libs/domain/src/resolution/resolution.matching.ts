@@ -91,6 +91,20 @@ export function sharedTerms(left: Terms, right: Terms): number {
   return shared;
 }
 
+/** The terms two term sets share (sharedTerms counts them without a list: it runs for every item). */
+export function sharedTermIds(left: Terms, right: Terms): number[] {
+  const shared: number[] = [];
+  for (let i = 1, j = 1; i < left.length && j < right.length;) {
+    if (left[i] === right[j]) {
+      shared.push(left[i]);
+      i++;
+      j++;
+    } else if (left[i] < right[j]) i++;
+    else j++;
+  }
+  return shared;
+}
+
 export function jaccard(a: string, left: Terms, b: string, right: Terms): number {
   if (sameNormalised(a, left, b, right)) return normaliseValue(a) === '' ? 0 : 1;
   if (left.length === 1 || right.length === 1) return 0;

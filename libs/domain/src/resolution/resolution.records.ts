@@ -1,6 +1,7 @@
 // The memory records a decision carries: a new memory, one said again (reinforced), one with a new
 // value (superseded: the old value to history), and whether a memory is pinned.
 import { deterministicId, type ExtractedItem, type MemoriesExtracted, type MemoryRecord, type MemoryVersion } from '@engram/contracts';
+import { AVOIDED, NOT_HELD } from '../extraction/constraint-values';
 import { DEFAULT_PINNED_ATTRIBUTES, familyOf, isSensitive, PINNED_FAMILIES, type ResolutionOptions } from './resolution.state';
 
 /**
@@ -52,13 +53,18 @@ function speakerAndKeys(item: ExtractedItem): Pick<MemoryRecord, 'speaker' | 'ke
   return { ...(item.speaker ? { speaker: item.speaker } : {}), ...(item.keys?.length ? { keys: [...item.keys] } : {}) };
 }
 
-/** Said again: more certain, seen more recently; the value and its version stay. */
+/**
+ * Said again: more certain, seen more recently; the value and its version stay. Said again, a value
+ * that contradicted an earlier one is confirmed: its conflict note goes, and it is pinned as its own
+ * value would be (a contradiction keeps the constraint's pin while it is open, resolution.conflicts.ts).
+ */
 export function reinforce(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): MemoryRecord {
   // Said again without a time scope, it holds from now on; said again with one, until the later end.
-  const { expiresAt: _expiry, ...lasting } = existing;
+  const { expiresAt: _expiry, conflict, ...lasting } = existing;
   const expiresAt = item.expiresAt && existing.expiresAt ? later(existing.expiresAt, item.expiresAt) : undefined;
   return {
     ...lasting,
+    ...(conflict ? { pinned: isPinned({ ...existing, operation: 'assert' }, options) } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     confidence: round(1 - (1 - existing.confidence) * 0.8),
     importance: Math.max(existing.importance, item.importance),
@@ -91,8 +97,8 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
     sourceTurnIds: existing.sourceTurnIds,
   };
   // The new value's speaker and keys replace the old one's (it may have had some the new lacks).
-  // ...and a reason it was retracted no longer holds once it is said again.
-  const { speaker: _speaker, keys: _keys, statusReason: _reason, expiresAt: _expiry, ...current } = existing;
+  // ...and a reason it was retracted, or a contradiction it stood in, no longer holds once a new value is said.
+  const { speaker: _speaker, keys: _keys, statusReason: _reason, expiresAt: _expiry, conflict: _conflict, ...current } = existing;
   return {
     ...current,
     kind: item.kind,
@@ -120,19 +126,21 @@ export function supersede(existing: MemoryRecord, item: ExtractedItem, options: 
   };
 }
 
-/** The value of a preference for what a person does not eat or drink (the rule extractor's dislike rule). */
-const AVOIDED = 'avoid';
-
 /**
  * The user's pinned attributes, every procedure (rules for the assistant hold whatever the question),
  * and the standing constraints of anyone the user speaks of (PINNED_FAMILIES), sensitive ones unless
  * the deployment keeps them unpinned.
  */
-function isPinned(item: ExtractedItem, options: ResolutionOptions): boolean {
+function isPinned(
+  item: Pick<ExtractedItem, 'kind' | 'subject' | 'attribute' | 'value' | 'operation'>,
+  options: ResolutionOptions,
+): boolean {
   const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
   if (item.operation !== 'assert') return false;
   if (item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute))) return true;
   if (item.subject === 'assistant') return false;
+  // "我可以用青霉素" constrains nothing (pinned only while it contradicts a constraint, resolution.conflicts.ts).
+  if (item.value === NOT_HELD) return false;
   // A food or drink someone does not take ("不吃香菜", "I don't drink") constrains every meal.
   if (item.kind === 'preference' && item.value === AVOIDED) return true;
   if (item.kind !== 'profile' || !PINNED_FAMILIES.includes(familyOf(item.attribute))) return false;

@@ -7,6 +7,7 @@ import { CORRECTED_FAMILIES, findByMergeKey, lastMentioned, latestScoped, nearDu
 import { normaliseValue, sameValue, sharedTerms, termsOf, valueShape } from './resolution.matching';
 import { added, reinforce, supersede, union } from './resolution.records';
 import type { ResolutionOptions, ResolverState } from './resolution.state';
+import { factFrequency, sameFrameNow, subjectScore } from './subject';
 
 export type Change = { type: MemoryDecision['type']; memory: MemoryRecord } | null;
 
@@ -15,7 +16,19 @@ export function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, st
   const existing = findByMergeKey(state, mergeKey) ?? latestScoped(item, state);
   if (item.operation === 'retract') return existing ? retract(existing, item, options) : null;
   if (existing) return assertOn(existing, item, options);
-  const duplicate = nearDuplicate(item, state, options.similarityThreshold);
+  // "周报以后改成纯文字吧" names 周报, which no memory holds as its attribute: it changes the memory
+  // about 周报 ("周报我习惯用表格的形式来写"), whatever attribute that one was filed under.
+  const named = item.correction === 'named' ? namedIn(item, state) : null;
+  if (named) return landOn(named, item, options);
+  // "我最近在学Rust语言" months after "我最近在学Go语言": what the speaker is doing now (subject.ts).
+  const reframed =
+    item.operation === 'assert' ? correctable(item, state).find((m) => m.kind === item.kind && sameFrameNow(item, m)) : undefined;
+  if (reframed)
+    return {
+      type: 'MemorySuperseded',
+      memory: supersede(reframed, { ...item, attribute: reframed.attribute, keys: correctedKeys(reframed, item) }, options),
+    };
+  const duplicate = nearDuplicate(item, state, options.similarityThreshold) ?? restatedIn(item, state);
   if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
   return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };
 }
@@ -63,17 +76,86 @@ export function resolveCorrection(
   if (item.correction === 'named' && item.attribute !== LAST_MENTIONED && !item.attribute.includes(':'))
     return resolveKeyed(command, item, state, options);
   const target = correctedBy(command, item, state);
-  if (target && item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
-  if (target) {
-    // Landing on another key, it says something new even when the values agree ("like" → "like").
-    const landed = { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) };
-    const restated = normaliseValue(target.content) === normaliseValue(item.content);
-    return restated || item.attribute === LAST_MENTIONED
-      ? assertOn(target, landed, options)
-      : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
-  }
+  if (target) return landOn(target, item, options);
   if (item.attribute !== LAST_MENTIONED) return resolveKeyed(command, item, state, options);
   return item.operation === 'retract' ? null : resolveAnaphora(item, state, options);
+}
+
+/** A correction applied to the memory it corrects, on that memory's key. */
+function landOn(target: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): Change {
+  if (item.operation === 'retract') return retract(target, { ...item, value: '' }, options);
+  // Landing on another key, it says something new even when the values agree ("like" → "like").
+  const landed = { ...item, kind: target.kind, attribute: target.attribute, keys: correctedKeys(target, item) };
+  const restated = normaliseValue(target.content) === normaliseValue(item.content);
+  return restated || item.attribute === LAST_MENTIONED
+    ? assertOn(target, landed, options)
+    : { type: 'MemorySuperseded', memory: supersede(target, landed, options) };
+}
+
+/**
+ * The speaker's earlier memories a correction may land on: active, theirs (one speaker corrects what
+ * they said, not what another participant said), not from the correcting turn, neither an episode
+ * nor an insight.
+ */
+function correctable(item: ExtractedItem, state: ResolverState): MemoryRecord[] {
+  const own = new Set(item.sourceTurnIds);
+  const at = Date.parse(item.validFrom);
+  return [...state.values()].filter(
+    (memory) =>
+      memory.status === 'active' &&
+      memory.subject === item.subject &&
+      memory.kind !== 'episode' &&
+      memory.kind !== 'insight' &&
+      Date.parse(memory.lastSeenAt) <= at &&
+      !memory.sourceTurnIds.some((turn) => own.has(turn)) &&
+      (memory.speaker ?? null) === (item.speaker ?? null),
+  );
+}
+
+/** The latest memory whose words hold the subject a named correction names (its attribute), distinctively. */
+function namedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+  const candidates = correctable(item, state);
+  const frequency = factFrequency(candidates);
+  const about = termsOf(item.attribute.replace(/[_-]+/g, ' '));
+  let best: { memory: MemoryRecord; score: number } | null = null;
+  for (const memory of candidates) {
+    const score = subjectScore(about, termsOf(memory.content), frequency);
+    if (score > 0 && (!best || score > best.score || (score === best.score && memory.lastSeenAt > best.memory.lastSeenAt)))
+      best = { memory, score };
+  }
+  return best?.memory ?? null;
+}
+
+/**
+ * A liking said again in other words is the same memory, reinforced: "I really love Radiohead" after
+ * "My favourite band is Radiohead", "早上跑步是我多年的习惯" after "我每天早上都去跑步". The thing liked
+ * (a preference's object, a favourite's value) must be named by an earlier memory of the speaker's
+ * that likes or does it: its attribute and value hold at least RESTATED_SHARE of its terms (the
+ * tokenizer's bigrams across two words, 上跑 in 早上跑步, are seldom in another wording).
+ */
+const RESTATED_SHARE = 2 / 3;
+
+function restatedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+  const thing = likedThing(item.kind, item.attribute, item.value);
+  if (item.operation !== 'assert' || thing === null) return null;
+  const wanted = termsOf(thing);
+  if (wanted.length < 2) return null;
+  let best: MemoryRecord | null = null;
+  for (const memory of correctable(item, state)) {
+    const said =
+      likedThing(memory.kind, memory.attribute, memory.value) ?? (memory.attribute.startsWith('schedule:') ? memory.attribute : null);
+    if (said === null) continue;
+    const held = termsOf(`${said.replace(/[_:-]+/g, ' ')} ${memory.value}`);
+    if (sharedTerms(wanted, held) >= RESTATED_SHARE * (wanted.length - 1) && (!best || memory.lastSeenAt > best.lastSeenAt)) best = memory;
+  }
+  return best;
+}
+
+/** What a preference says is liked or done: its object (`preference:hiking` = like/habit), or a favourite's value. */
+function likedThing(kind: string, attribute: string, value: string): string | null {
+  if (kind !== 'preference') return null;
+  if (attribute.startsWith('preference:')) return TAKES_TO.has(value) ? attribute.slice('preference:'.length).replace(/-/g, ' ') : null;
+  return value;
 }
 
 /**
@@ -86,23 +168,23 @@ const CORRECTION_OVERLAP = 0.5;
  * The memory a correction answers (see resolveCorrection); ties go to the later memory, then the
  * higher id. A value of a shape ("9点", "10", "五万") answers the latest memory of that shape said
  * earlier in the session; words ("我要低卡方案") answer only what the speaker said last in it.
+ * Across sessions, the memory it mostly restates (CORRECTION_OVERLAP), else the one whose subject
+ * it names ("afternoons work much better for meetings now" after "I prefer to have my meetings in
+ * the morning": subject.ts).
  */
 function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: ResolverState): MemoryRecord | null {
   const session = turnsOfSession(state, command.payload.sessionId);
   const words = item.operation === 'assert' && valueShape(item.value) === 'text';
   const lastTurn = words ? lastTurnOf(item, state, session) : null;
-  const own = new Set(item.sourceTurnIds);
-  const at = Date.parse(item.validFrom);
   const itemTerms = termsOf(item.content);
   let answered: MemoryRecord | null = null;
   let similar: { memory: MemoryRecord; overlap: number } | null = null;
+  let named: { memory: MemoryRecord; score: number } | null = null;
   const later = (a: MemoryRecord, b: MemoryRecord) =>
     a.lastSeenAt > b.lastSeenAt || (a.lastSeenAt === b.lastSeenAt && a.memoryId > b.memoryId);
-  for (const memory of state.values()) {
-    if (memory.status !== 'active' || memory.subject !== item.subject || memory.kind === 'episode' || memory.kind === 'insight') continue;
-    if (Date.parse(memory.lastSeenAt) > at || memory.sourceTurnIds.some((turn) => own.has(turn))) continue;
-    // One speaker corrects what they said, not what another participant said.
-    if ((memory.speaker ?? null) !== (item.speaker ?? null)) continue;
+  const candidates = correctable(item, state);
+  const frequency = factFrequency(candidates);
+  for (const memory of candidates) {
     const memoryTerms = termsOf(memory.content);
     const shared = sharedTerms(itemTerms, memoryTerms);
     const inSession = words
@@ -118,8 +200,12 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
     ) {
       similar = { memory, overlap };
     }
+    const score = subjectScore(itemTerms, memoryTerms, frequency);
+    if (score > 0 && (!named || score > named.score || (score === named.score && later(memory, named.memory)))) {
+      named = { memory, score };
+    }
   }
-  return answered ?? similar?.memory ?? null;
+  return answered ?? similar?.memory ?? named?.memory ?? null;
 }
 
 /**
@@ -160,12 +246,17 @@ function turnsOfSession(state: ResolverState, sessionId: string): Set<string> {
 }
 
 /**
- * A correction landing on another memory keeps what that memory is found by: its keys (for a fact,
- * its attribute in words) and a plain attribute in words ("no, make it 10" is found by "standup").
+ * A correction landing on another memory keeps what that memory is found by: its keys, its
+ * attribute in words — a plain one ("no, make it 10" is found by "standup") or what a family's
+ * attribute is about ("I've switched to almond milk now" on `preference:my-latte` is still found by
+ * "latte") — and the words it replaces: "以后给我订靠过道的座位吧" is still the answer to a question
+ * about booking train tickets, which "订火车票的话我比较喜欢靠窗的座位" was found by.
  */
 function correctedKeys(target: MemoryRecord, item: ExtractedItem): string[] {
-  const about = target.attribute.includes(':') ? [] : [target.attribute.replace(/[_-]+/g, ' ')];
-  return union(union(target.keys ?? [], item.keys ?? []), about);
+  const colon = target.attribute.indexOf(':');
+  const about = target.attribute.slice(colon + 1).replace(/[_-]+/g, ' ');
+  const replaced = target.content === item.content ? [] : [target.content];
+  return union(union(target.keys ?? [], item.keys ?? []), [...(about.trim() === '' ? [] : [about]), ...replaced]);
 }
 
 /** "that's no longer true", "不是三万，是五万": applies to what the subject mentioned last. */
@@ -181,8 +272,13 @@ export function resolveAnaphora(item: ExtractedItem, state: ResolverState, optio
   return assertOn(target, { ...item, kind: target.kind, attribute: target.attribute }, options);
 }
 
+/** Values of a preference that say the person likes or does the thing: "I love hiking", "I go hiking most weekends". */
+const TAKES_TO: ReadonlySet<string> = new Set(['like', 'habit']);
+
 function assertOn(existing: MemoryRecord, item: ExtractedItem, options: ResolutionOptions): Change {
-  if (existing.status === 'active' && sameValue(existing.value, item.value)) {
+  const agrees =
+    sameValue(existing.value, item.value) || (existing.kind === 'preference' && TAKES_TO.has(existing.value) && TAKES_TO.has(item.value));
+  if (existing.status === 'active' && agrees) {
     return { type: 'MemoryReinforced', memory: reinforce(existing, item, options) };
   }
   return { type: 'MemorySuperseded', memory: supersede(existing, item, options) };

@@ -49,17 +49,29 @@ export function isSensitive(attribute: string): boolean {
 }
 
 /**
- * The facts layer (always injected first, before anything ranked) holds the user's name by default:
- * the one fact every prompt needs, whatever it is about.
+ * The facts layer (always injected first, before anything ranked): the profile a user builds by
+ * talking — who they are, where they live and work, what they drive, where their parcels go, the
+ * team's stack and recurring meetings. A prompt about a gym near home, a self-introduction or a CI
+ * cache needs them though it never names them, and a change of circumstance ("we finally moved to
+ * Leeds") supersedes them by their attribute.
  *
- * The design brief lists budgets, deadlines and meetings there too, and profile facts used to be
- * pinned wholesale. Measured on the bilingual eval, that cost 1–4 of the 5 slots of every answer:
- * a purchase's budget or a project's deadline is noise in a prompt about something else, and it
- * stays pinned long after the purchase or the project is over. Pinning role, employer and city as
- * well still cost one slot per answer (MRR 0.50 against 0.57 with the name alone) for no gain when
- * the question is about them. So everything else is ranked: profile facts never decay and carry
- * importance 0.9+, budgets and deadlines 0.8, which puts them first whenever the query is about them.
- * Deployments that want more pinned (say role and employer for a work assistant) pass
- * `pinnedAttributes`.
+ * History: only the name was pinned while the eval counted pinned facts among an answer's ranked
+ * slots (pinning role, employer and city then cost one slot per answer, MRR 0.50 against 0.57).
+ * The eval now scores pinned facts apart (they come back for every query by design), and the facts
+ * zone orders them by the question (`recall-pipeline.ts`), so a tight budget keeps the relevant ones.
+ * Budgets and deadlines stay ranked: they belong to one purchase or project and go stale with it.
+ * Deployments that want fewer or more pinned pass `pinnedAttributes`.
  */
-export const DEFAULT_PINNED_ATTRIBUTES: readonly string[] = ['name'];
+export const DEFAULT_PINNED_ATTRIBUTES: readonly string[] = [
+  'name',
+  'location',
+  'current_location',
+  'employer',
+  'role',
+  'car',
+  'shipping_address',
+  'tech_stack',
+  'ci',
+  'weekly_meeting',
+  'standup',
+];

@@ -6,6 +6,7 @@ import type {
   MemoryDecision,
   MemoryRetractionRequested,
   MemoryRevertRequested,
+  MemoryConfirmRequested,
   ProfileUpdateRequested,
   UserForgotten,
 } from '@engram/contracts';
@@ -50,7 +51,12 @@ import { DEFAULT_PINNED_ATTRIBUTES, type ResolutionOptions, type ResolverState }
  * no second writer races it, and every outcome is a decision event that projections and rebuilds replay.
  */
 export type MemoryCommand =
-  ForgettingRequested | MemoriesImportRequested | MemoryRetractionRequested | MemoryRevertRequested | ProfileUpdateRequested;
+  | ForgettingRequested
+  | MemoriesImportRequested
+  | MemoryRetractionRequested
+  | MemoryRevertRequested
+  | MemoryConfirmRequested
+  | ProfileUpdateRequested;
 
 /** What the resolver acts on, of all that memory.extracted.v1 carries. */
 export type ResolverCommand = MemoriesExtracted | UserForgotten | MemoryCommand;
@@ -77,6 +83,7 @@ const MEMORY_COMMAND_TYPES: Readonly<Record<MemoryCommand['type'], true>> = {
   MemoriesImportRequested: true,
   MemoryRetractionRequested: true,
   MemoryRevertRequested: true,
+  MemoryConfirmRequested: true,
   ProfileUpdateRequested: true,
 };
 
@@ -173,6 +180,7 @@ function changesOf(command: MemoriesExtracted | MemoryCommand, state: ResolverSt
       return MemoryImportDecider.decide(command, state);
     case 'MemoryRetractionRequested':
     case 'MemoryRevertRequested':
+    case 'MemoryConfirmRequested':
       return MemoryControlDecider.decide(command, state);
     case 'ProfileUpdateRequested': {
       // Facts the application states are resolved like facts said in conversation (insights apart, as

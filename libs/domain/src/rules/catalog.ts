@@ -54,6 +54,10 @@ export const attributeKinds: Readonly<Record<string, MemoryKind>> = {
   deadline: 'task',
   weekly_meeting: 'fact',
   standup: 'fact',
+  ci: 'fact',
+  car: 'profile',
+  current_location: 'profile',
+  shipping_address: 'profile',
 };
 
 /** Importance of attributes that matter more than their kind suggests (money, dates). */

@@ -91,7 +91,7 @@ export class ClauseReader {
   toDraft(finding: Finding, clause: Clause, input: ExtractionInput): ExtractedItemDraft {
     const boost = clause.remembered || clause.emphasised ? 0.15 : 0;
     const correction = finding.correction ?? (clause.retargets ? 'named' : undefined);
-    const keys = this.attributeWords(finding.attribute);
+    const keys = [this.attributeWords(finding.attribute), ...(finding.keys ?? [])].filter((key): key is string => !!key).join(' ');
     const confidence = clause.remembered
       ? Math.max(finding.confidence, 0.9)
       : clause.corrected
@@ -192,7 +192,9 @@ export class ClauseReader {
   private thirdParty(body: string): { subject: string; body: string } | null {
     // "Jess's birthday is October 3rd": a named person's fact, not the user's.
     const named = firstMatch(this.config.identity.namedPossessive, body);
-    if (named && !this.rules.isNotEntity(named[1]) && named[0].length < body.length) {
+    // "Let's settle…", "Here's the plan": a contraction, not a person's name.
+    const contraction = named !== null && this.rules.isNotEntity(`${named[1]}'s`);
+    if (named && !contraction && !this.rules.isNotEntity(named[1]) && named[0].length < body.length) {
       return { subject: slugify(named[1]), body: body.slice(named[0].length) };
     }
     for (const { subject, applies, re } of relationPatterns(this.config)) {

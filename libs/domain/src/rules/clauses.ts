@@ -44,6 +44,18 @@ interface Span {
 }
 
 /**
+ * Quotations and titles: 《…》, “…”, 「…」, 『…』, "…", and '…' opened before a word and closed after
+ * one (so the apostrophes of "I'd" and "the kids' toys" open nothing). At most 80 characters: an
+ * unclosed mark does not swallow the sentence.
+ */
+const QUOTED =
+  /《[^》]{1,80}》|“[^”]{1,80}”|‘[^’]{1,80}’|「[^」]{1,80}」|『[^』]{1,80}』|"[^"]{1,80}"|(?<![\p{L}\p{N}])'[^']{1,80}'(?![\p{L}\p{N}])/gu;
+
+function quotedSpans(text: string): Span[] {
+  return [...text.matchAll(QUOTED)].map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }));
+}
+
+/**
  * Splits a turn into clauses, keeping "不是三万，是五万" and "Actually, it's 50k" whole. Clauses are
  * spans of the original text, so content keeps the user's exact wording and punctuation.
  */
@@ -52,8 +64,11 @@ export function clausesOf(text: string, config: RuleExtractorConfig): string[] {
   for (const sentence of text.matchAll(SENTENCE)) {
     const offset = sentence.index ?? 0;
     const pieces: Span[] = [];
+    const quoted = quotedSpans(sentence[0]);
     let start = 0;
     for (const sep of sentence[0].matchAll(clauseBreak(config))) {
+      // "I'd recommend 'Thinking, Fast and Slow'": a comma inside a title or a quotation breaks nothing.
+      if (quoted.some((q) => (sep.index ?? 0) > q.start && (sep.index ?? 0) < q.end)) continue;
       pieces.push({ start: offset + start, end: offset + (sep.index ?? 0) });
       start = (sep.index ?? 0) + sep[0].length;
     }

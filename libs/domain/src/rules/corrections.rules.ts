@@ -13,6 +13,13 @@ import { valueShapeOf, type Finding, type RuleContext } from './rule-context';
  */
 export function retraction(c: Clause, rules: RuleContext, nested = false): Finding | null {
   const { corrections } = rules.config;
+  // "不看恐怖片了": the taste "我喜欢看恐怖片" named, given up.
+  const given = nested ? undefined : firstMatch(corrections.noLonger, trimPunctuation(c.body))?.groups?.what;
+  const liked = given
+    ? rules.reread(`${corrections.likeLead}${given}`)?.findings.find((f) => f.kind === 'preference' && f.operation !== 'retract')
+    : undefined;
+  if (liked)
+    return { kind: 'preference', attribute: liked.attribute, value: '', confidence: 0.85, operation: 'retract', correction: 'named' };
   // "forget that", "当我没说": the whole clause points back; "forget that I like durian" names its object.
   const anaphora = findCue(c.body, corrections.retractAnaphora);
   const anaphoric = anaphora !== null && trimPunctuation(c.body.slice(0, anaphora.index) + c.body.slice(anaphora.end)) === '';
@@ -73,6 +80,11 @@ export function correction(c: Clause, rules: RuleContext): Finding | null {
   if (assign) return correctTo(assign.pre, assign.raw, false, c.body, rules);
   const change = findCue(c.body, corrections.changeVerbs);
   if (!change) return null;
+  // "I moved to Lisbon": where the user lives now, read by the identity rules, not a correction of what was said last.
+  if (findCue(c.body, rules.config.identity.location)?.index === 0) return null;
+  // "from now on book me aisle seats": the "now" of "from now on" says when, not what changed.
+  const standing = findCue(c.body, rules.config.procedures.standing);
+  if (standing && standing.index <= change.index && change.end <= standing.end) return null;
   const pre = c.body.slice(0, change.index);
   // "now I have a drive for backups" opens with a change word but corrects nothing; "改成9点" does.
   if (trimPunctuation(pre) === '' && findCue(change.cue, corrections.openChangeVerbs)?.end !== change.cue.length) return null;
@@ -124,6 +136,8 @@ function phraseAttribute(pre: string, rules: RuleContext): string | null {
   let phrase = trimClause(pre);
   for (let lead = leads.exec(phrase); lead; lead = leads.exec(phrase)) phrase = phrase.slice(lead[0].length);
   phrase = rules.clean(phrase.replace(alternation(words.genitives, '(?:…)$', 'u'), ''));
+  // "周报以后改成纯文字": "from now on" says when the change holds, not what changes.
+  phrase = rules.clean(phrase.replace(alternation(rules.config.procedures.standing, '\\s*(?:…)$', 'iu'), ''));
   if (!phrase || rules.firstPerson.test(phrase) || findCue(phrase, words.nowAdverbs) || findCue(phrase, corrections.notInAttribute))
     return null;
   const pronoun = alternation(corrections.pronouns, '^(?:…)$', 'iu');

@@ -12,6 +12,10 @@ import type { Finding, RuleContext } from './rule-context';
  */
 export function statement(c: Clause, rules: RuleContext): Finding[] | Finding | null {
   const { config } = rules;
+  for (const [attribute, frames] of Object.entries(config.facts.frames)) {
+    const framed = firstMatch(frames, c.body);
+    if (framed?.groups?.value) return statementFinding(attribute, rules.clean(framed.groups.value), rules);
+  }
   const viaUse = firstMatch(config.facts.useAs, c.body);
   if (viaUse?.groups) {
     const slug = rules.findAttribute(viaUse.groups.attr)?.slug ?? rules.productCategory(viaUse.groups.value);

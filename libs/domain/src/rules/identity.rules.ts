@@ -12,6 +12,8 @@ export function allergy(c: Clause, rules: RuleContext): Finding | null {
   const { identity } = rules.config;
   const framed = firstMatch(identity.allergyFrames, c.body);
   const cue = framed ? null : findCue(c.body, identity.allergy);
+  // "我不过敏了": a negated allergy is no allergy (the constraint rules read what one denies).
+  if (cue && rules.config.constraints.negatedLeads.some((re) => re.test(c.body.slice(0, cue.index).trim()))) return null;
   const raw = framed?.[1] ?? (cue ? c.body.slice(cue.end) : null);
   const value = raw ? rules.clean(raw) : '';
   if (!value) return null;
@@ -60,7 +62,8 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
   if (workplace) {
     const where = rules.clean(workplace[1]);
     if (identity.places.home.includes(where)) return null; // works from home: the episode keeps it
-    return [profileFinding(isPlace(where, rules) ? 'location' : 'employer', where)];
+    const role = workplace.groups?.verb ? identity.workplaceRoles[workplace.groups.verb] : undefined;
+    return [profileFinding(isPlace(where, rules) ? 'location' : 'employer', where), ...(role ? [profileFinding('role', role)] : [])];
   }
   const worksAs = firstMatch(identity.worksAsFrames, c.body);
   if (worksAs?.groups && findCue(worksAs.groups.org, identity.organisationSuffixes)?.end === worksAs.groups.org.length) {
@@ -90,6 +93,9 @@ export function profile(c: Clause, rules: RuleContext): Finding[] | null {
       return found.filter((f) => f.value);
     }
   }
+  const presence = findCue(c.body, identity.presence);
+  const where = presence ? rules.clean(c.body.slice(presence.end).split(alternation(identity.placeEnds, '[，,]|…', 'iu'))[0]) : '';
+  if (where && firstMatch(identity.presenceShape, where)) return [profileFinding('current_location', where)];
   for (const slot of ['location', 'hometown'] as const) {
     const cue = findCue(c.body, identity[slot]);
     const value = cue ? rules.clean(c.body.slice(cue.end).split(alternation(identity.placeEnds, '[，,]|…', 'iu'))[0]) : '';

@@ -1,4 +1,5 @@
 import type { CueSignal } from '../screening/screening-signals';
+import type { ConstraintCues } from './constraint-cues';
 
 /**
  * A language pack: everything one language contributes to the rule extractor and to screening, as
@@ -86,6 +87,8 @@ export interface WordCues {
   readonly useCopulas: readonly string[];
   /** Between an attribute and its copula ("现在的岗位是…", "my position now is …"). */
   readonly nowAdverbs: readonly string[];
+  /** Words that make a statement about the present ("我最近在学Rust", "I've been learning Rust lately"): a newer one in the same words replaces it. */
+  readonly lately: readonly string[];
   /** Verbs, adverbs and articles stripped from the front of an object ("用 VS Code" → "VS Code"). */
   readonly leadingFillers: readonly string[];
   /** Words stripped from the end of a value ("五万了" → "五万", "三万以内" → "三万"). */
@@ -105,6 +108,13 @@ export interface IdentityCues {
   readonly name: readonly string[];
   readonly employer: readonly string[];
   readonly location: readonly string[];
+  /**
+   * Where the user is for now, not where they live ("I'm in Berlin this week for a conference"):
+   * `current_location`, only when what follows has `presenceShape` (a proper name, not "a meeting");
+   * a stated scope ("this week") makes it expire.
+   */
+  readonly presence: readonly string[];
+  readonly presenceShape: readonly RegExp[];
   readonly hometown: readonly string[];
   readonly role: readonly string[];
   readonly roleSuffixes: readonly string[];
@@ -139,6 +149,8 @@ export interface IdentityCues {
   readonly nameShapes: readonly RegExp[];
   /** "我在字节跳动工作": group 1 is where the user works (an employer, or a place). */
   readonly workplaceFrames: readonly RegExp[];
+  /** A workplace frame's verb that also says the role ("在一家设计公司实习": an intern), group `verb` of the frame. */
+  readonly workplaceRoles: Readonly<Record<string, string>>;
   /** "我在一家外企做财务": groups `org` and `role`. */
   readonly worksAsFrames: readonly RegExp[];
   /** Regex sources: what ends an employer's name after an employer cue (" as ", " in "). */
@@ -155,27 +167,6 @@ export interface IdentityCues {
   readonly placeEnds: readonly string[];
   /** How an organisation's name starts ("Stripe", "3M", "字节跳动"); "a gym" is not one. */
   readonly organisationNames: readonly RegExp[];
-}
-
-/**
- * Standing constraints: what the user (or a person they name) cannot or will not eat, their health
- * conditions and their accessibility needs — facts every prompt about food, plans or places needs.
- */
-export interface ConstraintCues {
-  /** Diets by name ("吃素", "vegetarian", "lactose intolerant"): `diet:<name>`. */
-  readonly diets: readonly string[];
-  /** Negated verbs of eating or drinking ("不吃", "don't eat"): a dislike said with one is `avoid`, a constraint. */
-  readonly avoid: readonly string[];
-  /** Whole frames of avoiding (group 1 the food: "一点辣都不能吃"), read by the dislike rule. */
-  readonly avoidFrames: readonly RegExp[];
-  /** Frames stating a condition (group 1: "我有高血压", "I have asthma"), kept when `conditions` or `conditionEnds` names it. */
-  readonly conditionFrames: readonly RegExp[];
-  /** Conditions by name ("糖尿病", "diabetes"). */
-  readonly conditions: readonly string[];
-  /** How a condition's name ends ("…病", "…炎", "…itis"): the lexicon's general part. */
-  readonly conditionEnds: readonly string[];
-  /** Accessibility needs by name ("轮椅", "wheelchair", "色盲", "deaf"): `accessibility:<name>`. */
-  readonly accessibility: readonly string[];
 }
 
 /** Retractions, corrections and forget requests. */
@@ -210,6 +201,9 @@ export interface CorrectionCues {
   readonly money: readonly string[];
   /** Forget requests whose object the other rules can read ("忘掉我之前说的喜欢吃榴莲" → the preference). */
   readonly forget: readonly string[];
+  /** "不看恐怖片了", "I don't watch horror movies anymore": a taste given up (not food: "不吃香菜了" is a constraint), group `what`, read as `likeLead` + what. */
+  readonly noLonger: readonly RegExp[];
+  readonly likeLead: string;
   /** What may come before a forget request's verb ("请忘掉…", "please forget…"); anything else ("I'll never forget…") is not one. */
   readonly forgetAsk: readonly string[];
   /** Words around a forget request's object ("我之前说的", "这件事", "what I said about"). */
@@ -239,6 +233,8 @@ export interface CorrectionCues {
 /** Decisions, tasks, deadlines and what is being bought. */
 export interface PlanCues {
   readonly decision: readonly string[];
+  /** Regex sources: a decision's object that only points at a proposal ("这个方案来", "that plan"): `acceptedProposal`. */
+  readonly acceptance: readonly string[];
   readonly task: readonly string[];
   readonly deadline: readonly string[];
   /**
@@ -279,6 +275,10 @@ export interface PreferenceCues {
    * "美式咖啡是我的最爱"): group `value` is what is liked, `what` (may be empty) what kind of thing it is.
    */
   readonly favouriteFirst: readonly RegExp[];
+  /** A habit said by how often or how long, group `object`: "I go hiking most weekends", "早上跑步是我多年的习惯". */
+  readonly habitFrames: readonly RegExp[];
+  /** A standing request that is a taste ("以后给我订靠过道的座位吧", "from now on book me aisle seats"), group `object`. */
+  readonly standingRequests: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */
   readonly objectEnds: readonly string[];
 }
@@ -342,6 +342,8 @@ export interface FactCues {
   readonly possessive: readonly RegExp[];
   /** Regex sources: verbs of use after which products are the things used ("用", "we use", "runs on"). */
   readonly useVerbs: readonly string[];
+  /** Attributes named by how they are said, group `value`: a car ("换了一辆特斯拉": 辆, a vehicle's classifier), "寄到深圳…". */
+  readonly frames: Readonly<Record<string, readonly RegExp[]>>;
 }
 
 /** Whose relation names these are: a name matching `names` is tried when the clause matches `opener` (or the name starts with `owner`). */
@@ -381,3 +383,5 @@ export interface ScreeningCues {
    */
   readonly assistantEchoCues: readonly string[];
 }
+
+export type { ConstraintCues } from './constraint-cues';

@@ -89,9 +89,12 @@ export function decision(c: Clause, rules: RuleContext): Finding | null {
     return { kind: 'decision', attribute, value: product.entry.name, confidence: 0.85 };
   }
   const value = rules.clean(rest);
-  // "好，就这么定了": an acknowledgement, not a decision about anything.
-  if ((value.match(/[\p{L}\p{N}]/gu) ?? []).length < 2 || rules.isNotEntity(value)) return null;
-  return { kind: 'decision', attribute: `decision:${slugify(value)}`, value, confidence: 0.8 };
+  // "好，就这么定了", "就按这个方案来": what was just proposed is decided (said after another party's
+  // turn, the rule extractor takes that turn for the decision); on its own, "就这么定了" decides nothing.
+  const bare = (value.match(/[\p{L}\p{N}]/gu) ?? []).length < 2 || rules.isNotEntity(value);
+  const accepts = bare || alternation(rules.config.plans.acceptance, '(?:…)', 'iu').test(value);
+  if (bare) return { kind: 'decision', attribute: 'decision', value: '', confidence: 0.8, accepts };
+  return { kind: 'decision', attribute: `decision:${slugify(value)}`, value, confidence: 0.8, ...(accepts ? { accepts } : {}) };
 }
 
 export function task(c: Clause, rules: RuleContext): Finding | null {

@@ -33,6 +33,19 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
   const cues = rules.config.preferences;
   const first = firstMatch(cues.favouriteFirst, c.body)?.groups;
   if (first?.value) return favouriteFirst(first.value, (first.what || first.what2 || '').trim(), rules);
+  // "以后给我订靠过道的座位吧": a taste said as a standing request, and a change of any taste on its subject.
+  const requested = firstMatch(cues.standingRequests, c.body)?.groups?.object;
+  if (requested && rules.clean(requested))
+    return {
+      kind: 'preference',
+      attribute: `preference:${objectKey(rules.clean(requested), rules)}`,
+      value: 'like',
+      confidence: 0.8,
+      correction: 'named',
+    };
+  const framed = firstMatch(cues.habitFrames, c.body)?.groups?.object;
+  if (framed && rules.clean(framed))
+    return { kind: 'preference', attribute: `preference:${objectKey(rules.clean(framed), rules)}`, value: 'habit', confidence: 0.75 };
   const cue = findCue(c.body, cues.like) ?? findCue(c.body, cues.habit);
   if (!cue) return null;
   const rest = c.body.slice(cue.end);

@@ -30,6 +30,10 @@ export interface Finding {
   readonly entities?: readonly string[];
   /** Set by the correction rules: `named` when the finding names what it corrects, `open` when not. */
   readonly correction?: 'named' | 'open';
+  /** A decision that only points at what was just proposed ("就按这个方案来", "let's go with that"): see `acceptedProposal`. */
+  readonly accepts?: boolean;
+  /** Search keys the rule adds to its attribute's words (never shown). */
+  readonly keys?: readonly string[];
 }
 
 /** A rule of a family: what it finds in one clause, if anything. */

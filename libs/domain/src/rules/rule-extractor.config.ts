@@ -28,7 +28,7 @@ export function ruleCuesOf(packs: readonly RuleCues[]): RuleCues {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-8',
+  version: 'rules-9',
   ...ruleCuesOf(LANGUAGE_PACKS),
   catalog,
   attributeKinds,

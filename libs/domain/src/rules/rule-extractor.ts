@@ -1,7 +1,8 @@
 import { findCue } from '../text/cue-matching';
 import { mergeKeyOf, type ExtractedItemDraft, type ExtractionInput, type ExtractionStrategy } from '../extraction/extraction.strategy';
 import { ClauseReader } from './clause-reader';
-import { clausesOf, SENTENCE, trimClause } from './clauses';
+import { slugify, stripEdges } from '../text/text-values';
+import { clausesOf, SENTENCE, trimClause, type Clause } from './clauses';
 import { purchaseOf as purchaseIn } from './plans.rules';
 import type { Finding } from './rule-context';
 import { defaultRuleExtractorConfig, type RuleExtractorConfig } from './rule-extractor.config';
@@ -44,10 +45,64 @@ export function extractWithRules(input: ExtractionInput, config: RuleExtractorCo
       // corrects; its sentence often does, and is what a later question is matched against.
       const about = (f: Finding) =>
         f.correction === 'open' && f.operation !== 'retract' ? { ...clause, content: trimClause(sentence) } : clause;
-      return findings.map((f) => reader.toDraft(f, about(f), input));
+      const list = listAfterColon(raw, sentence, config);
+      return findings.flatMap((f) => {
+        if (f.accepts)
+          return acceptedProposal(f, clause, input.previousText, config).map((a) => reader.toDraft(a.finding, a.clause, input));
+        if (list && f.kind === 'decision') {
+          return [reader.toDraft({ ...f, value: `${f.value}${list.rest}` }, { ...clause, content: list.whole }, input)];
+        }
+        return [reader.toDraft(f, about(f), input)];
+      });
     }),
   );
   return dedupe(wholeTurnRules(scopeBudgets(drafts, input.text, config), input.text, config));
+}
+
+/**
+ * "好，就按这个方案来", "OK, let's go with that plan", "就这么定了": a decision that only points at what
+ * was just proposed decides that proposal — the turn before it, said by another party (`previousText`:
+ * the assistant's "建议方案：第一步先迁移报表库…"). Its value is the proposal and its content says both,
+ * so "就按上次说的办吧" days later finds the plan, not "好，就按这个方案来". Without that turn, a bare
+ * "就这么定了" decides nothing and "就按这个方案来" stays as said.
+ */
+function acceptedProposal(
+  finding: Finding,
+  clause: Clause,
+  previousText: string | undefined,
+  config: RuleExtractorConfig,
+): { finding: Finding; clause: Clause }[] {
+  const { accepts: _accepts, ...decided } = finding;
+  const proposal = previousText ? trimClause(previousText) : '';
+  if (!proposal) return decided.value ? [{ finding: decided, clause }] : [];
+  const value = trimClause(stripEdges(proposal, [], config.words.trailingParticles));
+  return [
+    {
+      // Its line is not its turn's words: it is also found by its attribute's word, as its turn's episode is ("decision …").
+      finding: { ...decided, attribute: `decision:${slugify(value)}`, value, keys: ['decision'] },
+      clause: { ...clause, content: `${clause.content} — ${proposal}` },
+    },
+  ];
+}
+
+/**
+ * "Let's settle the launch: beta on March 3, general availability on April 15", "就这么定了：周三上线灰度，
+ * 周五全量": a decision that opens a list with a colon after its cue is said by the whole list, not by
+ * its first item. The clause and the rest of its sentence (the list's other items, with the list's
+ * own separator: "，" in Chinese); null when the clause has no colon after a decision cue or ends the
+ * sentence. A colon before the cue is a lead ("Update: the deadline moved to …, finance needs more
+ * time"), and what follows a recommendation's colon describes it: neither is a list of what was decided.
+ */
+function listAfterColon(clause: string, sentence: string, config: RuleExtractorConfig): { whole: string; rest: string } | null {
+  const at = sentence.indexOf(clause);
+  const cue = findCue(clause, config.plans.decision);
+  const colon = /[:：]/u.exec(clause);
+  if (at < 0 || !cue || !colon || colon.index < cue.end) return null;
+  const after = sentence.slice(at + clause.length);
+  const rest = trimClause(after);
+  if (!rest) return null;
+  const separator = after.slice(0, after.indexOf(rest)).trim() || ',';
+  return { whole: trimClause(sentence.slice(at)), rest: `${separator}${/[,;]$/u.test(separator) ? ' ' : ''}${rest}` };
 }
 
 /**

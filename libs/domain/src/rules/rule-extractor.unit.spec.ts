@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-8 and resolves the same items as the pure function', async () => {
+  it('has the version rules-9 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-8');
+    expect(extractor.version).toBe('rules-9');
     const input = {
       tenantId: 't',
       userId: 'u',
@@ -240,7 +240,7 @@ describe('RuleExtractor', () => {
 
     it('takes an amount for a budget only when it is said as money', () => {
       expect(only('我的收货地址改成上海市浦东新区世纪大道100号')).toMatchObject({
-        attribute: '收货地址',
+        attribute: 'shipping_address',
         value: '上海市浦东新区世纪大道100号',
       });
       expect(only('my meeting room changed to room 301')).toMatchObject({ attribute: 'meeting-room', value: 'room 301' });
@@ -548,5 +548,78 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
 
   it("given an assistant turn that promises a rule, then it is not the user's procedure", () => {
     expect(extract('好的，以后都用中文回答你', 'assistant').filter((i) => i.kind === 'procedure')).toEqual([]);
+  });
+});
+
+describe('RuleExtractor: plans and recommendations a later reference can find (rules-9)', () => {
+  const after = (text: string, previousText: string) =>
+    extractWithRules({
+      tenantId: 'acme',
+      userId: 'u-1',
+      sessionId: 's-1',
+      turnId: 'turn-2',
+      role: 'user',
+      text,
+      previousText,
+      occurredAt: AT,
+      ephemeral: false,
+      signals: [],
+    });
+
+  it('given a comma inside a quoted title, then the clause is not cut there: the whole title is the recommendation and its line', () => {
+    expect(splitClauses("I'd recommend 'Thinking, Fast and Slow' by Daniel Kahneman.")).toHaveLength(1);
+    expect(splitClauses('推荐你读《你好，旧时光》，很温暖')).toEqual(['推荐你读《你好，旧时光》', '很温暖']);
+    expect(only("I'd recommend 'Thinking, Fast and Slow' by Daniel Kahneman.", 'assistant')).toMatchObject({
+      value: 'Thinking, Fast and Slow',
+      content: "I'd recommend 'Thinking, Fast and Slow' by Daniel Kahneman",
+    });
+    // Apostrophes open no quotation: "the kids' toys, and I'm tired" is still two clauses.
+    expect(splitClauses("the kids' toys are everywhere, and I'm tired")).toHaveLength(2);
+  });
+
+  it('given "let\'s" or "here\'s" first, then a contraction, not a person whose fact it is', () => {
+    expect(only("Let's go with Postgres")).toMatchObject({ kind: 'decision', subject: 'user', attribute: 'database' });
+    expect(extract("Here's my plan: I will run every day").every((item) => item.subject === 'user')).toBe(true);
+  });
+
+  it('given a decision opening a list with a colon, then the whole list is its value and its line', () => {
+    expect(only("Let's settle the launch: beta on March 3, general availability on April 15.")).toMatchObject({
+      kind: 'decision',
+      value: 'launch: beta on March 3, general availability on April 15',
+      content: "Let's settle the launch: beta on March 3, general availability on April 15",
+    });
+    expect(only('就这么定了：周三上线灰度，周五全量')).toMatchObject({
+      value: '周三上线灰度，周五全量',
+      content: '就这么定了：周三上线灰度，周五全量',
+    });
+  });
+
+  it("given an acceptance after the other party's proposal, then the proposal is what is decided", () => {
+    const proposal = '建议方案：第一步先迁移只读的报表库，第二步迁订单库，第三步切换写流量。';
+    expect(after('好，就按这个方案来', proposal)).toEqual([
+      expect.objectContaining({
+        kind: 'decision',
+        value: '建议方案：第一步先迁移只读的报表库，第二步迁订单库，第三步切换写流量',
+        content: '好，就按这个方案来 — 建议方案：第一步先迁移只读的报表库，第二步迁订单库，第三步切换写流量',
+        // found, like its turn's episode, by its attribute's word: its line is not what its turn said
+        keys: ['decision'],
+      }),
+    ]);
+    expect(after("OK, let's go with that plan.", 'I would suggest Lake Tahoe, two nights.')).toEqual([
+      expect.objectContaining({ kind: 'decision', value: 'I would suggest Lake Tahoe, two nights' }),
+    ]);
+    expect(after('好，就这么定了', '那就周三上线灰度，周五全量吧。')).toEqual([
+      expect.objectContaining({ value: '那就周三上线灰度，周五全量' }),
+    ]);
+  });
+
+  it('given an acceptance with no proposal before it, then it stays as said, and a bare one decides nothing', () => {
+    expect(only('好，就按这个方案来')).toMatchObject({ kind: 'decision', value: '这个方案' });
+    expect(extract('好，就这么定了')).toEqual([]);
+    expect(extract("Let's go with that.")).toEqual([]);
+  });
+
+  it('given a decision about something named, then a proposal before it changes nothing', () => {
+    expect(after('we decided to go with Redis', 'What cache do you use?')).toEqual([expect.objectContaining({ value: 'go with Redis' })]);
   });
 });

@@ -29,7 +29,10 @@ const TRIGGERS: Readonly<Record<string, { readonly role: TurnRole; readonly cues
   },
   plans: { role: 'user', cues: ({ plans: p, words }) => [...p.decision, ...p.task, ...p.deadline, ...(words.attributes.budget ?? [])] },
   preferences: { role: 'user', cues: ({ preferences: p, constraints: c }) => [...p.like, ...p.dislike, ...p.habit, ...c.avoid] },
-  constraints: { role: 'user', cues: ({ constraints: c }) => [...c.diets, ...c.conditions, ...c.accessibility] },
+  constraints: {
+    role: 'user',
+    cues: ({ constraints: c }) => [...c.diets, ...c.conditions, ...c.accessibility, ...c.mayTake, ...c.takenAgain],
+  },
   // A procedure names a topic or how to answer ("代码示例用 TypeScript", "always reply in English").
   procedures: { role: 'user', cues: ({ procedures: p }) => [...Object.values(p.topics).flat(), ...p.responses] },
   // "记住 X" keeps X even when no other rule reads it.
@@ -130,7 +133,7 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
     assistant: ['你可以去', '可以去', '很适合你', '比较适合你', '我会在', '我稍后', '总之', '综上'],
   },
   en: {
-    identity: ['i go by', 'i joined', 'i moved to', 'i come from', 'i grew up in', 'allergy to'],
+    identity: ['i go by', 'i joined', 'i come from', 'i grew up in', 'allergy to'],
     corrections: [
       'disregard',
       'ignore what i said about',
@@ -157,7 +160,6 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
       'change it to',
       'is now',
       'are now',
-      'moved to',
       'increased to',
       'raised to',
       'bumped to',
@@ -178,7 +180,7 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
       'push',
       'put',
     ],
-    plans: ["let's use", 'we picked', 'we settled on', 'the decision is', 'to do:', 'working on', 'i must', 'i will', "i'll", 'ddl'],
+    plans: ["let's use", 'we picked', 'the decision is', 'to do:', 'working on', 'i must', 'i will', "i'll", 'ddl'],
     preferences: [
       'i really like',
       'i enjoy',

@@ -5,8 +5,8 @@ import type { RankingConfig } from '../ranking/ranking.config';
 import { defaultRankingConfig } from '../ranking/ranking.config';
 import { CONTEXT_ZONES, ContextZone } from '../recall/context-assembly';
 import { pastCandidates, pastViews, rankableViews } from '../recall/past-candidates';
-import { hitIds, indexCandidates, RecallCandidates } from '../recall/recall-candidates';
-import { RecallAnswer, recallPipeline, RecallQuery, RecallSession, RecallTurn } from '../recall/recall-pipeline';
+import { hitIds, indexCandidates, RecallCandidates, searchedText } from '../recall/recall-candidates';
+import { followUpFor, RecallAnswer, recallPipeline, RecallQuery, RecallSession, RecallTurn } from '../recall/recall-pipeline';
 import { embeddedText } from '../recall/searchable-text';
 import { defaultAliasTable, expandQuery } from '../text/entity-aliases';
 import { tokenize } from '../text/tokenizer';
@@ -21,7 +21,9 @@ import { tokenize } from '../text/tokenizer';
  * index (`{ index: { bm25: [[memory, score]], cosine: [[memory, score]] } }`: its hits; the records
  * and pinned memories are read from `given` as RecallService reads the store) or a look into the
  * past (`{ past: { asOf, validAt } }`: the views at those instants, scored in memory with a small
- * term-vector embedding). `then`: the memories ranked, or a check of the whole answer.
+ * term-vector embedding). A follow-up question ("那个方案后来怎么样了") searches the source again with
+ * its referent's words, as RecallService does: the index's second hits are `index.followUp`, the
+ * past views are scored again. `then`: the memories ranked, or a check of the whole answer.
  */
 
 export interface RecallSpecOptions {
@@ -42,6 +44,8 @@ type CandidateSource =
         readonly bm25?: Hits;
         readonly cosine?: Hits;
         readonly access?: ReadonlyMap<string, { readonly hits: number; readonly lastAccessAt: string }>;
+        /** What a follow-up question's second search (by its referent's words) finds. */
+        readonly followUp?: { readonly bm25?: Hits; readonly cosine?: Hits };
       };
     }
   | { readonly past: { readonly asOf?: string; readonly validAt?: string } };
@@ -83,16 +87,24 @@ export function recallSpec(options: RecallSpecOptions = {}): RecallSpecification
             validAt: lookBack && found.past.validAt ? new Date(found.past.validAt) : null,
             ...(asked.budget ? { budget: asked.budget } : {}),
           };
-          const { pinned, candidates } =
-            'past' in found ? fromThePast(memories, query, options.limit ?? 60) : fromTheIndex(memories, query, found);
+          const search = (lexical: string, semantic: string) =>
+            'past' in found
+              ? fromThePast(memories, query, lexical, semantic, options.limit ?? 60)
+              : fromTheIndex(memories, query, found.index);
+          const { pinned, candidates } = search(searchedText(query.expanded), query.expanded);
+          const ranking = options.ranking ?? defaultRankingConfig;
+          const followUp = followUpFor(query, candidates, ranking, now);
+          const again = (text: string) =>
+            'past' in found ? search(text, text).candidates : fromTheIndex(memories, query, found.index.followUp ?? {}).candidates;
           const run = () =>
             recallPipeline({
               query,
               candidates,
               pinned,
               session,
-              options: { ranking: options.ranking ?? defaultRankingConfig, tokenBudget: options.tokenBudget ?? 1500, zones },
+              options: { ranking, tokenBudget: options.tokenBudget ?? 1500, zones },
               now,
+              followUps: followUp ? { followUp, candidates: again(followUp.text) } : null,
             });
           return {
             then(expected) {
@@ -117,38 +129,40 @@ export function recallSpec(options: RecallSpecOptions = {}): RecallSpecification
 function fromTheIndex(
   memories: readonly MemoryRecord[],
   query: RecallQuery,
-  found: Extract<CandidateSource, { index: unknown }>,
+  found: { readonly bm25?: Hits; readonly cosine?: Hits; readonly access?: RecallCandidates['access'] },
 ): { pinned: MemoryRecord[]; candidates: RecallCandidates } {
   const hits = (list: Hits = []): SearchHit[] => list.map(([memory, score]) => ({ memoryId: memory.memoryId, score }));
-  const textHits = hits(found.index.bm25);
-  const vectorHits = hits(found.index.cosine);
+  const textHits = hits(found.bm25);
+  const vectorHits = hits(found.cosine);
   const ids = new Set(hitIds({ textHits, vectorHits }));
   return {
     pinned: memories.filter((memory) => memory.pinned && memory.status === 'active'),
     candidates: indexCandidates(
       { textHits, vectorHits },
       memories.filter((memory) => ids.has(memory.memoryId)),
-      found.index.access,
+      found.access,
       query.filter,
     ),
   };
 }
 
-/** As RecallService looks into the past: the views, their pinned ones, the rest embedded and scored. */
+/** As RecallService looks into the past: the views, their pinned ones, the rest scored by BM25 for `lexical` and the cosine to `semantic`. */
 function fromThePast(
   memories: readonly MemoryRecord[],
   query: RecallQuery,
+  lexical: string,
+  semantic: string,
   limit: number,
 ): { pinned: MemoryRecord[]; candidates: RecallCandidates } {
   const views = pastViews(memories, query.asOf, query.validAt, query.filter);
   const rankable = rankableViews(views);
   const vectors = {
-    query: termVector(query.expanded),
+    query: termVector(semantic),
     passages: rankable.map((view) => termVector(embeddedText(view, defaultAliasTable))),
   };
   return {
     pinned: views.filter((memory) => memory.pinned),
-    candidates: pastCandidates(rankable, query.expanded, vectors, { limit, aliases: defaultAliasTable }),
+    candidates: pastCandidates(rankable, lexical, vectors, { limit, aliases: defaultAliasTable }),
   };
 }
 

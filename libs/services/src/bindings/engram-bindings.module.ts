@@ -1,4 +1,4 @@
-import { DynamicModule, FactoryProvider, Global, Inject, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { DynamicModule, FactoryProvider, Global, Inject, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
 import type { MongoClient } from 'mongodb';
 import { EmbedderOptions, PortBindings } from '@engram/config';
@@ -36,7 +36,11 @@ export class EngramBindingsModule implements OnApplicationShutdown {
       ...factStoreProviders(bindings.factStore),
       ...searchProviders(bindings.search),
       // The same embedder whatever the bindings (hashing, or ENGRAM_EMBEDDINGS_URL), so every configuration ranks alike.
-      { provide: Embedder, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createEmbedder(options) },
+      {
+        provide: Embedder,
+        inject: [EmbedderOptions],
+        useFactory: (options: EmbedderOptions) => createEmbedder(options, (message) => new Logger('Embedder').warn(message)),
+      },
       // And the same lexicon (ENGRAM_LEXICON): the search projection indexes by it, recall searches and ranks by it.
       { provide: Lexicon, inject: [EmbedderOptions], useFactory: (options: EmbedderOptions) => createLexicon(options) },
     ];

@@ -29,9 +29,25 @@ export function eventLogProviders(backend: EventLogBackend): FactoryProvider[] {
 const sqliteStoredLog: FactoryProvider<EventLog> = {
   provide: STORED_EVENT_LOG,
   inject: [SQLITE_DATABASE, PipelineOptions],
-  useFactory: (db: Database, pipeline: PipelineOptions) =>
-    new SqliteEventLog(db, { maxBatchSize: pipeline.batchSize, lingerMs: pipeline.batchLingerMs }),
+  useFactory: (db: Database, pipeline: PipelineOptions) => {
+    const logger = new Logger('SqliteEventLog');
+    return new SqliteEventLog(db, {
+      maxBatchSize: pipeline.batchSize,
+      lingerMs: pipeline.batchLingerMs,
+      ...pauseOf(pipeline),
+      onHandlerError: (error, failure) => logger.warn({ ...failure, reason: reasonOf(error) }, 'batch failed, retrying'),
+    });
+  },
 };
+
+/**
+ * A batch whose handler threw is delivered again after this backoff, never skipped. The stage
+ * transport throws only for an unavailable dependency (poison goes to the dead-letter topic), so
+ * this is the pause of a stage waiting for one (ENGRAM_STAGE_PAUSE_MS, ENGRAM_STAGE_PAUSE_MAX_MS).
+ */
+const pauseOf = (pipeline: PipelineOptions) => ({ retryDelayMs: pipeline.pause.firstMs, maxRetryDelayMs: pipeline.pause.maxMs });
+
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const kafkaStoredLog: FactoryProvider<EventLog> = {
   provide: STORED_EVENT_LOG,
@@ -47,8 +63,8 @@ const kafkaStoredLog: FactoryProvider<EventLog> = {
       maxBatchSize: pipeline.batchSize,
       lingerMs: pipeline.batchLingerMs,
       logLevel: kafkaLogLevel(logging.level),
-      onHandlerError: (error, failure) =>
-        logger.warn({ ...failure, reason: error instanceof Error ? error.message : String(error) }, 'batch failed, retrying'),
+      ...pauseOf(pipeline),
+      onHandlerError: (error, failure) => logger.warn({ ...failure, reason: reasonOf(error) }, 'batch failed, retrying'),
     });
     return new GroupScopedEventLog(log, pipeline.topicPrefix);
   },

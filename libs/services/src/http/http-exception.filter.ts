@@ -1,23 +1,46 @@
 import { ArgumentsHost, BadRequestException, Catch, ExceptionFilter, HttpException, Logger, ValidationError } from '@nestjs/common';
 import type { Response } from 'express';
+import { type DependencyName, type DependencyUnavailableError, unavailableDependency } from '@engram/ports';
+
+/** How a 503 names a dependency: what an operator looks for, not its address. */
+const DEPENDENCY_WORDS: Record<DependencyName, string> = {
+  embedder: 'the embedder (ENGRAM_EMBEDDINGS_URL)',
+  llm: 'the chat model (ENGRAM_LLM_URL)',
+};
 
 /**
  * One error shape for every 4xx/5xx: `{ statusCode, error, message[], fields[] }`.
- * Body-parser failures become 400/413 instead of 500; anything unexpected is
- * logged and answered with a generic 500 that leaks nothing.
+ * Body-parser failures become 400/413 instead of 500; an unavailable dependency
+ * becomes 503 naming it, with `Retry-After`; anything unexpected is logged and
+ * answered with a generic 500 that leaks nothing.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
   private readonly log = new Logger('HttpExceptionFilter');
 
+  /** `dependencyRetryAfterSeconds`: the Retry-After of a 503 for an unavailable dependency (ENGRAM_DEPENDENCY_RECHECK_MS). */
+  constructor(private readonly options: { readonly dependencyRetryAfterSeconds: number }) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const response = host.switchToHttp().getResponse<Response>();
-    const { status, body } = this.describe(exception);
-    if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
-    const retryAfter = (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const outage = unavailableDependency(exception);
+    const { status, body } = outage ? this.unavailable(outage) : this.describe(exception);
+    if (outage) this.log.warn({ dependency: outage.dependency, error: outage.message }, 'answered 503: a dependency is unavailable');
+    else if (status >= 500) this.log.error({ err: exception }, 'unhandled error');
+    const retryAfter = outage ? this.retryAfterSeconds(outage) : (exception as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number' && !response.headersSent) response.setHeader('Retry-After', String(retryAfter));
     if (!response.headersSent) response.status(status).json(body);
+  }
+
+  /** 503 naming the dependency (not its address, which the error's message may hold). */
+  private unavailable(outage: DependencyUnavailableError): { status: number; body: object } {
+    return error(503, 'Service Unavailable', [`${DEPENDENCY_WORDS[outage.dependency]} is unavailable; retry later`], []);
+  }
+
+  /** ENGRAM_DEPENDENCY_RECHECK_MS, or the dependency's own Retry-After when it gave a longer one. */
+  private retryAfterSeconds(outage: DependencyUnavailableError): number {
+    return Math.max(this.options.dependencyRetryAfterSeconds, Math.ceil((outage.retryAfterMs ?? 0) / 1000));
   }
 
   private describe(exception: unknown): { status: number; body: object } {

@@ -15,7 +15,7 @@ const PHASES: readonly RebuildPhase[] = ['replaying', 'swapped', 'done', 'failed
 
 /**
  * What `/metrics` reads from the stores at scrape time rather than counting as
- * it happens: consumer lag per group and partition, each projection's active
+ * it happens: consumer lag per group and partition, the dead letters waiting for a replay, each projection's active
  * and stored versions, and the progress of each projection's latest rebuild.
  * Every engram process serves it, workers included, so any one of them shows
  * the deployment's lag and versions (they live in the shared log and stores).
@@ -46,6 +46,7 @@ export class MetricsCollector {
     for (const stage of await this.progress.partitionLags()) {
       consumerLag.set({ topic: stage.topic, group: stage.group, partition: String(stage.partition) }, stage.lag);
     }
+    for (const { topic, count } of await this.progress.deadLetters()) this.metrics.deadLettersWaiting.set({ topic }, count);
     for (const versions of this.versions) {
       projectionActiveVersion.set({ projection: versions.projection }, await versions.active());
       projectionStoredVersions.set({ projection: versions.projection }, (await versions.list()).length);

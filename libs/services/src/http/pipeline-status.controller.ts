@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { DEPENDENCY_NAMES, type DependencyName } from '@engram/ports';
 import { TenantRoute } from './api-contract';
 import { PipelineAccess, PipelineCaller } from './pipeline-access';
 import { PipelineStatusService } from './pipeline-status.service';
@@ -8,13 +9,26 @@ class StageLagView {
   @ApiProperty() topic!: string;
   @ApiProperty() group!: string;
   @ApiProperty({ type: 'integer', minimum: 0 }) lag!: number;
+  @ApiPropertyOptional({
+    enum: DEPENDENCY_NAMES,
+    description: 'Present while the stage waits for this dependency: its batch is retried with backoff, nothing is dead-lettered.',
+  })
+  pausedOn?: DependencyName;
+}
+
+class DependencyStateView {
+  @ApiProperty({ enum: DEPENDENCY_NAMES }) name!: DependencyName;
+  @ApiProperty({ enum: ['up', 'down'] }) state!: 'up' | 'down';
+  @ApiPropertyOptional({ format: 'date-time', description: 'Down: since when.' }) since?: string;
+  @ApiPropertyOptional({ description: "Down: the last failure, as the call reported it (it may name the dependency's address)." })
+  error?: string;
 }
 
 class PipelineStatusResponse {
   @ApiProperty({
     enum: ['tenant', 'deployment'],
     description:
-      '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending` only.',
+      '`deployment` for the admin key (or when no API keys are configured): every figure; `tenant` for a tenant key: `pending`, `deadLetters` and `down`.',
   })
   scope!: 'tenant' | 'deployment';
   @ApiProperty({
@@ -24,10 +38,32 @@ class PipelineStatusResponse {
       'Events accepted but not yet visible to recall, all tenants together (the figure 429s name); 0 = recall sees everything ingested.',
   })
   pending!: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Dead letters no `engram dlq replay` has re-driven yet, all topics together: events recall will not see until then (not part of `pending`).',
+  })
+  deadLetters!: number;
+  @ApiProperty({
+    enum: DEPENDENCY_NAMES,
+    isArray: true,
+    description:
+      'The dependencies this process finds unavailable (`embedder`, `llm`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`). Empty when all answer.',
+  })
+  down!: DependencyName[];
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Deployment scope only: events ever accepted onto the turns topic.' })
   ingested?: number;
-  @ApiPropertyOptional({ type: [StageLagView], description: 'Deployment scope only: the lag of each stage of the read path.' })
+  @ApiPropertyOptional({
+    type: [StageLagView],
+    description: 'Deployment scope only: the lag of each stage of the read path, and the dependency it is paused on, if any.',
+  })
   stages?: StageLagView[];
+  @ApiPropertyOptional({
+    type: [DependencyStateView],
+    description: 'Deployment scope only: every dependency this deployment calls besides its stores, up or down.',
+  })
+  dependencies?: DependencyStateView[];
 }
 
 /** What recall has yet to see: a tenant key sees its `pending`, the admin key the deployment's stages (PipelineStatusService). */

@@ -25,7 +25,9 @@ export const LOG_DESTINATION = Symbol('LogDestination');
           genReqId: (req: { headers: Record<string, unknown> }) => (req.headers['x-request-id'] as string | undefined) ?? randomUUID(),
           redact: ['req.headers.authorization', 'req.headers.cookie'],
           // Polled endpoints would drown everything else.
-          autoLogging: { ignore: (req: { url?: string }) => req.url === '/health' || req.url === '/v1/pipeline/status' },
+          autoLogging: {
+            ignore: (req: { url?: string }) => req.url === '/health' || req.url === '/health/ready' || req.url === '/v1/pipeline/status',
+          },
           serializers: {
             req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
             res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

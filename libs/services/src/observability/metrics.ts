@@ -44,6 +44,27 @@ export class EngramMetrics {
     registers: [this.registry],
   });
 
+  readonly dependencyUp = new Gauge({
+    name: 'engram_dependency_up',
+    help: 'Per dependency this process calls (embedder, llm): 1 while it answers, 0 since a call found it unreachable or answering "later".',
+    labelNames: ['dependency'] as const,
+    registers: [this.registry],
+  });
+
+  readonly stagePaused = new Gauge({
+    name: 'engram_stage_paused',
+    help: 'Per stage: 1 while it waits for an unavailable dependency (its batch retried with backoff, nothing dead-lettered), else 0.',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deadLettersWaiting = new Gauge({
+    name: 'engram_dead_letters',
+    help: 'Dead letters `engram dlq replay` has not gone past, per topic (collected on scrape).',
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
+  });
+
   readonly undecryptable = new Counter({
     name: 'engram_events_undecryptable_total',
     help: "Events skipped because their data key was destroyed (a forgotten user's), by topic.",

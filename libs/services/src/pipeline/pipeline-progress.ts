@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { readPath, Topics } from '@engram/contracts';
+import { ALL_TOPICS, readPath, Topics } from '@engram/contracts';
 import { EventLog, lag, LogPosition, reached } from '@engram/ports';
+import { deadLetterTopic } from '../transport/dead-letter';
+import { waitingDeadLetters } from '../transport/dead-letters';
 import { EventPublisher } from './event-publisher';
 
 /** The stages between a turn and recall, in order: the consumers of each topic that recall depends on (the topology's `readPath`). */
@@ -12,12 +14,20 @@ export interface StageLag {
   readonly lag: number;
 }
 
+/** Dead letters of one topic that no replay has re-driven yet. */
+export interface WaitingLetters {
+  readonly topic: string;
+  readonly count: number;
+}
+
 /**
  * Tells how far the read side is behind the log: `pending` for status, and a
  * bounded wait for `after` positions (read-your-writes).
  */
 @Injectable()
 export class PipelineProgress {
+  private deadLetterTopics: Promise<void> | undefined;
+
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
     private readonly publisher: EventPublisher,
@@ -64,6 +74,22 @@ export class PipelineProgress {
   /** Events accepted but not yet visible to recall. */
   async pending(): Promise<number> {
     return (await this.stages()).reduce((sum, s) => sum + s.lag, 0);
+  }
+
+  /**
+   * Per topic (as this deployment names it), the dead letters no `engram dlq replay` has re-driven:
+   * events that recall will not see until someone does. Not part of `pending`, which `after` waits
+   * for and backpressure counts: a letter waits for a person, not for a stage.
+   */
+  async deadLetters(): Promise<WaitingLetters[]> {
+    const topics = ALL_TOPICS.map((topic) => this.publisher.topic(topic));
+    // Created once (Kafka cannot read the end of a topic that does not exist); stages create theirs at start anyway.
+    this.deadLetterTopics ??= this.eventLog.ensureTopics(topics.map(deadLetterTopic)).catch((error: unknown) => {
+      this.deadLetterTopics = undefined; // asked again next time
+      throw error;
+    });
+    await this.deadLetterTopics;
+    return Promise.all(topics.map(async (topic) => ({ topic, count: await waitingDeadLetters(this.eventLog, topic) })));
   }
 
   /**

@@ -19,6 +19,7 @@ import {
 import { MEMORY_KINDS, MemoryKind, recallFilterDeclaration, type RecallFilterField, type RecallFilterValues } from '@engram/contracts';
 import { Absent, ID_MESSAGE, ID_PATTERN, idSchema, IsInstant, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
 import { RecentTurnView } from '../http/turn-view.dto';
+import { MemoryConflictView } from '../http/memory-conflict-view.dto';
 
 // Recall answers with the turn view users' turns endpoint shares.
 export { RecentTurnView };
@@ -179,7 +180,10 @@ export class RecallDto implements RecallFilterValues {
   @MaxLength(2000)
   after?: string;
 
-  @ApiPropertyOptional({ description: 'Adds per-memory score components, tokens per zone and what the budget cut (`debug`).' })
+  @ApiPropertyOptional({
+    description:
+      'Adds per-memory score components, the conflicts of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and what the budget cut (`debug`).',
+  })
   @Absent()
   @IsBoolean()
   debug?: boolean;
@@ -228,6 +232,11 @@ export class MemoryView {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiPropertyOptional({ type: ScoreComponentsView }) components?: ScoreComponentsView;
+  @ApiPropertyOptional({
+    type: MemoryConflictView,
+    description: 'With `debug`: the earlier statement the current value contradicts, unconfirmed.',
+  })
+  conflict?: MemoryConflictView;
 }
 
 export class FactView {
@@ -239,6 +248,11 @@ export class FactView {
   @ApiProperty({ type: [String] }) sourceTurnIds!: string[];
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
+  @ApiPropertyOptional({
+    type: MemoryConflictView,
+    description: 'With `debug`: the earlier statement the current value contradicts, unconfirmed.',
+  })
+  conflict?: MemoryConflictView;
 }
 
 export class SummaryView {
@@ -275,6 +289,10 @@ export class RecallDebugView {
   @ApiProperty({ type: BudgetCutView, description: 'What was offered to each zone and did not fit the budget.' }) cut!: BudgetCutView;
 }
 
+/** What recall can do without and still answer: the embedder (BM25 alone then). */
+export const RECALL_DEGRADATIONS = ['embedder'] as const;
+export type RecallDegradation = (typeof RECALL_DEGRADATIONS)[number];
+
 export class RecallResponse {
   @ApiProperty({ type: [FactView] }) facts!: FactView[];
   @ApiProperty({
@@ -300,4 +318,11 @@ export class RecallResponse {
   @ApiProperty({ description: 'False when `after` was given and the read side did not catch up in time.' }) consistent!: boolean;
   @ApiPropertyOptional({ type: RecallDebugView, description: 'With `debug`: tokens per zone and what the budget cut.' })
   debug?: RecallDebugView;
+  @ApiPropertyOptional({
+    enum: RECALL_DEGRADATIONS,
+    isArray: true,
+    description:
+      'Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer.',
+  })
+  degraded?: RecallDegradation[];
 }

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { BadRequestException } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import {
   openSqliteDatabase,
   SqliteAccessStore,
@@ -11,8 +13,10 @@ import {
 import { EngramConfig, engramOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryDecision, Topics, TurnRecorded, TurnScreened } from '@engram/contracts';
 import { defaultScreeningConfig, extractTurn, ResolutionDecider, ResolverState, RuleExtractor, ScreeningDecider } from '@engram/domain';
-import { HashingEmbedder } from '@engram/embedding';
-import type { Clock } from '@engram/ports';
+import { HashingEmbedder, OpenAiCompatibleEmbedder } from '@engram/embedding';
+import { type Clock, DependencyUnavailableError, type Embedder } from '@engram/ports';
+import { JsonHttpStub } from '@engram/testing';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EngramMetrics } from '../observability/metrics';
 import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
@@ -57,9 +61,13 @@ function turn({ session, text, at }: (typeof TURNS)[number], i: number): TurnRec
   };
 }
 
-async function engram() {
+/**
+ * `recallEmbedder`: what recall embeds the question with (the index is always built with the
+ * hashing embedder); `config`: variables set on the configuration.
+ */
+async function engram(setup: { recallEmbedder?: Embedder; config?: Partial<EngramConfig> } = {}) {
   const db = openSqliteDatabase(':memory:');
-  const options = engramOptions(new EngramConfig());
+  const options = engramOptions(Object.assign(new EngramConfig(), setup.config));
   const log = new SqliteEventLog(db, { lingerMs: 0, pollIntervalMs: 5 });
   const facts = new SqliteFactStore(db);
   const sessions = new SqliteSessionStore(db);
@@ -68,6 +76,7 @@ async function engram() {
   const aliases = new EntityAliases(options.entityAliases);
   const publisher = new EventPublisher(log, options.pipeline, new EngramMetrics());
   const clock: Clock = { now: () => new Date(NOW) };
+  const dependencies = new DependencyMonitor(options.dependencies, new EngramMetrics());
   const service = new RecallService(
     options.recall,
     options.consistency,
@@ -77,10 +86,11 @@ async function engram() {
     facts,
     search,
     sessions,
-    embedder,
+    setup.recallEmbedder ?? embedder,
     clock,
     new SqliteAccessStore(db),
     new RecallAudit(options.recall),
+    dependencies,
   );
 
   // The pipeline's own stages, without the log: screen, extract, resolve, then project.
@@ -103,6 +113,7 @@ async function engram() {
   const accessTopic = publisher.topic(Topics.access);
   return {
     service,
+    dependencies,
     facts,
     search,
     /** Every access event recall wrote, once `count` of them are in the log (it publishes without waiting). */
@@ -187,5 +198,95 @@ describe('RecallService', () => {
     expect(
       await refusal(e.service.recall(TENANT, { userId: USER, query: 'x', from: '2026-11-10T00:00:00Z', to: '2026-11-01T00:00:00Z' })),
     ).toEqual(['to']);
+  });
+
+  it('answers a complete recall without a `degraded` field', async () => {
+    const answer = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+    expect(answer.memories.length).toBeGreaterThan(0);
+    expect(answer).not.toHaveProperty('degraded');
+  });
+});
+
+/** A loopback port nothing listens on: a connection to it is refused, as to an embedder that is down. */
+async function closedPort(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The endpoint embedder as configured (ENGRAM_EMBEDDINGS_*), at `url`, with the hashing embedder's vector length. */
+const endpointEmbedder = (url: string) => new OpenAiCompatibleEmbedder({ url, model: 'stub', dimensions: 256, backoffMs: 1 });
+
+describe('RecallService with the embedder unavailable', () => {
+  let e: Awaited<ReturnType<typeof engram>>;
+  afterEach(() => e.close());
+
+  it('answers from BM25 alone and says so: `degraded: ["embedder"]`', async () => {
+    e = await engram({ recallEmbedder: endpointEmbedder(await closedPort()) });
+    const answer = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+    expect(answer.degraded).toEqual(['embedder']);
+    expect(answer.memories[0].content).toContain('PostgreSQL');
+    expect(answer.facts.map((fact) => fact.value)).toEqual(['老周']);
+  });
+
+  it('looks into the past with BM25 alone, and says so', async () => {
+    e = await engram({ recallEmbedder: endpointEmbedder(await closedPort()) });
+    const then = await e.service.recall(TENANT, { userId: USER, query: '预算是多少', asOf: '2026-11-05T00:00:00.000Z' });
+    expect(then.degraded).toEqual(['embedder']);
+    expect(then.memories[0].content).toBe('预算控制在三万以内');
+  });
+
+  it('given ENGRAM_RECALL_LEGS=knn, then it cannot answer: a DependencyUnavailableError naming the embedder', async () => {
+    e = await engram({ recallEmbedder: endpointEmbedder(await closedPort()), config: { ENGRAM_RECALL_LEGS: 'knn' } });
+    const failure = e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+    await expect(failure).rejects.toBeInstanceOf(DependencyUnavailableError);
+    await expect(failure).rejects.toMatchObject({ dependency: 'embedder' });
+  });
+
+  describe('against an embedder answering 503', () => {
+    const hashing = new HashingEmbedder();
+    let up = false;
+    const stub = new JsonHttpStub<{ input: string[] }>(({ body }) =>
+      up
+        ? { body: { data: body.input.map((text, index) => ({ index, embedding: hashing.embedOne(text) })) } }
+        : { status: 503, body: { error: { message: 'model loading' } } },
+    );
+    let url: string;
+    beforeAll(async () => {
+      url = await stub.start();
+    });
+    afterAll(() => stub.stop());
+    beforeEach(() => {
+      up = false;
+      stub.reset();
+    });
+
+    it('asks it once per recall, briefly, and not again while it is known to be down', async () => {
+      e = await engram({ recallEmbedder: endpointEmbedder(url), config: { ENGRAM_DEPENDENCY_RECHECK_MS: 600_000 } });
+      const first = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+      // One attempt: recall does not wait out the embedder's retries.
+      expect(stub.requests).toHaveLength(1);
+      expect(e.dependencies.down()).toEqual(['embedder']);
+      const second = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+      expect(stub.requests).toHaveLength(1);
+      expect([first.degraded, second.degraded]).toEqual([['embedder'], ['embedder']]);
+      expect(second.memories[0].content).toContain('PostgreSQL');
+    });
+
+    it('notices by itself that it is back, and answers completely again', async () => {
+      e = await engram({ recallEmbedder: endpointEmbedder(url), config: { ENGRAM_DEPENDENCY_RECHECK_MS: 100 } });
+      expect((await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW })).degraded).toEqual(['embedder']);
+      up = true;
+      const deadline = Date.now() + 10_000;
+      let answer = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+      while (answer.degraded && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        answer = await e.service.recall(TENANT, { userId: USER, query: '数据库用什么', now: NOW });
+      }
+      expect(answer).not.toHaveProperty('degraded');
+      expect(e.dependencies.down()).toEqual([]);
+    });
   });
 });

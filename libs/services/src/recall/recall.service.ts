@@ -6,6 +6,7 @@ import {
   EntityAliasTable,
   episodeMergeKey,
   expandQuery,
+  followUpFor,
   hitIds,
   holdsAt,
   indexCandidates,
@@ -21,17 +22,30 @@ import {
   recallPipeline,
   RecallQuery,
   RecallSession,
+  searchedText,
   summaryMergeKey,
   tokenize,
   turnsNotSummarised,
 } from '@engram/domain';
-import { AccessStore, Clock, Embedder, FactStore, Lexicon, SearchIndex, SessionStore, SessionTurn } from '@engram/ports';
+import {
+  AccessStore,
+  Clock,
+  DependencyUnavailableError,
+  Embedder,
+  FactStore,
+  Lexicon,
+  SearchIndex,
+  SessionStore,
+  SessionTurn,
+  unavailableDependency,
+} from '@engram/ports';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { EventPublisher } from '../pipeline/event-publisher';
 import { RecallAudit } from './recall-audit';
 import { recallFilterOf } from './recall-filter-of';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
-import type { RecallDto, RecallResponse } from './recall.dto';
+import type { RecallDegradation, RecallDto, RecallResponse } from './recall.dto';
 import { recallResponse } from './recall.views';
 
 /**
@@ -39,7 +53,9 @@ import { recallResponse } from './recall.views';
  * for `after`, reads the candidates — from the search index, or for a look into the past the
  * user's memories as they stood, scored in memory — the pinned memories and the session, calls the
  * pipeline, and records the audit line and the access. Nothing is written on this path; access
- * statistics travel as events.
+ * statistics travel as events. With the embedder unavailable it answers what it can — BM25 alone,
+ * naming the embedder in `degraded` — and only a recall that needs vectors and nothing else
+ * (ENGRAM_RECALL_LEGS=knn) fails, with a `DependencyUnavailableError` (503).
  */
 @Injectable()
 export class RecallService {
@@ -58,6 +74,7 @@ export class RecallService {
     @Inject(Clock) private readonly clock: Clock,
     @Inject(AccessStore) private readonly access: AccessStore,
     private readonly audit: RecallAudit,
+    private readonly dependencies: DependencyMonitor,
     /** What Chinese words mean in English: searched with and ranked by, as the search projection indexed them. */
     @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
   ) {}
@@ -89,10 +106,13 @@ export class RecallService {
     };
 
     // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
-    const [{ pinned, candidates }, session] = await Promise.all([
+    const [{ pinned, candidates, degraded, search }, session] = await Promise.all([
       known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(tenantId, userId, query, learned.memories),
       this.sessionOf(tenantId, request, lookBack, now),
     ]);
+    // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
+    const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now, this.lexicon);
+    const followUps = followUp ? { followUp, candidates: await search(followUp.text, followUp.text) } : null;
 
     const answer = recallPipeline({
       query,
@@ -107,13 +127,17 @@ export class RecallService {
         lexicon: this.lexicon,
       },
       now,
+      followUps,
     });
     this.audit.record(tenantId, request, answer);
     this.recordAccess(tenantId, userId, answer.used, now);
-    return recallResponse(answer, consistent, request.debug === true);
+    return recallResponse(answer, consistent, request.debug === true, degraded);
   }
 
-  /** True when there is no `after`, or the read side caught up with it in time. */
+  /**
+   * True when there is no `after`, or the read side caught up with it in time. While a stage is
+   * paused on a dependency it cannot catch up: recall looks once and answers without waiting.
+   */
   private async waitForAfter(request: RecallDto): Promise<boolean> {
     if (request.after === undefined) return true;
     const position = decodePosition(request.after);
@@ -121,7 +145,8 @@ export class RecallService {
     if (!position || !(await this.progress.issued(position))) {
       throw new BadRequestException({ message: ['after must be a position returned by POST /v1/turns'], fields: ['after'] });
     }
-    return this.progress.waitFor(position, this.consistency.afterTimeoutMs);
+    const stalled = this.dependencies.pausedStages().length > 0;
+    return this.progress.waitFor(position, stalled ? 0 : this.consistency.afterTimeoutMs);
   }
 
   /** The request's kinds, sessions (as the turn ids they hold) and time window; null when it narrows nothing. */
@@ -140,67 +165,111 @@ export class RecallService {
     query: RecallQuery,
     known: readonly MemoryRecord[] | null,
   ): Promise<Sources> {
-    const [pinned, candidates] = await Promise.all([
+    const search = async (lexical: string, semantic: string) =>
+      (await this.indexCandidates(tenantId, userId, lexical, semantic, query.filter)).candidates;
+    const [pinned, { candidates, degraded }] = await Promise.all([
       // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
       known?.filter((memory) => memory.pinned && memory.status === 'active') ??
         this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      this.indexCandidates(tenantId, userId, query.expanded, query.filter),
+      this.indexCandidates(tenantId, userId, searchedText(query.expanded), query.expanded, query.filter),
     ]);
-    return { pinned, candidates };
+    return { pinned, candidates, degraded, search };
   }
 
-  private async indexCandidates(tenantId: string, userId: string, query: string, filter: RecallFilter | null): Promise<RecallCandidates> {
+  /** `lexical`: what BM25 searches for (a question with what its referents are found by, `searchedText`); `semantic`: what is embedded. */
+  private async indexCandidates(
+    tenantId: string,
+    userId: string,
+    lexical: string,
+    semantic: string,
+    filter: RecallFilter | null,
+  ): Promise<{ candidates: RecallCandidates; degraded: RecallDegradation[] }> {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
-    const terms = tokenize(query);
+    const terms = tokenize(lexical);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
-    const [textHits, vectorHits] = await Promise.all([
+    const [textHits, knn] = await Promise.all([
       // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one with its words' dictionary forms.
       legs === 'knn'
         ? []
         : this.search.searchText({
             tenantId,
             userId,
-            terms: [...terms, ...lexiconTerms(query, this.lexicon, 'question')],
+            terms: [...terms, ...lexiconTerms(semantic, this.lexicon, 'question')],
             limit,
             ...within,
           }),
       legs === 'bm25'
         ? []
-        : this.embedder
-            .embed([query], 'query')
-            .then(([vector]) => this.search.searchVector({ tenantId, userId, vector, limit, ...within })),
+        : this.vectorsOrNone(() => this.briefly([semantic], 'query')).then(
+            (vectors) => vectors && this.search.searchVector({ tenantId, userId, vector: vectors[0], limit, ...within }),
+          ),
     ]);
+    if (knn === null && legs === 'knn') {
+      throw new DependencyUnavailableError('embedder', 'recall needs the embedder (ENGRAM_RECALL_LEGS=knn), and it is unavailable');
+    }
+    // No vector leg without the embedder: BM25 alone, and the answer says so.
+    const vectorHits = knn ?? [];
+    const degraded: RecallDegradation[] = knn === null ? ['embedder'] : [];
     const ids = hitIds({ textHits, vectorHits });
-    if (ids.length === 0) return NO_CANDIDATES;
+    if (ids.length === 0) return { candidates: NO_CANDIDATES, degraded };
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
     const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
-    return indexCandidates({ textHits, vectorHits }, memories, used, filter);
+    return { candidates: indexCandidates({ textHits, vectorHits }, memories, used, filter), degraded };
+  }
+
+  /**
+   * What the embedder answers, or null when it is unavailable (recall then answers without vectors).
+   * While it is known to be down it is not called, but once per ENGRAM_DEPENDENCY_RECHECK_MS, to
+   * notice that it is back; what recall finds is told to the dependency monitor.
+   */
+  private async vectorsOrNone<T>(embed: () => Promise<T>): Promise<T | null> {
+    if (!this.dependencies.worthCalling('embedder')) return null;
+    try {
+      const vectors = await embed();
+      this.dependencies.answered('embedder');
+      return vectors;
+    } catch (error) {
+      const outage = unavailableDependency(error);
+      if (!outage) throw error;
+      this.dependencies.failed('embedder', outage);
+      return null;
+    }
+  }
+
+  /** One attempt, within ENGRAM_RECALL_EMBED_TIMEOUT_MS: a recall does not wait out the embedder's retries. */
+  private briefly(texts: readonly string[], inputType: 'query' | 'passage'): Promise<number[][]> {
+    return this.embedder.embed(texts, inputType, { timeoutMs: this.recallOptions.embedTimeoutMs, retries: 0 });
   }
 
   /**
    * The past: the user's memories (all statuses, with history) as they stood at `asOf` / `validAt`
    * (`pastViews`), their pinned ones, and the rest scored in memory: the query and every view
-   * embedded (two calls: asymmetric models), then BM25 and cosine (`pastCandidates`).
+   * embedded (two calls: asymmetric models), then BM25 and cosine (`pastCandidates`); BM25 alone
+   * when the embedder is unavailable.
    */
   private async fromThePast(known: readonly MemoryRecord[], query: RecallQuery, aliases: EntityAliasTable): Promise<Sources> {
     const views = pastViews(known, query.asOf, query.validAt, query.filter);
     const pinned = views.filter((memory) => memory.pinned);
     const rankable = rankableViews(views);
-    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES };
-    const [[vector], passages] = await Promise.all([
-      this.embedder.embed([query.expanded], 'query'),
-      this.embedder.embed(
+    if (rankable.length === 0) return { pinned, candidates: NO_CANDIDATES, degraded: [], search: () => Promise.resolve(NO_CANDIDATES) };
+    const limit = this.recallOptions.candidates;
+    // The views are embedded once: a follow-up's second search scores the same passages.
+    const passages = this.vectorsOrNone(() =>
+      this.briefly(
         rankable.map((view) => embeddedText(view, aliases)),
         'passage',
       ),
-    ]);
-    const limit = this.recallOptions.candidates;
-    return {
-      pinned,
-      candidates: pastCandidates(rankable, query.expanded, { query: vector, passages }, { limit, aliases, lexicon: this.lexicon }),
+    );
+    const search = async (lexical: string, semantic: string) => {
+      const embedded = await passages;
+      const vector = embedded && (await this.vectorsOrNone(() => this.briefly([semantic], 'query')));
+      const vectors = embedded && vector ? { query: vector[0], passages: embedded } : null;
+      return pastCandidates(rankable, lexical, vectors, { limit, aliases, lexicon: this.lexicon });
     };
+    const candidates = await search(searchedText(query.expanded), query.expanded);
+    return { pinned, candidates, degraded: (await passages) === null ? ['embedder'] : [], search };
   }
 
   /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */
@@ -282,10 +351,13 @@ export class RecallService {
   }
 }
 
-/** What recall ranks and what it pins, from either source. */
+/** What recall ranks and what it pins, from either source, the dependencies it had to do without, and how that source is searched again (a follow-up's second search). */
 interface Sources {
   readonly pinned: readonly MemoryRecord[];
   readonly candidates: RecallCandidates;
+  readonly degraded: readonly RecallDegradation[];
+  /** BM25 for `lexical`, the embedding of `semantic`. */
+  readonly search: (lexical: string, semantic: string) => Promise<RecallCandidates>;
 }
 
 /** Moved to the configuration library, where every option is mapped; re-exported for existing importers. */

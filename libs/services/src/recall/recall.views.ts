@@ -1,26 +1,36 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { RankedMemory, RecallAnswer } from '@engram/domain';
 import type { SessionTurn } from '@engram/ports';
-import type { FactView, MemoryView, RecallResponse, RecentTurnView } from './recall.dto';
+import type { FactView, MemoryView, RecallDegradation, RecallResponse, RecentTurnView } from './recall.dto';
 
-/** The pipeline's answer as `POST /v1/recall` returns it; `debug` adds score components, tokens per zone and the budget's cut. */
-export function recallResponse(answer: RecallAnswer<SessionTurn>, consistent: boolean, debug: boolean): RecallResponse {
+/**
+ * The pipeline's answer as `POST /v1/recall` returns it; `debug` adds score components, the conflicts
+ * of what is returned (a value contradicting an earlier one, unconfirmed), tokens per zone and the
+ * budget's cut; `degraded` names what it was made without, when anything.
+ */
+export function recallResponse(
+  answer: RecallAnswer<SessionTurn>,
+  consistent: boolean,
+  debug: boolean,
+  degraded: readonly RecallDegradation[] = [],
+): RecallResponse {
   return {
-    facts: answer.facts.map(toFactView),
-    procedures: answer.procedures.map(toFactView),
+    facts: answer.facts.map((f) => toFactView(f, debug)),
+    procedures: answer.procedures.map((p) => toFactView(p, debug)),
     memories: answer.memories.map((m) => toMemoryView(m, debug)),
     summary: answer.summary ? { ...answer.summary } : null,
     recent: answer.recent.map(toRecentView),
     context: answer.context,
     tokens: answer.tokens,
     consistent,
+    ...(degraded.length > 0 ? { degraded: [...degraded] } : {}),
     ...(debug
       ? {
           debug: {
             zones: { ...answer.zones },
             cut: {
-              facts: answer.cut.facts.map(toFactView),
-              procedures: answer.cut.procedures.map(toFactView),
+              facts: answer.cut.facts.map((f) => toFactView(f, true)),
+              procedures: answer.cut.procedures.map((p) => toFactView(p, true)),
               memories: answer.cut.memories.map((m) => toMemoryView(m, true)),
               summaryLines: answer.cut.summaryLines,
               recent: answer.cut.recent.map(toRecentView),
@@ -31,7 +41,7 @@ export function recallResponse(answer: RecallAnswer<SessionTurn>, consistent: bo
   };
 }
 
-function toFactView(memory: MemoryRecord): FactView {
+function toFactView(memory: MemoryRecord, debug: boolean): FactView {
   return {
     id: memory.memoryId,
     kind: memory.kind,
@@ -41,7 +51,13 @@ function toFactView(memory: MemoryRecord): FactView {
     sourceTurnIds: [...memory.sourceTurnIds],
     updatedAt: memory.updatedAt,
     version: memory.version,
+    ...conflictOf(memory, debug),
   };
+}
+
+/** With `debug`: what the memory's current value contradicts, while the user has not confirmed it. */
+function conflictOf(memory: MemoryRecord, debug: boolean): Pick<FactView, 'conflict'> {
+  return debug && memory.conflict ? { conflict: { ...memory.conflict } } : {};
 }
 
 function toMemoryView({ memory, score, components }: RankedMemory, debug: boolean): MemoryView {
@@ -56,6 +72,7 @@ function toMemoryView({ memory, score, components }: RankedMemory, debug: boolea
     updatedAt: memory.updatedAt,
     version: memory.version,
     ...(debug ? { components: { ...components } } : {}),
+    ...conflictOf(memory, debug),
   };
 }
 

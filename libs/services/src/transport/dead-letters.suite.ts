@@ -3,10 +3,11 @@ import { INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { deployedTopic, deterministicId, TurnRecorded } from '@engram/contracts';
-import { EventLog } from '@engram/ports';
+import { DependencyUnavailableError, EventLog, lag } from '@engram/ports';
 import { eventually } from '@engram/testing';
 import { readDeadLetters, replayDeadLetters } from './dead-letters';
 import { deadLetterTopic } from './dead-letter';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EngramMetrics } from '../observability/metrics';
 import { EventLogTransport, StageBatch } from './event-log.transport';
 import { StageController } from './rpc-passthrough.filter';
@@ -31,6 +32,8 @@ export interface DeadLetterSuiteOptions {
 }
 
 const TOPIC = 'memory.turns.v1';
+/** The outage case's own topic, so that the two stages never see each other's events. */
+const OUTAGE_TOPIC = 'memory.screened.v1';
 
 function turn(turnId: string, text: string): TurnRecorded {
   const eventId = deterministicId('turn', 't', 'u', turnId);
@@ -53,7 +56,9 @@ function turn(turnId: string, text: string): TurnRecorded {
  * (the embedded SQLite log, Kafka): invalid and poison events leave the
  * partition, land in `<topic>.dlq` with their bytes and reason, and can be
  * re-driven with `readDeadLetters`/`replayDeadLetters` (`engram dlq`);
- * everything else keeps flowing, in order.
+ * everything else keeps flowing, in order. An unavailable dependency is no
+ * poison: the stage pauses, its events stay in its lag, nothing is
+ * dead-lettered for it, and it resumes by itself once the dependency is back.
  */
 export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubject>, options: DeadLetterSuiteOptions = {}): void {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -77,20 +82,37 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
       }
     }
 
-    @Module({ controllers: [FragileStage] })
+    /** Turn ids the waiting stage handled, in order; and how many deliveries it was handed. */
+    const handled: string[] = [];
+    let deliveries = 0;
+    let embedderDown = true;
+
+    /** A stage that needs the embedder for every turn, which is down until the test brings it back. */
+    @StageController()
+    class WaitingStage {
+      @EventPattern({ topic: OUTAGE_TOPIC, group: 'waiting' })
+      async handle(@Payload() batch: StageBatch): Promise<void> {
+        deliveries++;
+        if (embedderDown) throw new DependencyUnavailableError('embedder', 'POST …/v1/embeddings: ECONNREFUSED (gave up after 4 attempts)');
+        for (const event of batch.events) if (event.type === 'TurnRecorded') handled.push(event.payload.turnId);
+      }
+    }
+
+    @Module({ controllers: [FragileStage, WaitingStage] })
     class FragileModule {}
 
     let subject: DeadLetterSubject | undefined;
     let app: INestApplication | undefined;
     let topic: string;
     const metrics = new EngramMetrics();
+    const monitor = new DependencyMonitor({ watched: ['embedder'], recheckMs: 1000 }, metrics);
 
     beforeAll(async () => {
       subject = await open();
       topic = deployedTopic(subject.topicPrefix, TOPIC);
       app = await NestFactory.create(FragileModule, { logger: false });
       app.connectMicroservice({
-        strategy: new EventLogTransport(subject.log, { topicPrefix: subject.topicPrefix, attempts: 2, retryDelayMs: 1, metrics }),
+        strategy: new EventLogTransport(subject.log, { topicPrefix: subject.topicPrefix, attempts: 2, retryDelayMs: 1, metrics, monitor }),
       });
       // Resolves once the stage's subscription is running (on Kafka: joined its group).
       await app.startAllMicroservices();
@@ -142,6 +164,43 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
         // A second replay re-drives only that new letter: the replay group remembers the others.
         expect(await replayDeadLetters(log, topic, 'fragile')).toBe(1);
         expect(seen.filter((id) => id === 'b')).toEqual(['b']);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'pauses on an unavailable dependency: nothing dead-lettered but the invalid event (once), the events in its lag, resumed by itself',
+      async () => {
+        const log = subject!.log;
+        const outageTopic = deployedTopic(subject!.topicPrefix, OUTAGE_TOPIC);
+        const end = await log.append(outageTopic, [
+          { key: 't:u', value: turn('d', 'I prefer tea') },
+          { key: 't:u', value: { type: 'TurnRecorded', nonsense: true } },
+          { key: 't:u', value: turn('e', 'I prefer coffee') },
+        ]);
+        // Delivered, failed, delivered again after the log's backoff: the stage waits, it does not give up.
+        await eventually(() => deliveries >= 3, 'the batch delivered again while the embedder is down', timeoutMs);
+        expect(handled).toEqual([]);
+        expect(lag(end, await log.committedPosition(outageTopic, 'waiting'))).toBe(3);
+        expect(await readDeadLetters(log, outageTopic)).toEqual([]);
+        expect(monitor.down()).toEqual(['embedder']);
+        expect(monitor.pausedStages().map((p) => [p.stage, p.dependency])).toEqual([['waiting', 'embedder']]);
+        expect(await metrics.registry.getSingleMetricAsString('engram_stage_paused')).toContain('engram_stage_paused{stage="waiting"} 1');
+
+        embedderDown = false;
+        await eventually(() => handled.includes('e'), 'the stage resumed', timeoutMs);
+        expect(handled).toEqual(['d', 'e']);
+        await eventually(
+          async () => lag(end, await log.committedPosition(outageTopic, 'waiting')) === 0,
+          'the batch committed once it went through',
+          timeoutMs,
+        );
+        // The invalid event was in every delivery of the batch, and is dead-lettered once, when the batch went through.
+        const letters = await readDeadLetters(log, outageTopic);
+        expect(letters.map((l) => [l.reason, l.stage])).toEqual([['invalid', 'waiting']]);
+        expect(monitor.down()).toEqual([]);
+        expect(monitor.pausedStages()).toEqual([]);
+        expect(await metrics.registry.getSingleMetricAsString('engram_stage_paused')).toContain('engram_stage_paused{stage="waiting"} 0');
       },
       testTimeoutMs,
     );

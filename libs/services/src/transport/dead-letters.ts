@@ -29,6 +29,18 @@ export async function readDeadLetters(eventLog: EventLog, topic: string): Promis
   return letters;
 }
 
+/** The group `engram dlq replay` re-drives with: its position is how far the letters have been re-driven. */
+const REPLAY_GROUP = 'engram-dlq-replay';
+
+/**
+ * Letters of a topic that `engram dlq replay` has not gone past: what status and readiness report
+ * as dead letters, beside `pending`. (A replay narrowed to one stage goes past the others' letters too.)
+ */
+export async function waitingDeadLetters(eventLog: EventLog, topic: string): Promise<number> {
+  const dlq = deadLetterTopic(topic);
+  return lag(await eventLog.endPosition(dlq), await eventLog.committedPosition(dlq, REPLAY_GROUP));
+}
+
 /**
  * Re-drives dead letters: each original message is appended again to its
  * topic (every consumer of that topic sees it again; all of them are
@@ -39,7 +51,7 @@ export async function replayDeadLetters(eventLog: EventLog, topic: string, stage
   const dlq = deadLetterTopic(topic);
   await eventLog.ensureTopics([dlq]);
   let replayed = 0;
-  await consumeUpTo(eventLog, dlq, 'engram-dlq-replay', await eventLog.endPosition(dlq), async (messages) => {
+  await consumeUpTo(eventLog, dlq, REPLAY_GROUP, await eventLog.endPosition(dlq), async (messages) => {
     const again = messages
       .map((m) => m.value)
       .filter(isDeadLetter)

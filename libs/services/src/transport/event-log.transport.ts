@@ -2,7 +2,15 @@ import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
 import { deployedTopic, EngramEvent, InvalidEventError, parseEvent } from '@engram/contracts';
-import type { BatchContext, ConsumedMessage, EventLog, Subscription } from '@engram/ports';
+import {
+  type BatchContext,
+  type ConsumedMessage,
+  type DependencyName,
+  type EventLog,
+  type Subscription,
+  unavailableDependency,
+} from '@engram/ports';
+import type { DependencyMonitor } from '../observability/dependency-monitor';
 import type { EngramMetrics } from '../observability/metrics';
 import { deadLetterTopic, DeadLetter } from './dead-letter';
 
@@ -29,6 +37,8 @@ export interface EventLogTransportOptions {
   /** First retry delay; doubles on each attempt. */
   readonly retryDelayMs?: number;
   readonly metrics?: EngramMetrics;
+  /** Told when a stage pauses for an unavailable dependency and when it resumes. */
+  readonly monitor?: DependencyMonitor;
 }
 
 interface Delivery {
@@ -47,10 +57,19 @@ interface Delivery {
  * that fails validation, or keeps throwing after bounded retries (first as
  * part of its batch, then on its own), goes to `<topic>.dlq` with the error,
  * the stage and the original bytes, and the stage moves on.
+ *
+ * An unavailable dependency is not a poison message: a handler failing with a
+ * `DependencyUnavailableError` (an embedder that cannot be reached, …) pauses
+ * the stage. The error goes back to the event log, which commits nothing and
+ * delivers the same batch again after its backoff (ENGRAM_STAGE_PAUSE_MS,
+ * doubling to ENGRAM_STAGE_PAUSE_MAX_MS), until the dependency is back; the
+ * batch is counted in `pending` meanwhile and nothing is dead-lettered.
  */
 export class EventLogTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private readonly log = new Logger(EventLogTransport.name);
+  /** The stages waiting for a dependency, and which. */
+  private readonly paused = new Map<string, DependencyName>();
 
   constructor(
     private readonly eventLog: EventLog,
@@ -103,20 +122,41 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
     const metrics = this.options.metrics;
     metrics?.eventsConsumed.inc({ stage, topic }, messages.length);
     const valid: Delivery[] = [];
-    const invalid: DeadLetter[] = [];
+    const letters: DeadLetter[] = [];
     for (const message of messages) {
       if (message.shredded) continue;
       try {
         valid.push({ message, event: parseEvent(message.value) });
       } catch (error) {
-        invalid.push(this.letter(message, stage, 'invalid', error, 0));
+        letters.push(this.letter(message, stage, 'invalid', error, 0));
       }
     }
-    await this.deadLetter(topic, invalid);
-    if (valid.length === 0) return;
+    if (valid.length > 0) {
+      const timer = metrics?.batchDuration.startTimer({ stage });
+      this.traceBatch(stage, topic, valid);
+      try {
+        letters.push(...(await this.handle(stage, valid, context, run)));
+      } finally {
+        timer?.();
+      }
+    }
+    // Written once the whole batch went through: a batch paused on a dependency is delivered again,
+    // and dead-lettering before that would write its letters once per delivery.
+    await this.deadLetter(topic, letters);
+    this.resume(stage);
+  }
 
-    const timer = metrics?.batchDuration.startTimer({ stage });
-    this.traceBatch(stage, topic, valid);
+  /**
+   * Runs the batch; when it keeps failing, runs it again one event at a time so that only the
+   * poison is isolated, and returns a letter for each event that still fails. Throws when a
+   * dependency is unavailable (`pauseIfUnavailable`): the log delivers the batch again later.
+   */
+  private async handle(
+    stage: string,
+    valid: readonly Delivery[],
+    context: BatchContext,
+    run: (events: readonly EngramEvent[], context: BatchContext) => Promise<void>,
+  ): Promise<DeadLetter[]> {
     try {
       await this.withRetries(stage, () =>
         run(
@@ -124,19 +164,47 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
           context,
         ),
       );
-      return;
-    } catch {
-      // Isolate the poison: replay the batch one event at a time, in order.
-      for (const delivery of valid) {
-        try {
-          await this.withRetries(stage, () => run([delivery.event], context));
-        } catch (error) {
-          await this.deadLetter(topic, [this.letter(delivery.message, stage, 'failed', error, this.attempts())]);
-        }
-      }
-    } finally {
-      timer?.();
+      return [];
+    } catch (error) {
+      this.pauseIfUnavailable(stage, error);
     }
+    const letters: DeadLetter[] = [];
+    for (const delivery of valid) {
+      try {
+        await this.withRetries(stage, () => run([delivery.event], context));
+      } catch (error) {
+        this.pauseIfUnavailable(stage, error);
+        letters.push(this.letter(delivery.message, stage, 'failed', error, this.attempts()));
+      }
+    }
+    return letters;
+  }
+
+  /**
+   * An error that stands for an unavailable dependency is thrown on to the event log, which commits
+   * nothing and delivers the batch again after its backoff: the stage pauses. Any other error
+   * returns, to be dead-lettered as the event's own fault.
+   */
+  private pauseIfUnavailable(stage: string, error: unknown): void {
+    const outage = unavailableDependency(error);
+    if (!outage) return;
+    if (!this.paused.has(stage)) {
+      this.log.warn({ stage, dependency: outage.dependency, error: outage.message }, 'stage paused: a dependency is unavailable');
+    }
+    this.paused.set(stage, outage.dependency);
+    this.options.monitor?.failed(outage.dependency, outage);
+    this.options.monitor?.stagePaused(stage, outage.dependency);
+    throw error;
+  }
+
+  /** After a batch went through: a paused stage resumes, and the dependency it waited for answered it. */
+  private resume(stage: string): void {
+    const dependency = this.paused.get(stage);
+    if (dependency === undefined) return;
+    this.paused.delete(stage);
+    this.log.log({ stage, dependency }, 'stage resumed: the dependency is back');
+    this.options.monitor?.answered(dependency);
+    this.options.monitor?.stageResumed(stage);
   }
 
   /**
@@ -161,7 +229,8 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
         return await work();
       } catch (error) {
         this.options.metrics?.handlerFailures.inc({ stage });
-        if (attempt >= this.attempts()) throw error;
+        // An outage is waited out by the log's backoff, not spent on the attempts meant for poison.
+        if (attempt >= this.attempts() || unavailableDependency(error)) throw error;
         this.log.warn({ stage, attempt, error: String(error) }, 'stage handler failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay *= 2;

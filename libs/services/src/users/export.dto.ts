@@ -9,6 +9,7 @@ import {
   IsInt,
   IsNotEmpty,
   IsNumber,
+  IsObject,
   IsString,
   Max,
   Min,
@@ -69,6 +70,15 @@ export class ExportedVersionDto {
   sources?: string[];
 }
 
+/** What a memory's current value contradicts, until the user confirms it (docs/memory-model.md §3). */
+export class ExportedConflictDto {
+  @ApiProperty(count) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) previousVersion!: number;
+  @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) previousValue!: string;
+  @ApiProperty({ maxLength: TEXT_MAX }) @Str(TEXT_MAX) previousContent!: string;
+  @ApiProperty(instant) @IsInstant() previousFrom!: string;
+  @ApiProperty(instant) @IsInstant() since!: string;
+}
+
 /** One memory, without tenant, user or resolver bookkeeping: the bundle is tenant-agnostic. */
 export class ExportedMemoryDto {
   @ApiProperty({ minLength: 1, maxLength: ID_MAX }) @Str(ID_MAX) @IsNotEmpty() memoryId!: string;
@@ -110,6 +120,12 @@ export class ExportedMemoryDto {
   @Absent()
   @Strs(1000, ID_MAX)
   sources?: string[];
+  @ApiPropertyOptional({ type: ExportedConflictDto, description: 'The current value contradicts an earlier one, unconfirmed.' })
+  @Absent()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ExportedConflictDto)
+  conflict?: ExportedConflictDto;
   @ApiProperty(instant) @IsInstant() validFrom!: string;
   @ApiProperty({ nullable: true, type: String, ...instant }) @Nullable() @IsInstant() validTo!: string | null;
   @ApiPropertyOptional({ ...instant, description: 'When what it says stops holding (a stated time scope).' })

@@ -77,9 +77,10 @@ export class ExportService {
 function toExported(memory: MemoryRecord): ExportedMemoryDto {
   // Tenant, user and the resolver's bookkeeping stay behind: the bundle is the user's data only.
   const { tenantId: _tenant, userId: _user, appliedItemIds: _bookkeeping, ...data } = memory;
-  const { sources, keys, ...rest } = data;
+  const { sources, keys, conflict, ...rest } = data;
   return {
     ...rest,
+    ...(conflict ? { conflict: { ...conflict } } : {}),
     entities: [...data.entities],
     ...(keys ? { keys: [...keys] } : {}),
     sourceTurnIds: [...data.sourceTurnIds],
@@ -106,6 +107,15 @@ function masked(memory: ExportedMemoryDto): ExportedMemoryDto {
     ...(memory.speaker !== undefined ? { speaker: mask(memory.speaker) } : {}),
     ...(memory.keys !== undefined ? { keys: memory.keys.map(mask) } : {}),
     history: memory.history.map((v) => ({ ...v, value: mask(v.value), content: mask(v.content) })),
+    ...(memory.conflict
+      ? {
+          conflict: {
+            ...memory.conflict,
+            previousValue: mask(memory.conflict.previousValue),
+            previousContent: mask(memory.conflict.previousContent),
+          },
+        }
+      : {}),
   };
 }
 

@@ -70,6 +70,26 @@ export class MemoryControlController {
     return this.control.revert(tenantId, userId, memoryId, body.version);
   }
 
+  @Post(':userId/memories/:memoryId/confirm')
+  @LogWrite()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Confirm a memory whose value contradicts an earlier one; answers once recall sees it.',
+    description:
+      'A memory carries `conflict` when its current value cannot hold beside an earlier one ("我对青霉素过敏", later "我可以用青霉素"): the newer is current, marked in the context block, until the user confirms it — by saying it again, or through this route. A MemoryReinforced decision without the note (a denied constraint is no longer pinned); `changed: false` when there was nothing to confirm. To keep the earlier value instead, revert to its version.',
+  })
+  @ApiIdParam('userId')
+  @ApiIdParam('memoryId')
+  @ApiOkResponse({ type: MemoryCommandResponse })
+  @ApiErrors({ 400: 'A malformed id.', 404: 'The user holds no such memory.', 409: 'The memory is an insight (derived from others).' })
+  confirm(
+    @TenantId() tenantId: string,
+    @PathId('userId') userId: string,
+    @PathId('memoryId') memoryId: string,
+  ): Promise<MemoryCommandResponse> {
+    return this.control.confirm(tenantId, userId, memoryId);
+  }
+
   @Put(':userId/profile')
   @LogWrite()
   @ApiOperation({

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsObject, IsString, Min } from 'class-validator';
 import { MEMORY_KINDS, MEMORY_STATUSES, PROFILE_KEY_MAX, PROFILE_MAX_ATTRIBUTES, PROFILE_TEXT_MAX } from '@engram/contracts';
+import { MemoryConflictView } from '../http/memory-conflict-view.dto';
 import { Absent, IsText, MaxCodePoints, textSchema } from '../http/request-fields';
 
 export class RetractMemoryDto {
@@ -63,6 +64,12 @@ export class MemoryRecordView {
   @ApiProperty() content!: string;
   @ApiProperty({ enum: MEMORY_STATUSES }) status!: string;
   @ApiPropertyOptional({ description: 'Why it is not active, when the application said so.' }) statusReason?: string;
+  @ApiPropertyOptional({
+    type: MemoryConflictView,
+    description:
+      'The current value contradicts an earlier one ("我对青霉素过敏", then "我可以用青霉素"); present until the user confirms it.',
+  })
+  conflict?: MemoryConflictView;
   @ApiProperty({ type: 'integer', minimum: 1 }) version!: number;
   @ApiProperty() pinned!: boolean;
   @ApiPropertyOptional({ description: 'Health data (an allergy, a condition): present and true when so.' }) sensitive?: boolean;

@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Inject, Injectable, NotFoundExc
 import { ConsistencyOptions } from '@engram/config';
 import { randomUUID } from 'node:crypto';
 import {
+  MemoryConfirmRequested,
   MemoryRecord,
   MemoryRetractionRequested,
   MemoryRevertRequested,
@@ -24,7 +25,7 @@ const RESERVED_KEY_PREFIXES = ['episode:'];
 
 /**
  * The application's control over one user's memories: retract one, revert one to an earlier value,
- * state profile facts. Each is checked here against the fact store (404 for a memory the user does
+ * confirm one that contradicts an earlier value, state profile facts. Each is checked here against the fact store (404 for a memory the user does
  * not hold, whatever tenant or user it belongs to; 400 naming the field for bad input) and then sent
  * as a command to the resolver, the single writer of the user's memories, like an import; the
  * answer comes once recall sees the decision.
@@ -89,6 +90,22 @@ export class MemoryControlService {
     return this.apply(command, memory);
   }
 
+  /**
+   * The user confirms the current value where it contradicts an earlier one (its `conflict`): the note
+   * goes. A memory with nothing to confirm (no conflict, or not active) is left as it is (`changed: false`).
+   */
+  async confirm(tenantId: string, userId: string, memoryId: string): Promise<MemoryCommandResponse> {
+    const memory = await this.controllable(tenantId, userId, memoryId);
+    if (memory.status !== 'active' || !memory.conflict) return { memory: view(memory), changed: false, consistent: true };
+    const now = this.clock.now().toISOString();
+    const command = newEvent<MemoryConfirmRequested>({
+      ...request(tenantId, userId, now),
+      type: 'MemoryConfirmRequested',
+      payload: { memoryId, requestedAt: now },
+    });
+    return this.apply(command, memory);
+  }
+
   async saveProfile(tenantId: string, userId: string, attributes: Record<string, unknown>): Promise<ProfileUpdateResponse> {
     const checked = checkedAttributes(attributes);
     const now = this.clock.now().toISOString();
@@ -119,7 +136,10 @@ export class MemoryControlService {
     return memory;
   }
 
-  private async apply(command: MemoryRetractionRequested | MemoryRevertRequested, before: MemoryRecord): Promise<MemoryCommandResponse> {
+  private async apply(
+    command: MemoryRetractionRequested | MemoryRevertRequested | MemoryConfirmRequested,
+    before: MemoryRecord,
+  ): Promise<MemoryCommandResponse> {
     const consistent = await this.send(command);
     const [after] = await this.facts.get(before.tenantId, before.userId, [before.memoryId]);
     const memory = after ?? before;

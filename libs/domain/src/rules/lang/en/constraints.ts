@@ -65,4 +65,21 @@ export const enConstraints: ConstraintCues = {
     'cane',
     'crutches',
   ],
+  mayTake: ['can take', 'can eat', 'can drink', 'am able to take', 'am able to eat'],
+  mayTakeLeads: [
+    /^(?:(?:my\s+)?(?:doctor|allergist|gp)\s+(?:says|said)\s+(?:that\s+)?)?(?:i|we)?\s*(?:(?:now|actually|also|already|finally|totally|definitely|still)\s*)*$/iu,
+  ],
+  takenAgainFrames: [/^(?:i|we)?\s*(?:eat|drink)\s+(.{2,30}?)\s+(?:again|now|these days)$/iu],
+  takenAgain: ['eat it again', 'eat again', 'drink again'],
+  notAllergicFrames: [
+    /\b(?:not|no longer|n't)\s+(?:\w+\s+)?allergic to\s+(.{2,40}?)(?:\s+(?:anymore|any more|after all|now))?(?=[,.;!]|$)/iu,
+  ],
+  negatedLeads: [
+    /^(?:(?:i|we|he|she|they|my\s+\w+)\s*)?(?:'m|'re|'s|am|are|is)?\s*(?:actually\s+)?(?:not|no longer|n't|don't|do not|doesn't|does not|never)\s*(?:have|use|uses|need|needs|wear|wears|eat|keep|been)?\s*(?:a|an)?\s*$/iu,
+  ],
+  changeMarkers: ['anymore', 'any more', 'no longer', 'actually', 'now', 'after all', 'these days'],
+  thingEnds: ['now', 'again', 'anymore', 'any more', 'after all', 'too', 'these days'],
+  notThings: [
+    /^(?:a|an|the|this|that|these|those|you|him|her|them|it|my|your|his|their|our|some|any|anything|everything|something|all|more|less|time|fun|care)\b/iu,
+  ],
 };

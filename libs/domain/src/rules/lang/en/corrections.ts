@@ -2,6 +2,8 @@ import type { CorrectionCues } from '../../language-pack';
 
 /** English cues of the correction rules (`rules/corrections.rules.ts`): retractions, corrections, forget requests. */
 export const enCorrections: CorrectionCues = {
+  noLonger: [/^i\s+(?:don't|do not)\s+(?<what>(?:watch|play|listen to)\s+.+?)\s+any\s?more$/iu],
+  likeLead: 'I like ',
   retract: [
     'forget about',
     'forget',

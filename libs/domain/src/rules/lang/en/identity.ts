@@ -4,7 +4,25 @@ import type { IdentityCues } from '../../language-pack';
 export const enIdentity: IdentityCues = {
   name: ['my name is', 'call me', "my name's", 'i go by'],
   employer: ['i work at', 'i work for', "i'm working at", 'i am working at', 'i joined', 'i work with'],
-  location: ['i live in', "i'm based in", 'i am based in', 'i moved to'],
+  presence: ["i'm in", 'i am in', "i'm currently in", "i'm staying in", "we're in", 'we are in', "i'm visiting", "we're visiting"],
+  // A proper name ("Berlin", "New York"), not "a meeting", "IT" or "trouble".
+  presenceShape: [/^(?!(?:[A-Z]{2,5})$)[A-Z][\p{L}'.-]+(?:\s+[A-Z][\p{L}'.-]+){0,2}$/u],
+  location: [
+    'i live in',
+    'we live in',
+    "i'm based in",
+    'i am based in',
+    'i moved to',
+    'we moved to',
+    'i just moved to',
+    'we just moved to',
+    'i finally moved to',
+    'we finally moved to',
+    'i recently moved to',
+    'we recently moved to',
+    'i relocated to',
+    'we relocated to',
+  ],
   hometown: ["i'm from", 'i am from', 'i come from', 'i grew up in'],
   role: ["i'm a", "i'm an", 'i am a', 'i am an', 'i work as a', 'i work as an', 'i work as', 'my role is', 'my job is'],
   roleSuffixes: [
@@ -104,12 +122,19 @@ export const enIdentity: IdentityCues = {
   nationalityFrames: [],
   nameShapes: [/^([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2})/u],
   workplaceFrames: [],
+  workplaceRoles: {},
   worksAsFrames: [],
   employerEnds: [String.raw`\s+as\s+`, String.raw`\s+in\s+`],
   employerRole: [/\s+as\s+(?:an?\s+)?(.+)$/iu],
   roleOpeners: [],
   roleArticles: [String.raw`an?\s+`],
   roleEmployerJoins: [String.raw`\s+(?:at|@|in|for)\s+`],
-  placeEnds: [String.raw`\s+(?:and|but|since|for)\s+`],
+  // "We moved to Leeds last weekend": when it happened is not part of the place.
+  placeEnds: [
+    String.raw`\s+(?:and|but|since|for|until|till)\s+`,
+    String.raw`\s+(?:last|this|next)\s+(?:week|weekend|month|year|spring|summer|autumn|fall|winter)\b`,
+    String.raw`\s+(?:yesterday|today|recently|in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december))\b`,
+    String.raw`\s+\w+\s+(?:days|weeks|months|years)\s+ago\b`,
+  ],
   organisationNames: [/^[\p{Lu}\p{N}]/u],
 };

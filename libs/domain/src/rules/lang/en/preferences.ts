@@ -43,6 +43,12 @@ export const enPreferences: PreferenceCues = {
   habit: ['i usually', 'i always', 'i often', 'i normally', 'i tend to', 'i typically', 'usually'],
   favourite: ['favou?rite'],
   favouriteCopulas: ['is', 'are'],
+  standingRequests: [
+    /^(?:from now on|going forward|in future|in the future),?\s+(?:please\s+)?(?:always\s+)?(?:book|get|order|buy|choose|pick)\s+(?:me\s+|us\s+)?(?<object>.{2,40}?)$/iu,
+  ],
+  habitFrames: [
+    /^(?:i|we)\s+(?:go\s+)?(?<object>[a-z]+ing)\s+(?:(?:on\s+)?most|every|each|on)\s+(?:weekends?|days?|mornings?|evenings?|nights?|weeks?|saturdays?|sundays?)\b/iu,
+  ],
   favouriteFirst: [
     /^(?<value>[^,]{1,40}?)\s+(?:is|are)\s+(?:my|our)\s+(?:(?:absolute|all-time)\s+)?(?:favou?rites?|(?<what2>[a-z]+(?:\s+[a-z]+)?)\s+of\s+choice)(?:\s+(?<what>[a-z]+(?:\s+[a-z]+)?))?(?:\s+(?:when|because|since|for|by far)\b.*)?$/iu,
   ],

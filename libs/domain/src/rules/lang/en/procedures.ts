@@ -22,7 +22,7 @@ export const enProcedures: ProcedureCues = {
     ],
     emoji: ['emoji', 'emojis', 'emoticons', 'stickers'],
     quote: ['quotes', 'quote', 'quoting', 'pricing'],
-    length: ['short', 'shorter', 'concise', 'brief', 'verbose', 'long-winded'],
+    length: ['short', 'shorter', 'concise', 'brief', 'verbose', 'long-winded', 'detailed', 'in detail', 'longer'],
     format: ['markdown', 'bullet points', 'bullets', 'tables', 'format', 'formatting'],
     tone: ['tone', 'formal', 'casual'],
   },

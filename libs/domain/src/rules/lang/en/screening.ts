@@ -53,6 +53,12 @@ export const enScreening: ScreeningCues = {
   ],
   cues: {
     preference: [
+      // Habits said by how often (preferences' habitFrames: "I go hiking most weekends").
+      'most weekends',
+      'every weekend',
+      'on weekends',
+      'every morning',
+      'every evening',
       // "Neovim is my editor of choice": a favourite said value first.
       'of choice',
       'i prefer',
@@ -85,11 +91,17 @@ export const enScreening: ScreeningCues = {
       'intolerant',
     ],
     profile: [
+      'moved to',
+      'live in',
+      'relocated to',
       // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
       ...enConstraints.diets,
       ...enConstraints.conditions,
       ...enConstraints.accessibility,
       ...enConstraints.avoid,
+      // "我可以用青霉素", "I can eat peanuts now": a constraint denied (the constraint rules' polarity).
+      ...enConstraints.mayTake,
+      ...enConstraints.takenAgain,
       'my name is',
       'call me',
       "i'm",
@@ -119,6 +131,12 @@ export const enScreening: ScreeningCues = {
       'editor',
       'framework',
       'birthday',
+      // What the user drives and where their parcels go (facts' frames).
+      'i drive',
+      'we drive',
+      'ship',
+      'deliver',
+      'address',
       'i bought',
       'i booked',
       'booked',
@@ -133,6 +151,8 @@ export const enScreening: ScreeningCues = {
       'we only have',
     ],
     task: [
+      'planning to',
+      'plan to',
       'todo',
       'to-do',
       "i'm working on",
@@ -155,6 +175,10 @@ export const enScreening: ScreeningCues = {
       "we're going with",
       'we are going with',
       'final decision',
+      "let's settle",
+      'settled',
+      'we agreed',
+      "we've agreed",
     ],
     correction: [
       'actually',
@@ -196,6 +220,9 @@ export const enScreening: ScreeningCues = {
     ],
     budget: ['budget', 'price range', 'afford', 'spend'],
     procedure: [
+      'detailed',
+      'in detail',
+      'longer',
       'always',
       'never',
       'from now on',

@@ -21,6 +21,8 @@ const FORGET_FILLERS = [
 
 /** Chinese cues of the correction rules (`rules/corrections.rules.ts`): retractions, corrections, forget requests. */
 export const zhCorrections: CorrectionCues = {
+  noLonger: [/^(?:我)?(?:已经|现在)?不(?:再)?(?<what>(?:看|玩|听|买)[^，,。！!？?了]{1,12}?)了$/u],
+  likeLead: '我喜欢',
   retract: ['忘掉', '忘记我', '忘了我', '忘了吧', '别记', '不用记', '不要记', '删掉', '删除', '作废', '取消了', '取消', '不再'],
   retractAnaphora: ['那个不对了', '那个不算', '这个不算', '当我没说', '忘掉它', '忘了它', '不作数', '已经不是这样了', '不是这样了'],
   correctionLead: [
@@ -61,6 +63,13 @@ export const zhCorrections: CorrectionCues = {
     '变为',
     '改用',
     '换用',
+    '改喝',
+    // "耳机还是买黑色的吧": after all, the other one.
+    '还是买',
+    '还是选',
+    '还是订',
+    '改吃',
+    '迁到',
     '推迟到',
     '提前到',
     '挪到',

@@ -4,8 +4,11 @@ import type { IdentityCues } from '../../language-pack';
 export const zhIdentity: IdentityCues = {
   name: ['我叫', '我的名字是', '我的名字叫', '叫我', '名字是'],
   // "我在字节跳动工作" is read by `workplaceFrames`; "我在…" alone says where the user is, not who employs them.
-  employer: [],
-  location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在'],
+  // "我跳槽到字节跳动了", "下周入职腾讯": a change of employer said by the move itself.
+  employer: ['跳槽到', '跳槽去了', '跳槽去', '入职了', '入职'],
+  presence: [],
+  presenceShape: [],
+  location: ['我住在', '我住', '住在', '我现在在', '我人在', '我目前在', '定居在', '我搬到', '我们搬到', '搬到了', '搬家到'],
   hometown: ['我来自', '我老家是', '我老家在', '老家是', '老家在'],
   role: ['我是一名', '我是一个', '我的职位是', '我的工作是', '我做', '我当'],
   roleSuffixes: [
@@ -151,8 +154,9 @@ export const zhIdentity: IdentityCues = {
   nationalityFrames: [/^我是(\p{Script=Han}{1,5})人$/u],
   nameShapes: [/^(\p{Script=Han}{1,4}?)(?=$|[的是，,。\s]|就|吧|啊|呀|哦)/u],
   // "我在字节跳动工作", but not "我在评估工作量": the verb ends the clause or is followed by a particle.
-  workplaceFrames: [/^(?:我(?:现在|目前)?)?在(.{1,20}?)(?:工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u],
+  workplaceFrames: [/^(?:我)?(?:现在|目前|如今)?在(.{1,20}?)(?<verb>工作|上班|任职|就职|实习)(?=$|[了呢啊呀，,。.！!；;\s])/u],
   worksAsFrames: [/^(?:我(?:现在|目前)?)?在(?:一家|一个|某)?(?<org>.{1,15}?)(?:做|当)(?<role>.{1,12})$/u],
+  workplaceRoles: { 实习: '实习生' },
   employerEnds: [],
   employerRole: [],
   roleOpeners: ['我是'],

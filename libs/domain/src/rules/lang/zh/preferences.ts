@@ -53,6 +53,10 @@ export const zhPreferences: PreferenceCues = {
   habit: ['我习惯', '习惯用', '我一般', '我通常', '我平时', '我经常', '我每天', '通常', '一般'],
   favourite: ['最喜欢的'],
   favouriteCopulas: ['是'],
+  standingRequests: [
+    /^(?:以后|今后|往后|从现在起|从现在开始)(?:都|就)?(?:给我|帮我)(?:订|买|选|安排|点|约)(?<object>[^，,。！!？?]{2,16}?)(?:吧|哦|啊|呀)?$/u,
+  ],
+  habitFrames: [/^(?<object>[^，,。！!？?]{1,12}?)(?:是|成了)我(?:多年|长期|一直以来|很多年)?的(?:老)?习惯/u],
   favouriteFirst: [
     // "我平时最常喝的就是乌龙茶": what one has most is the favourite, said value last.
     /^(?:我)?(?:平时|一般|通常)?最(?:常|爱|喜欢)(?<what>[^，,的]{1,4}?)的(?:就)?是(?<value>[^，,]{1,20})$/u,

@@ -49,7 +49,7 @@ export const zhProcedures: ProcedureCues = {
     code_examples: ['代码示例', '示例代码', '代码'],
     emoji: ['表情包', '表情符号', '表情'],
     quote: ['报价'],
-    length: ['简短', '简洁', '精简', '啰嗦', '长篇大论', '字数'],
+    length: ['简短', '简洁', '精简', '啰嗦', '长篇大论', '字数', '详细', '详尽'],
     format: ['格式', '表格', '列表'],
     tone: ['语气', '口吻'],
   },

@@ -91,11 +91,15 @@ export const zhScreening: ScreeningCues = {
       '吃不了',
     ],
     profile: [
+      '跳槽',
       // The constraint rules' cues: a diet, a condition, a need or a food not taken is worth reading alone.
       ...zhConstraints.diets,
       ...zhConstraints.conditions,
       ...zhConstraints.accessibility,
       ...zhConstraints.avoid,
+      // "我可以用青霉素", "I can eat peanuts now": a constraint denied (the constraint rules' polarity).
+      ...zhConstraints.mayTake,
+      ...zhConstraints.takenAgain,
       '我叫',
       '我的名字',
       '叫我',
@@ -141,6 +145,12 @@ export const zhScreening: ScreeningCues = {
       '体重',
       '地址',
       '搬家',
+      '搬到',
+      // What the user drives (辆: a vehicle's classifier) and where their parcels go (facts' frames).
+      '辆',
+      '寄到',
+      '送到',
+      '发到',
       '买了',
       '订好',
       '订了',
@@ -152,9 +162,15 @@ export const zhScreening: ScreeningCues = {
       '人手',
       '我们公司',
     ],
-    task: ['第一步', '下一步', '正在', '待办', '截止', '交付', '要做', '得做', '需要', '我要', '我得', '提醒我', '任务'],
-    decision: ['决定', '就按', '选了', '定了', '敲定', '就用', '最终用', '拍板'],
+    task: ['第一步', '下一步', '正在', '待办', '截止', '交付', '要做', '得做', '需要', '我要', '我得', '提醒我', '任务', '打算', '计划'],
+    decision: ['决定', '就按', '选了', '定了', '敲定', '就用', '最终用', '拍板', '就这么办', '说好了', '商量好了', '定下来'],
     correction: [
+      '还是买',
+      '还是选',
+      '还是订',
+      '改喝',
+      '改吃',
+      '迁到',
       '不是',
       '改成',
       '改为',
@@ -208,6 +224,8 @@ export const zhScreening: ScreeningCues = {
     // Rules for how the assistant should act ("以后报价先给区间再给明细"); the procedure rules decide which
     // are rules (`procedures` in this pack), screening only lets them through.
     procedure: [
+      '详细',
+      '详尽',
       '以后',
       '今后',
       '从现在起',

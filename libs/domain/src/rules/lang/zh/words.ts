@@ -24,10 +24,13 @@ export const zhWords: WordCues = {
     standup: ['站会', '晨会'],
     email: ['邮箱'],
     phone: ['手机号', '电话'],
+    ci: ['CI', 'CI/CD', '持续集成'],
+    shipping_address: ['收货地址', '寄送地址', '送货地址'],
   },
   copulas: ['用的是', '用的', '采用', '使用', '选的是', '选用', '是', '用', '为', '叫', '：'],
   useCopulas: ['用的是', '用的', '采用', '使用', '选的是', '选用', '用'],
   nowAdverbs: ['现在', '目前', '如今'],
+  lately: ['最近', '近来', '这阵子', '这段时间', '现在', '目前'],
   leadingFillers: [
     '去试试',
     '去吃',
