@@ -2,7 +2,7 @@ import type { MemoryRecord } from '@engram/contracts';
 import type { Lexicon, SearchHit } from '@engram/ports';
 import { Bm25Index } from '../text/bm25';
 import { tokenize } from '../text/tokenizer';
-import { lexiconTerms } from '../text/related-terms';
+import { lexiconTerms, termsInDictionaryForm } from '../text/related-terms';
 import type { EntityAliasTable } from '../text/entity-aliases';
 import { SUMMARY_KIND } from '../summaries/session-summary';
 import { memoriesAsOf, memoriesValidAt } from './as-of';
@@ -54,7 +54,8 @@ export function pastCandidates(
   // As the index holds them: each text's terms with its lexicon terms as a memory; the question's as a question.
   const asMemory = (text: string) => [...tokenize(text), ...lexiconTerms(text, options.lexicon, 'memory')];
   const documents = views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }));
-  const bm25 = new Bm25Index(documents, asMemory).scoresOf([...tokenize(query), ...lexiconTerms(query, options.lexicon, 'question')]);
+  const asked = [...termsInDictionaryForm(query, options.lexicon), ...lexiconTerms(query, options.lexicon, 'question')];
+  const bm25 = new Bm25Index(documents, asMemory).scoresOf(asked);
   const textHits = top(
     views.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
     options.limit,

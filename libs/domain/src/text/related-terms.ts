@@ -3,19 +3,19 @@ import { tokenize } from './tokenizer';
 import { translatedTerms } from './translation';
 
 /**
- * Which side of a search a text is on. A memory is found by its words' synonyms and by what they are
- * a kind of (it said "our plane lands at 9", a question asks when we "arrive"); a question is
- * widened only by its words' dictionary forms ("arrived" → arrive): a memory's words are then one
- * step from the question's, where two steps (the question's synonyms meeting the memory's broader
- * words) join things that have little to do with each other.
+ * Which side of a search a text is on. A memory is found by its words' dictionary forms, synonyms
+ * and what they are a kind of (it said "our plane lands at 9", a question asks when we "arrive"); a
+ * question is not widened (its words are searched in their dictionary form: `termsInDictionaryForm`):
+ * a memory's words are then one step from the question's, where two steps (the question's synonyms
+ * meeting the memory's broader words) join things that have little to do with each other.
  */
 export type LexiconSide = 'memory' | 'question';
 
 /**
  * The terms a text is also found by through the lexicon, beyond its own: the English of its Chinese
  * words (`translatedTerms`), and the words related to its own English words (the thesaurus: physician
- * → doctor, couch → sofa, lands → arrive), as `LexiconSide` says. Deduplicated; terms the text
- * already holds are left out.
+ * → doctor, couch → sofa, lands → arrive) for a memory only, as `LexiconSide` says. Deduplicated;
+ * terms the text already holds are left out.
  *
  * The English of Chinese words is not looked up in the thesaurus: a dictionary's first sense is
  * already a guess at what was meant (开发 "exploit"), and the thesaurus' words of that guess ("use")
@@ -47,13 +47,33 @@ function lexiconTermsOf(text: string, lexicon: Lexicon, side: LexiconSide): stri
   for (const word of thesaurusWords(text)) {
     const related = lexicon.relatedOf(word);
     if (!related) continue;
+    if (side === 'question') break;
     for (const term of related.forms) out.add(term);
-    if (side === 'question') continue;
     for (const term of related.same) out.add(term);
     for (const term of related.broader) out.add(term);
   }
   for (const term of own) out.delete(term);
   return [...out];
+}
+
+/**
+ * A question's own terms as the index is searched with them: each English word's term replaced by
+ * its dictionary forms where the thesaurus gives any ("arrived", tokenized "arriv", is searched as
+ * "arrive"). A memory is indexed with both its words' terms and their forms (`lexiconTerms`), so a
+ * word said alike on both sides counts once, as without the thesaurus, and "arrived" still meets
+ * "arrive": adding the forms to the question instead would count "asked" twice in a memory that
+ * says "asked" (as "asked" and as "ask") and rank it above one that answers.
+ */
+export function termsInDictionaryForm(text: string, lexicon: Lexicon | undefined): string[] {
+  const terms = tokenize(text);
+  if (!lexicon) return terms;
+  const forms = new Map<string, readonly string[]>();
+  for (const word of thesaurusWords(text)) {
+    const found = lexicon.relatedOf(word)?.forms ?? [];
+    const [term] = tokenize(word);
+    if (found.length > 0 && term !== undefined) forms.set(term, found);
+  }
+  return forms.size === 0 ? terms : terms.flatMap((term) => forms.get(term) ?? [term]);
 }
 
 /**

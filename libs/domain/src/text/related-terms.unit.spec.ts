@@ -1,5 +1,6 @@
 import type { Lexicon, RelatedWords } from '@engram/ports';
-import { heldThroughThesaurus, lexiconTerms, thesaurusWords } from './related-terms';
+import { heldThroughThesaurus, lexiconTerms, termsInDictionaryForm, thesaurusWords } from './related-terms';
+import { tokenize } from './tokenizer';
 
 /**
  * A lexicon of a few words, as the readers give them (CC-CEDICT's senses, WordNet's related words,
@@ -37,8 +38,8 @@ describe('lexiconTerms', () => {
     expect(lexiconTerms('My physician says walk more; a doctor knows', lexicon, 'memory')).toEqual(['doc', 'medical']);
   });
 
-  it('widens a question only by dictionary forms: a memory is already one step from it', () => {
-    expect(lexiconTerms('When do I arriv?', lexicon, 'question')).toEqual(['arrive']);
+  it('does not widen a question: a memory is already one step from it', () => {
+    expect(lexiconTerms('When do I arriv?', lexicon, 'question')).toEqual([]);
     expect(lexiconTerms('Which physician?', lexicon, 'question')).toEqual([]);
   });
 
@@ -49,6 +50,17 @@ describe('lexiconTerms', () => {
 
   it('gives nothing without a lexicon', () => {
     expect(lexiconTerms('My flight lands at 6', undefined, 'memory')).toEqual([]);
+  });
+});
+
+describe('termsInDictionaryForm', () => {
+  it("searches a question's words in their dictionary form, which a memory is indexed with too", () => {
+    expect(termsInDictionaryForm('When do I arriv?', lexicon)).toEqual(['arrive']);
+    expect(termsInDictionaryForm('Which physician lands?', lexicon)).toEqual(['physician', 'land']);
+    // A memory that says "arriv" is indexed as "arriv" and "arrive": the question's word counts once.
+    const memory = new Set([...tokenize('I arriv'), ...lexiconTerms('I arriv', lexicon, 'memory')]);
+    expect(termsInDictionaryForm('When do I arriv?', lexicon).filter((t) => memory.has(t))).toEqual(['arrive']);
+    expect(termsInDictionaryForm('When do I arriv?', undefined)).toEqual(['arriv']);
   });
 });
 

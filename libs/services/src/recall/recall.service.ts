@@ -24,7 +24,7 @@ import {
   RecallSession,
   searchedText,
   summaryMergeKey,
-  tokenize,
+  termsInDictionaryForm,
   turnsNotSummarised,
 } from '@engram/domain';
 import {
@@ -186,11 +186,11 @@ export class RecallService {
   ): Promise<{ candidates: RecallCandidates; degraded: RecallDegradation[] }> {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
-    const terms = tokenize(lexical);
+    const terms = termsInDictionaryForm(lexical, this.lexicon);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, knn] = await Promise.all([
-      // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one with its words' dictionary forms.
+      // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one in its words' dictionary forms.
       legs === 'knn'
         ? []
         : this.search.searchText({
