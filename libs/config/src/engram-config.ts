@@ -216,11 +216,12 @@ export class EngramConfig {
   // Embeddings
   @Transform(toNumber) @IsInt() @Min(8) @Max(4096) ENGRAM_EMBEDDING_DIMENSIONS = 256;
   /**
-   * `cedict`: Chinese words are also indexed and searched by their English (CC-CEDICT, installed with
-   * the dependencies), so questions find memories said in the other language; `none`: as written.
-   * What is indexed changes with it: rebuild the search projection after changing it.
+   * `cedict+wordnet`: Chinese words are also indexed and searched by their English (CC-CEDICT), and
+   * English words by their related words (WordNet), both installed with the dependencies, so questions
+   * find memories said in the other language or in other words; `cedict`: the first only; `none`: as
+   * written. What is indexed changes with it: rebuild the search projection after changing it.
    */
-  @IsIn(['cedict', 'none']) ENGRAM_LEXICON: 'cedict' | 'none' = 'cedict';
+  @IsIn(['cedict+wordnet', 'cedict', 'none']) ENGRAM_LEXICON: 'cedict+wordnet' | 'cedict' | 'none' = 'cedict+wordnet';
   /** An OpenAI-compatible embeddings endpoint (base URL or …/embeddings); unset: the hashing embedder above. */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'ENGRAM_EMBEDDINGS_URL must be an http(s) URL' })

@@ -112,11 +112,12 @@ describe('engramOptions: the configuration mapped once into typed options', () =
   it('maps the embedder its slice: the variables createEmbedder and createLexicon read', () => {
     expect(optionsOf().embedder).toMatchObject({
       ENGRAM_EMBEDDING_DIMENSIONS: 256,
-      ENGRAM_LEXICON: 'cedict',
+      ENGRAM_LEXICON: 'cedict+wordnet',
       ENGRAM_EMBEDDINGS_URL: undefined,
       ENGRAM_EMBEDDINGS_BATCH_SIZE: 64,
     });
     expect(optionsOf({ ENGRAM_LEXICON: 'none' }).embedder.ENGRAM_LEXICON).toBe('none');
+    expect(optionsOf({ ENGRAM_LEXICON: 'cedict' }).embedder.ENGRAM_LEXICON).toBe('cedict');
     expect(() => optionsOf({ ENGRAM_LEXICON: 'wordnet' })).toThrow(/ENGRAM_LEXICON/);
     const { embedder } = optionsOf({
       ENGRAM_EMBEDDINGS_URL: 'http://127.0.0.1:9/v1',

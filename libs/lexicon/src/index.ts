@@ -1,2 +1,3 @@
 export * from './cedict-lexicon';
 export * from './create-lexicon';
+export * from './wordnet-lexicon';

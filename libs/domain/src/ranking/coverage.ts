@@ -1,7 +1,8 @@
 import type { MemoryRecord } from '@engram/contracts';
 import type { Lexicon } from '@engram/ports';
 import { tokenize } from '../text/tokenizer';
-import { heldInEitherLanguage, translatedTerms } from '../text/translation';
+import { heldThroughThesaurus, lexiconTerms } from '../text/related-terms';
+import { heldInEitherLanguage } from '../text/translation';
 
 /**
  * Share of the query's distinct terms found in what the memory is searched by. A Chinese term counts
@@ -10,6 +11,9 @@ import { heldInEitherLanguage, translatedTerms } from '../text/translation';
  * lexicon, a term also counts when the memory says it in the other language ("pictures" is held
  * by 上传商品照片, 照片 by "the product photographs") or says what it means in other Chinese words (拍照
  * "take a picture" by 照片 "photograph, picture"): the memory's terms are read with their English.
+ * With a thesaurus, an English term also counts when the memory says it in other words or more
+ * specifically ("doctor" by "physician", "arrive" by "lands"): the memory's terms are read with their
+ * related words, the query term with its dictionary forms.
  */
 export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord, lexicon?: Lexicon): number {
   if (queryTerms.length === 0) return 1;
@@ -17,9 +21,11 @@ export function coverageOf(queryTerms: readonly string[], memory: MemoryRecord, 
   const about = memory.kind === 'episode' ? '' : memory.attribute.replace(/[:_/-]+/g, ' ');
   // The facts read from its turn count; the speaker and the date do not (steering weighs those).
   const text = [memory.content, memory.value, ...memory.entities, about, ...(memory.keys ?? [])].join(' ');
-  const held = new Set([...tokenize(text), ...translatedTerms(text, lexicon)]);
+  const held = new Set([...tokenize(text), ...lexiconTerms(text, lexicon, 'memory')]);
   const folded = text.normalize('NFKC').toLowerCase();
-  const found = queryTerms.filter((t) => (HAN.test(t) && folded.includes(t)) || heldInEitherLanguage(t, held, lexicon));
+  const found = queryTerms.filter(
+    (t) => (HAN.test(t) && folded.includes(t)) || heldInEitherLanguage(t, held, lexicon) || heldThroughThesaurus(t, held, lexicon),
+  );
   return found.length / queryTerms.length;
 }
 

@@ -291,6 +291,7 @@ describe('rankMemories', () => {
       id: 'test',
       longestWord: 2,
       sensesOf: (word) => ({ 过敏: [['oversensitive'], ['allergic']], 照片: [['photograph'], ['picture']], 拍照: [['picture']] })[word],
+      relatedOf: () => undefined,
     };
     const peanuts = memory({ content: '我对花生过敏', value: '', entities: [] });
     const english = memory({ content: "I'm allergic to peanuts", value: '', entities: [] });
@@ -305,11 +306,34 @@ describe('rankMemories', () => {
     expect(coverageOf(tokenize('which editor'), english, lexicon)).toBe(coverageOf(tokenize('which editor'), english));
   });
 
+  it('given a thesaurus, then an English term counts when the memory says it in other words or more specifically', () => {
+    const lexicon: Lexicon = {
+      id: 'test',
+      longestWord: 0,
+      sensesOf: () => undefined,
+      relatedOf: (word) =>
+        ({
+          physician: { forms: [], same: ['doctor'], broader: [] },
+          lands: { forms: ['land'], same: [], broader: ['arrive'] },
+          arriv: { forms: ['arrive'], same: [], broader: [] },
+        })[word],
+    };
+    const physician = memory({ content: 'My physician told me to walk more', value: '', entities: [] });
+    const flight = memory({ content: 'My flight lands at 6 am', value: '', entities: [] });
+    expect(coverageOf(tokenize('what did my doctor say'), physician)).toBe(0);
+    expect(coverageOf(tokenize('what did my doctor say'), physician, lexicon)).toBe(0.5);
+    expect(coverageOf(tokenize('when do I arrive'), flight, lexicon)).toBe(1);
+    // "arrived" is tokenized "arriv": held through its dictionary form.
+    expect(coverageOf(tokenize('when have I arrived'), flight, lexicon)).toBe(1);
+    expect(coverageOf(tokenize('when have I arrived'), flight)).toBe(0);
+  });
+
   it('given an English question about a Chinese memory, then it is relevant only with the lexicon', () => {
     const lexicon: Lexicon = {
       id: 'test',
       longestWord: 2,
       sensesOf: (word) => (word === '过敏' ? [['oversensitive'], ['allergic']] : undefined),
+      relatedOf: () => undefined,
     };
     const peanuts = {
       ...candidate('preference', 1, 'peanuts', { content: '我对花生过敏', value: '', entities: [] }),

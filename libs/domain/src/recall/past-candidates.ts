@@ -2,7 +2,7 @@ import type { MemoryRecord } from '@engram/contracts';
 import type { Lexicon, SearchHit } from '@engram/ports';
 import { Bm25Index } from '../text/bm25';
 import { tokenize } from '../text/tokenizer';
-import { translatedTerms } from '../text/translation';
+import { lexiconTerms, termsInDictionaryForm } from '../text/related-terms';
 import type { EntityAliasTable } from '../text/entity-aliases';
 import { SUMMARY_KIND } from '../summaries/session-summary';
 import { memoriesAsOf, memoriesValidAt } from './as-of';
@@ -51,10 +51,11 @@ export function pastCandidates(
   vectors: { readonly query: readonly number[]; readonly passages: readonly (readonly number[])[] } | null,
   options: { readonly limit: number; readonly aliases: EntityAliasTable; readonly lexicon?: Lexicon },
 ): RecallCandidates {
-  // As the index holds them: each text's terms with the English of its Chinese words; the question's likewise.
-  const withEnglish = (text: string) => [...tokenize(text), ...translatedTerms(text, options.lexicon)];
+  // As the index holds them: each text's terms with its lexicon terms as a memory; the question's as a question.
+  const asMemory = (text: string) => [...tokenize(text), ...lexiconTerms(text, options.lexicon, 'memory')];
   const documents = views.map((m) => ({ id: m.memoryId, text: searchableText(m, options.aliases) }));
-  const bm25 = new Bm25Index(documents, withEnglish).scores(query);
+  const asked = [...termsInDictionaryForm(query, options.lexicon), ...lexiconTerms(query, options.lexicon, 'question')];
+  const bm25 = new Bm25Index(documents, asMemory).scoresOf(asked);
   const textHits = top(
     views.map((m, i) => ({ memoryId: m.memoryId, score: bm25[i] })).filter((h) => h.score > 0),
     options.limit,

@@ -30,8 +30,13 @@ export class Bm25Index {
 
   /** Every document's score, in document order (0 for one holding no term of the query). A repeated query term counts once. */
   scores(query: string): number[] {
+    return this.scoresOf(this.terms(query));
+  }
+
+  /** `scores` for a query already cut into terms (its own way: a question is widened otherwise than a document). */
+  scoresOf(terms: readonly string[]): number[] {
     const n = this.docs.length;
-    const queryTerms = [...new Set(this.terms(query))];
+    const queryTerms = [...new Set(terms)];
     return this.docs.map((doc) => {
       let score = 0;
       for (const term of queryTerms) {

@@ -12,6 +12,7 @@ function lexiconOf(words: Record<string, string[][]>): Lexicon & { readonly aske
       asked.push(word);
       return words[word];
     },
+    relatedOf: () => undefined,
   };
 }
 

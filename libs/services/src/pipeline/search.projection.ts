@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
-import { defaultAliasTable, embeddedText, EntityAliasTable, searchableText, SUMMARY_KIND, tokenize, translatedTerms } from '@engram/domain';
+import { defaultAliasTable, embeddedText, EntityAliasTable, lexiconTerms, searchableText, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, Lexicon, SearchDocument, SearchIndex } from '@engram/ports';
 import { EntityAliases } from './entity-aliases.provider';
 import { isDecisionOrForget } from './facts.projection';
@@ -9,9 +9,11 @@ import type { Projection } from './projection';
 
 /**
  * Projects decisions into the search index: BM25 terms from the domain
- * tokenizer over what a memory is found by (`searchableText`), with the English
- * of its Chinese words when a lexicon is bound (so English questions find
- * Chinese memories), and an embedding of what was said (`embeddedText`).
+ * tokenizer over what a memory is found by (`searchableText`), with its lexicon
+ * terms when a lexicon is bound (the English of its Chinese words, so English
+ * questions find Chinese memories; its English words' synonyms and broader
+ * words, so a question worded otherwise finds it), and an embedding of what was
+ * said (`embeddedText`).
  * Upserts carry the memory's revision as an external version, so replays are
  * no-ops.
  */
@@ -59,7 +61,7 @@ export class SearchProjection implements Projection {
       kind: memory.kind,
       status: memory.status,
       content: memory.content,
-      terms: [...tokenize(texts[i]), ...translatedTerms(texts[i], this.lexicon)],
+      terms: [...tokenize(texts[i]), ...lexiconTerms(texts[i], this.lexicon, 'memory')],
       entities: memory.entities,
       vector: vectors[i],
       updatedAt: memory.updatedAt,

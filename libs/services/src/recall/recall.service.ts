@@ -2,15 +2,16 @@ import { BadRequestException, Inject, Injectable, Logger, Optional } from '@nest
 import { ConsistencyOptions, RecallOptions } from '@engram/config';
 import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } from '@engram/contracts';
 import {
+  embeddedText,
   EntityAliasTable,
   episodeMergeKey,
-  embeddedText,
   expandQuery,
   followUpFor,
   hitIds,
   holdsAt,
   indexCandidates,
   indexScope,
+  lexiconTerms,
   narrowsBeyondKinds,
   NO_CANDIDATES,
   pastCandidates,
@@ -23,8 +24,7 @@ import {
   RecallSession,
   searchedText,
   summaryMergeKey,
-  tokenize,
-  translatedTerms,
+  termsInDictionaryForm,
   turnsNotSummarised,
 } from '@engram/domain';
 import {
@@ -186,14 +186,20 @@ export class RecallService {
   ): Promise<{ candidates: RecallCandidates; degraded: RecallDegradation[] }> {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
-    const terms = tokenize(lexical);
+    const terms = termsInDictionaryForm(lexical, this.lexicon);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     const [textHits, knn] = await Promise.all([
-      // A Chinese question also searches with its words' English: English memories, and Chinese ones indexed with theirs.
+      // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one in its words' dictionary forms.
       legs === 'knn'
         ? []
-        : this.search.searchText({ tenantId, userId, terms: [...terms, ...translatedTerms(semantic, this.lexicon)], limit, ...within }),
+        : this.search.searchText({
+            tenantId,
+            userId,
+            terms: [...terms, ...lexiconTerms(semantic, this.lexicon, 'question')],
+            limit,
+            ...within,
+          }),
       legs === 'bm25'
         ? []
         : this.vectorsOrNone(() => this.briefly([semantic], 'query')).then(
