@@ -288,7 +288,7 @@ describe('context: procedures, budget zones, length cap, summaries (HTTP, Chines
         { http: false, stages: false },
       );
       try {
-        const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-9' });
+        const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-10' });
         const store = await maintenance.get<ProjectionVersions<FactStore>>(FactStoreVersions).open(built.factsVersion);
         const [summary] = await store.findByMergeKeys(DEFAULT_TENANT, 'laozhou', [summaryMergeKey('fri')]);
         expect(summary.kind).toBe('summary');

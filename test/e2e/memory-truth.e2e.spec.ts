@@ -245,6 +245,36 @@ describe('what is true now (HTTP, Chinese and English)', () => {
       expect(dinner).toContain('carbs');
     });
 
+    it('"我养了一只金毛，叫旺财" and "我女儿叫小美", weeks later in English "What is my dog called?": the family\'s names are pinned', async () => {
+      await say('ning', 's1', ['我养了一只金毛，叫旺财'], 2);
+      await say('ning', 's2', ['我女儿叫小美，今年六岁'], 9);
+      const after = await smallTalk('ning', 's3', 12);
+      const answer = await recall('ning', 'What is my dog called?', after, 's4');
+      expect(answer.facts.map((f) => f.content).join('\n')).toContain('旺财');
+      expect((await recall('ning', '给孩子的生日派对怎么安排', after, 's4')).context).toContain('小美');
+      expect((await memories('ning')).filter((m) => m.pinned).map((m) => [m.attribute, m.value])).toEqual(
+        expect.arrayContaining([
+          ['family:金毛', '旺财'],
+          ['family:daughter', '小美'],
+        ]),
+      );
+    });
+
+    it('"We adopted a kitten named Miso" and "my son is called Leo", weeks later "What\'s my cat called?"; "I can\'t stand spicy food" and "should I order the chili chicken?"', async () => {
+      await say('ada', 's1', ['We adopted a kitten named Miso.'], 2);
+      await say('ada', 's2', ['My son is called Leo.', "I can't stand spicy food."], 9);
+      const after = await smallTalk('ada', 's3', 12);
+      expect((await recall('ada', "What's my cat called?", after, 's4')).context).toContain('Miso');
+      expect((await recall('ada', 'Plan a birthday party for my kid', after, 's4')).context).toContain('Leo');
+      expect((await recall('ada', 'Should I order the chili chicken?', after, 's4')).context).toContain('spicy');
+    });
+
+    it('"他不吃香菜" and "she never eats meat" are about someone else: nothing is pinned for the user', async () => {
+      const after = await say('bo', 's1', ['我同事来吃饭。他不吃香菜', 'My sister is visiting. She never eats meat.']);
+      await recall('bo', '你好', after);
+      expect((await memories('bo')).filter((m) => m.pinned)).toEqual([]);
+    });
+
     it('a health fact is pinned and marked sensitive; a food not taken is pinned, not sensitive', async () => {
       const after = await say('lin', 's1', ['我有高血压', '我不喝酒']);
       await recall('lin', '你好', after);

@@ -354,7 +354,7 @@ describe('online rebuild (embedded, HTTP admin API)', () => {
       EngramModule.forMaintenance({ config: loadConfig({ LOG_LEVEL: 'silent', ENGRAM_DATA_DIR: engram.dataDir }) }),
       { http: false, stages: false },
     );
-    const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-9' });
+    const built = await maintenance.get(Reprocessor).run({ from: 'beginning', extractorVersion: 'rules-10' });
     const { switchPosition } = await maintenance.get(Reprocessor).activate(built.factsVersion, { overlapMs: 20 });
     await maintenance.close();
     for (const userId of USERS.slice(0, 4))

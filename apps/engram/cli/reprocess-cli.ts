@@ -26,7 +26,7 @@ export function registerReprocessCommands(program: Command, modules: CliModules)
       '--from <instant|beginning>',
       'beginning, or an ISO instant: memories as they stood then are carried over, later turns re-decided',
     )
-    .requiredOption('--extractor-version <v>', 'rules-9, or the configured LLM extractor (llm-6:<ENGRAM_LLM_MODEL>)')
+    .requiredOption('--extractor-version <v>', 'rules-10, or the configured LLM extractor (llm-6:<ENGRAM_LLM_MODEL>)')
     .option('--activate', 'activate the new versions once built (else: engram projections activate facts@N)')
     .option('--json', 'print only the result as JSON')
     .action(async (options: { from: string; extractorVersion: string; activate?: boolean; json?: boolean }) => {

@@ -121,6 +121,24 @@ describe('OpenAiChatExtractor, prompts 5 and 6: what is true now', () => {
       ]);
     });
 
+    it("given the name of a person the user names by relation, then the user's family fact the rules pin (family:<relation>)", async () => {
+      stub.reset(() =>
+        answer([
+          modelItem({ kind: 'profile', subject: '女儿', attribute: 'name', value: '小美' }),
+          modelItem({ kind: 'profile', subject: 'my son', attribute: 'Name', value: 'Leo' }),
+          modelItem({ kind: 'profile', subject: 'Alice', attribute: 'name', value: 'Alice Chen' }),
+          modelItem({ kind: 'profile', subject: 'daughter', attribute: 'birthday', value: '5月3日' }),
+        ]),
+      );
+      expect((await read('x')).map((i) => [i.kind, i.subject, i.attribute, i.value])).toEqual([
+        ['profile', 'user', 'family:daughter', '小美'],
+        ['profile', 'user', 'family:son', 'Leo'],
+        // A person named by their name, and a relation's other facts, stay theirs.
+        ['profile', 'Alice', 'name', 'Alice Chen'],
+        ['profile', 'daughter', 'birthday', '5月3日'],
+      ]);
+    });
+
     it('asks for the families, avoid and relation subjects in the prompt', () => {
       for (const rule of ['"allergy:<what>"', '"diet:<diet>"', '"health:<condition>"', '"accessibility:<need>"', '"preference:<thing>"']) {
         expect(EXTRACTION_SYSTEM_PROMPT).toContain(rule);

@@ -222,8 +222,14 @@ export function validItem(raw: unknown): ValidItem | null {
   if (!(LLM_ITEM_KINDS as readonly unknown[]).includes(r.kind)) return null;
   const operation = r.operation === undefined ? 'assert' : r.operation;
   if (operation !== 'assert' && operation !== 'retract') return null;
-  const subject = subjectOf(r.subject);
-  const attribute = r.kind === 'procedure' ? procedureAttribute(r.attribute) : (familyAttribute(r.attribute) ?? attributeSlug(r.attribute));
+  const saidOf = subjectOf(r.subject);
+  const saidAttribute =
+    r.kind === 'procedure' ? procedureAttribute(r.attribute) : (familyAttribute(r.attribute) ?? attributeSlug(r.attribute));
+  // The name of a person the user names by relation ("用户的女儿叫小美": subject "daughter", attribute
+  // "name") is the user's family fact, keyed and pinned as the rules key it (`family:daughter`).
+  const relationName = saidOf !== null && saidAttribute === 'name' && RELATION_NAMES.has(saidOf);
+  const subject = relationName ? 'user' : saidOf;
+  const attribute = relationName ? `family:${saidOf}` : saidAttribute;
   const said = text(r.value);
   const content = text(r.content);
   if (!subject || !attribute || !content) return null;
@@ -328,6 +334,8 @@ const RELATIONS: ReadonlyMap<string, string> = new Map(
     ...names.map((name) => [name.toLowerCase(), relation] as const),
   ]),
 );
+
+const RELATION_NAMES: ReadonlySet<string> = new Set(RELATIONS.values());
 
 /**
  * "user" and "assistant" in any case; a relation however the model wrote it ("女儿", "我女儿", "My

@@ -192,7 +192,7 @@ export function reprocessSuite(mode?: EngramMode): void {
       const app = await openMaintenance(engram.dataDir);
       const reprocessor = app.get(Reprocessor);
       await expect(reprocessor.run({ from: 'beginning', extractorVersion: 'llm-9:nope' })).rejects.toThrow(
-        `unknown extractor version "llm-9:nope": this build knows rules-9, ${LLM}`,
+        `unknown extractor version "llm-9:nope": this build knows rules-10, ${LLM}`,
       );
       await expect(reprocessor.run({ from: 'yesterday', extractorVersion: LLM })).rejects.toThrow(
         /--from must be "beginning" or an ISO instant/,
@@ -415,7 +415,7 @@ export function reprocessSuite(mode?: EngramMode): void {
       expect(await versions.list()).toEqual([1]);
       expect(await app.get<ProjectionVersions<SearchIndex>>(SearchIndexVersions).list()).toEqual([1]);
       await expect(app.get(Reprocessor).activate(2)).rejects.toThrow('facts@2 is failed, not built');
-      expect((await app.get(Reprocessor).run({ from: instant, extractorVersion: 'rules-9' })).factsVersion).toBe(2);
+      expect((await app.get(Reprocessor).run({ from: instant, extractorVersion: 'rules-10' })).factsVersion).toBe(2);
     });
   });
 }

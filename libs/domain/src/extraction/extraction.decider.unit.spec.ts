@@ -16,7 +16,7 @@ describe('ExtractionDecider', () => {
   it('given an accepted turn, then MemoriesExtracted with deterministic ids, versions and causation', async () => {
     const screened = turnScreened('我叫老周，数据库用 PostgreSQL');
     const event = await extractTurn(screened, rules, RECORDED_AT);
-    const eventId = deterministicId('extracted', screened.eventId, 'rules-9');
+    const eventId = deterministicId('extracted', screened.eventId, 'rules-10');
     expect(event).toMatchObject({
       eventId,
       type: 'MemoriesExtracted',
@@ -24,14 +24,14 @@ describe('ExtractionDecider', () => {
       correlationId: screened.correlationId,
       occurredAt: screened.occurredAt,
       recordedAt: RECORDED_AT,
-      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-9' },
+      payload: { sessionId: 's-1', turnId: screened.payload.turnId, extractorVersion: 'rules-10' },
     });
     expect(event?.payload.items.map((i) => i.itemId)).toEqual([
       deterministicId(eventId, 0),
       deterministicId(eventId, 1),
       deterministicId(eventId, 2),
     ]);
-    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-9')).toBe(true);
+    expect(event?.payload.items.every((i) => i.extractorVersion === 'rules-10')).toBe(true);
   });
 
   it('given the produced event, then it passes the contract schema', async () => {

@@ -137,7 +137,9 @@ function isPinned(
 ): boolean {
   const pinnedAttributes = options.pinnedAttributes ?? DEFAULT_PINNED_ATTRIBUTES;
   if (item.operation !== 'assert') return false;
-  if (item.kind === 'procedure' || (item.subject === 'user' && pinnedAttributes.includes(item.attribute))) return true;
+  // An attribute, or a family of them ("family" pins `family:daughter`, `family:kitten`).
+  const named = pinnedAttributes.includes(item.attribute) || pinnedAttributes.includes(familyOf(item.attribute));
+  if (item.kind === 'procedure' || (item.subject === 'user' && named)) return true;
   if (item.subject === 'assistant') return false;
   // "我可以用青霉素" constrains nothing (pinned only while it contradicts a constraint, resolution.conflicts.ts).
   if (item.value === NOT_HELD) return false;

@@ -50,7 +50,8 @@ export function isSensitive(attribute: string): boolean {
 
 /**
  * The facts layer (always injected first, before anything ranked): the profile a user builds by
- * talking — who they are, where they live and work, what they drive, where their parcels go, the
+ * talking — who they are, who their people and animals are (`family:<who>`: an entry names an
+ * attribute or a family of them), where they live and work, what they drive, where their parcels go, the
  * team's stack and recurring meetings. A prompt about a gym near home, a self-introduction or a CI
  * cache needs them though it never names them, and a change of circumstance ("we finally moved to
  * Leeds") supersedes them by their attribute.
@@ -74,4 +75,5 @@ export const DEFAULT_PINNED_ATTRIBUTES: readonly string[] = [
   'ci',
   'weekly_meeting',
   'standup',
+  'family',
 ];

@@ -40,8 +40,11 @@ export class ClauseReader {
     const correction = this.stripCorrectionLead(body);
     body = this.stripConnectors(correction.rest);
     if (!body) return null;
-    // "请用中文回答" opens like a request, but a standing one: a rule for the assistant, not this turn's ask.
-    if (role === 'user' && !remember.matched && this.isRequest(body) && !procedureOf(body, this.config)) return null;
+    if (role === 'user' && this.config.clauses.othersLead.some((re) => re.test(body))) return null;
+    // "请用中文回答" opens like a request, but a standing one: a rule for the assistant, not this turn's ask;
+    // "please send everything to 48 Elm Road from now on" says how things stand from now on.
+    if (role === 'user' && !remember.matched && this.isRequest(body) && !procedureOf(body, this.config) && !this.isStanding(body))
+      return null;
     const third = role === 'user' ? this.thirdParty(body) : null;
     return {
       content,
@@ -172,6 +175,10 @@ export class ClauseReader {
     if (questionEndings.some((e) => bare.endsWith(e))) return true;
     const start = findCue(this.stripConnectors(bare), question);
     return start !== null && start.index === 0;
+  }
+
+  private isStanding(body: string): boolean {
+    return findCue(body, this.config.procedures.standing) !== null;
   }
 
   private isRequest(body: string): boolean {

@@ -107,7 +107,8 @@ function mergePieces(text: string, pieces: readonly Span[], config: RuleExtracto
     const pieceText = text.slice(piece.start, piece.end).trim();
     const previousText = previous ? text.slice(previous.start, previous.end) : '';
     const notButIs = config.clauses.notButIs.some((pair) => pair.not.test(previousText) && pair.but.test(pieceText));
-    if (previous && notButIs) {
+    const continues = config.clauses.continues.some((re) => re.test(trimPunctuation(pieceText)));
+    if (previous && (notButIs || continues)) {
       merged[merged.length - 1] = { start: previous.start, end: piece.end };
     } else if (isOnlyLead(pieceText, leads)) {
       carry = current;

@@ -22,6 +22,8 @@ export function allergy(c: Clause, rules: RuleContext): Finding | null {
 
 export function name(c: Clause, rules: RuleContext): Finding | null {
   const { identity } = rules.config;
+  const family = familyName(c, rules);
+  if (family) return family;
   const cue = findCue(c.body, identity.name);
   if (cue) {
     const name = personName(c.body.slice(cue.end), rules);
@@ -44,6 +46,29 @@ function nationalityOf(body: string, bareWord: string | undefined, rules: RuleCo
   if (bareWord) return known(bareWord);
   const framed = firstMatch(identity.nationalityFrames, body);
   return framed ? known(framed[1]) : null;
+}
+
+/**
+ * The names of the user's people and animals, a fact of the user's family (`family:<who>`, pinned
+ * like the rest of the profile): "我女儿叫小美", "my daughter's name is Lily" (the clause's subject is
+ * the relation), "We adopted a kitten named Miso", "我养了一只金毛，叫旺财" (a companion named by its kind).
+ */
+function familyName(c: Clause, rules: RuleContext): Finding | null {
+  const { identity } = rules.config;
+  const companion = firstMatch(identity.namedCompanions, c.body)?.groups;
+  if (companion?.kind && companion.name && !rules.isNotEntity(companion.name)) {
+    return familyFinding(rules.clean(companion.kind), companion.name);
+  }
+  if (!(c.subject in identity.relations)) return null;
+  const cue = findCue(c.body, identity.namedAs);
+  const named = cue && cue.index === 0 ? personName(c.body.slice(cue.end), rules) : null;
+  return named ? familyFinding(c.subject, named) : null;
+}
+
+function familyFinding(who: string, name: string): Finding | null {
+  const slug = slugify(who);
+  if (!slug) return null;
+  return { kind: 'profile', subject: 'user', attribute: `family:${slug}`, value: name, confidence: 0.85, entities: [name], keys: [who] };
 }
 
 function nameFinding(name: string, confidence: number): Finding {

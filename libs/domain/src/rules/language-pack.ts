@@ -76,6 +76,10 @@ export interface ClauseCues {
   readonly newSubjects: readonly string[];
   /** "不是三万，是五万", "not 30k, it's 50k": a piece with `not` followed by one with `but` is one clause. */
   readonly notButIs: readonly { readonly not: RegExp; readonly but: RegExp }[];
+  /** A piece that continues the one before (one clause): "my new address, 48 Elm Road", "一只金毛，叫旺财", "…, from now on". */
+  readonly continues: readonly RegExp[];
+  /** A clause about someone unnamed ("他不吃香菜", "she usually drinks tea"): nothing in it is the user's. */
+  readonly othersLead: readonly RegExp[];
 }
 
 /** Words several families share: attribute names, copulas, what comes off a value's edges. */
@@ -134,6 +138,10 @@ export interface IdentityCues {
   readonly relationForms: readonly RelationForm[];
   /** Regex sources: the possessive before a relation's name ("我的", "my"). */
   readonly relationOwners: readonly string[];
+  /** What gives a relation's name after it ("我女儿叫小美", "my daughter is called Lily"). */
+  readonly namedAs: readonly string[];
+  /** "We adopted a kitten named Miso", "我养了一只金毛，叫旺财": groups `kind` and `name` (`family:<kind>`). */
+  readonly namedCompanions: readonly RegExp[];
   /** "Jess's birthday is …": a named person's possessive, whose group 1 is the name. */
   readonly namedPossessive: readonly RegExp[];
   /** "对花生过敏": group 1 is the allergen. */
@@ -277,6 +285,8 @@ export interface PreferenceCues {
   readonly favouriteFirst: readonly RegExp[];
   /** A habit said by how often or how long, group `object`: "I go hiking most weekends", "早上跑步是我多年的习惯". */
   readonly habitFrames: readonly RegExp[];
+  /** What a habit is found by besides its own words ("我有什么爱好", "what are my hobbies"): its search keys. */
+  readonly habitKeys: readonly string[];
   /** A standing request that is a taste ("以后给我订靠过道的座位吧", "from now on book me aisle seats"), group `object`. */
   readonly standingRequests: readonly RegExp[];
   /** Regex sources: what ends a preference's object ("coffee after 3pm" → "coffee", "比"). */

@@ -20,8 +20,8 @@ describe('mergePacks', () => {
   });
 
   it('makes the default configurations from the shipped packs, Chinese first', () => {
-    expect(defaultRuleExtractorConfig).toMatchObject({ version: 'rules-9', ...ruleCuesOf(LANGUAGE_PACKS) });
-    expect(defaultScreeningConfig).toEqual({ version: 'screening-7', ...screeningCuesOf(LANGUAGE_PACKS) });
+    expect(defaultRuleExtractorConfig).toMatchObject({ version: 'rules-10', ...ruleCuesOf(LANGUAGE_PACKS) });
+    expect(defaultScreeningConfig).toEqual({ version: 'screening-8', ...screeningCuesOf(LANGUAGE_PACKS) });
     expect(defaultRuleExtractorConfig.preferences.like.slice(0, 1)).toEqual(LANGUAGE_PACKS[0].preferences.like.slice(0, 1));
   });
 });

@@ -45,7 +45,13 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
     };
   const framed = firstMatch(cues.habitFrames, c.body)?.groups?.object;
   if (framed && rules.clean(framed))
-    return { kind: 'preference', attribute: `preference:${objectKey(rules.clean(framed), rules)}`, value: 'habit', confidence: 0.75 };
+    return {
+      kind: 'preference',
+      attribute: `preference:${objectKey(rules.clean(framed), rules)}`,
+      value: 'habit',
+      confidence: 0.75,
+      keys: cues.habitKeys,
+    };
   const cue = findCue(c.body, cues.like) ?? findCue(c.body, cues.habit);
   if (!cue) return null;
   const rest = c.body.slice(cue.end);
@@ -70,6 +76,7 @@ export function like(c: Clause, rules: RuleContext): Finding | null {
     attribute: `preference:${objectKey(object, rules)}`,
     value: habit ? 'habit' : 'like',
     confidence: 0.75,
+    ...(habit ? { keys: cues.habitKeys } : {}),
   };
 }
 

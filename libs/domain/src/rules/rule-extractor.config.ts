@@ -28,7 +28,7 @@ export function ruleCuesOf(packs: readonly RuleCues[]): RuleCues {
 }
 
 export const defaultRuleExtractorConfig: RuleExtractorConfig = {
-  version: 'rules-9',
+  version: 'rules-10',
   ...ruleCuesOf(LANGUAGE_PACKS),
   catalog,
   attributeKinds,

@@ -26,9 +26,9 @@ function only(text: string, role: TurnRole = 'user'): ExtractedItemDraft {
 }
 
 describe('RuleExtractor', () => {
-  it('has the version rules-9 and resolves the same items as the pure function', async () => {
+  it('has the version rules-10 and resolves the same items as the pure function', async () => {
     const extractor = new RuleExtractor();
-    expect(extractor.version).toBe('rules-9');
+    expect(extractor.version).toBe('rules-10');
     const input = {
       tenantId: 't',
       userId: 'u',
@@ -551,7 +551,7 @@ describe('RuleExtractor: procedures, rules for how the assistant should act (rul
   });
 });
 
-describe('RuleExtractor: plans and recommendations a later reference can find (rules-9)', () => {
+describe('RuleExtractor: plans and recommendations a later reference can find (rules-10)', () => {
   const after = (text: string, previousText: string) =>
     extractWithRules({
       tenantId: 'acme',

@@ -27,6 +27,12 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['我对花生过敏', ['profile user/allergy:花生 = 花生']],
       ['我是意大利人', ['profile user/nationality = 意大利']],
       ['我老婆不吃香菜', ['preference wife/preference:香菜 = avoid']],
+      // The names of the user's people and animals: the user's family, pinned.
+      ['我女儿叫小美', ['profile user/family:daughter = 小美']],
+      ['我养了一只金毛，叫旺财', ['profile user/family:金毛 = 旺财']],
+      ['我们家去年领养了一只猫，它叫年糕', ['profile user/family:猫 = 年糕']],
+      // Someone the user does not name: nothing of it is the user's.
+      ['他不吃香菜', []],
     ],
     en: [
       ['My name is Alex', ['profile user/name = Alex']],
@@ -43,6 +49,10 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ["I'm from Lyon", ['profile user/hometown = Lyon']],
       ["I'm allergic to peanuts", ['profile user/allergy:peanuts = peanuts']],
       ["Jess's birthday is October 3rd", ['profile jess/birthday = October 3rd']],
+      ["My daughter's name is Lily", ['profile user/family:daughter = Lily']],
+      ['We adopted a kitten named Miso.', ['profile user/family:kitten = Miso']],
+      ['I have a golden retriever, called Biscuit', ['profile user/family:golden-retriever = Biscuit']],
+      ['She usually drinks tea', []],
     ],
   },
   constraints: {
@@ -144,6 +154,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['我喜欢用 VS Code', ['preference user/editor = VS Code']],
       ['我不吃辣', ['preference user/preference:辣 = avoid']],
       ['我老婆一点辣都不能吃', ['preference wife/preference:辣 = avoid']],
+      ['我周末经常去爬山', ['preference user/preference:爬山 = habit']],
       ['乌龙茶是我最爱的茶', ['preference user/preference:乌龙茶 = like']],
       ['美式咖啡是我的最爱', ['preference user/preference:美式咖啡 = like']],
       ['我平时最常喝的就是乌龙茶', ['preference user/preference:乌龙茶 = like']],
@@ -165,6 +176,7 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I hate meetings before 10am', ['preference user/preference:meetings = dislike']],
       ['I usually run in the morning', ['preference user/preference:run = habit']],
       ['I go hiking most weekends', ['preference user/preference:hiking = habit']],
+      ["I can't stand spicy food", ['preference user/preference:spicy-food = avoid']],
       ['From now on book me aisle seats', ['preference user/preference:aisle-seats = like [named]']],
       ["I don't watch horror movies anymore", ['preference user/preference:horror-movies =  (retract) [named]']],
       ['we go sailing every summer', []],
@@ -207,6 +219,9 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I drive a Toyota Corolla', ['profile user/car = Toyota Corolla']],
       ['Ship my orders to 12 Baker Street, please.', ['profile user/shipping_address = 12 Baker Street']],
       ['ship it to the office', []],
+      // A request said as standing ("from now on"), with the address in apposition after a comma.
+      ['Please send everything to my new address, 48 Elm Road, from now on.', ['profile user/shipping_address = 48 Elm Road']],
+      ['Please send this to 48 Elm Road', []],
       ['our stack is NestJS', ['profile user/tech_stack = NestJS']],
       ["we're on AWS and use Kafka", ['fact user/cloud = AWS']],
       ['remember that the office code is 4321', ['fact user/note:office-code-is-4321 = office code is 4321']],

@@ -100,7 +100,7 @@ const KNOWN_SCREENED_OUT: Readonly<Record<string, Readonly<Record<string, readon
       '之前完成',
       '经费',
     ],
-    preferences: ['偏爱', '不爱', '别给我', '我从不', '从不', '我从来不', '我忌', '我一般', '我经常', '一般'],
+    preferences: ['偏爱', '不爱', '别给我', '我从不', '从不', '我从来不', '我忌', '我一般', '一般'],
     procedures: [
       '中文',
       '英文',

@@ -32,6 +32,6 @@ export function screeningCuesOf(packs: readonly Pick<LanguagePack, 'screening'>[
 }
 
 export const defaultScreeningConfig: ScreeningConfig = {
-  version: 'screening-7',
+  version: 'screening-8',
   ...screeningCuesOf(LANGUAGE_PACKS),
 };

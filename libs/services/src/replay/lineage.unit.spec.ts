@@ -7,7 +7,7 @@ const FACTS = 'memory.facts.v1';
 const RUN: ReprocessLineage = {
   runId: 'v2-run',
   topic: 'memory.reprocess.v2-run',
-  extractorVersion: 'rules-9',
+  extractorVersion: 'rules-10',
   from: 'beginning',
   factsVersion: 2,
   searchVersion: 3,

@@ -8,7 +8,7 @@ import type { LogPosition, ReprocessLineage } from '@engram/ports';
 export interface ReprocessOptions {
   /** 'beginning', or an ISO instant: memories as they stood then are carried over, later turns re-decided. */
   readonly from: string;
-  /** The extraction strategy to re-run: `rules-9`, or the configured LLM's `llm-<prompt>:<model>`. */
+  /** The extraction strategy to re-run: `rules-10`, or the configured LLM's `llm-<prompt>:<model>`. */
   readonly extractorVersion: string;
   readonly onProgress?: (progress: ReprocessProgress) => void;
 }

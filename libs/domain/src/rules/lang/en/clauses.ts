@@ -49,4 +49,13 @@ export const enClauses: ClauseCues = {
   clauseJoins: ['and', 'but', 'so'],
   newSubjects: ['i', "i'm", 'we', "we're", 'my', 'our', 'the', 'it', "it's", "let's", 'you', 'he', 'she', 'they', 'also'],
   notButIs: [{ not: /\bnot\b/iu, but: /^(?:it's|it is|but|rather)\b/iu }],
+  continues: [
+    // "We adopted a kitten, named Miso"
+    /^(?:named|called)\s+\p{Lu}/u,
+    // "my new address, 48 Elm Road"
+    /^\d+[a-z]?\s+\p{Lu}[\p{L}'-]*(?:\s+\p{Lu}[\p{L}'.-]*){0,3}$/u,
+    // "…, from now on"
+    /^(?:from now on|going forward|in (?:the )?future|from here on(?: out)?)$/iu,
+  ],
+  othersLead: [/^(?:he|she|they|he's|she's|they're|his|her|their)\b/iu],
 };

@@ -30,7 +30,10 @@ export const enConstraints: ConstraintCues = {
     'never eat',
     'never drink',
   ],
-  avoidFrames: [],
+  avoidFrames: [
+    // "I can't stand spicy food": a kind of food one cannot bear is avoided at every meal, not only disliked.
+    /^(?:i\s+)?(?:really\s+|just\s+)?(?:can't stand|cannot stand|can't handle|can't tolerate|hate|detest)\s+((?:[\w-]+\s+){0,3}?(?:\w*food|foods|dishes|cuisine|meals))\b/iu,
+  ],
   conditionFrames: [
     /^(?:i\s+)?(?:have|suffer from|was diagnosed with|am diagnosed with|live with)\s+(?:a\s+|an\s+)?(.{3,40}?)(?=\s+(?:in|on|since|for|and)\b|[,.;]|$)/iu,
   ],

@@ -114,6 +114,10 @@ export const enIdentity: IdentityCues = {
   },
   relationForms: [{ names: /^\P{Script=Han}*$/u, opener: /^my\s/iu }],
   relationOwners: [String.raw`my\s+`],
+  namedAs: ['is called', 'is named', 'name is', 'goes by'],
+  namedCompanions: [
+    /^(?:[Ww]e|I)\s+(?:just\s+|recently\s+|finally\s+)?(?:adopted|have|got|own|rescued|bought|brought home)\s+(?:a|an)\s+(?:new\s+|little\s+|young\s+)?(?<kind>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?),?\s+(?:named|called)\s+(?<name>\p{Lu}[\p{L}'-]*)/u,
+  ],
   namedPossessive: [/^([A-Z][\p{L}-]+)['’]s\s+/u],
   allergyFrames: [],
   bareNames: [],

@@ -46,6 +46,7 @@ export const enPreferences: PreferenceCues = {
   standingRequests: [
     /^(?:from now on|going forward|in future|in the future),?\s+(?:please\s+)?(?:always\s+)?(?:book|get|order|buy|choose|pick)\s+(?:me\s+|us\s+)?(?<object>.{2,40}?)$/iu,
   ],
+  habitKeys: ['habit', 'hobby'],
   habitFrames: [
     /^(?:i|we)\s+(?:go\s+)?(?<object>[a-z]+ing)\s+(?:(?:on\s+)?most|every|each|on)\s+(?:weekends?|days?|mornings?|evenings?|nights?|weeks?|saturdays?|sundays?)\b/iu,
   ],

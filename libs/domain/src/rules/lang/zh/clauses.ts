@@ -33,4 +33,11 @@ export const zhClauses: ClauseCues = {
   clauseJoins: [],
   newSubjects: [],
   notButIs: [{ not: /不是/u, but: /^(?:而是|是|而)/u }],
+  continues: [
+    // "我养了一只金毛，叫旺财"
+    /^(?:它|他|她)?(?:叫|名叫|名字叫)\S/u,
+    // "…，以后都这样"
+    /^(?:以后|今后|往后)(?:都这样|都是这样|也这样)?$/u,
+  ],
+  othersLead: [/^(?:他|她|它)/u],
 };

@@ -145,6 +145,10 @@ export const zhIdentity: IdentityCues = {
   },
   relationForms: [{ names: /\p{Script=Han}/u, opener: /^我/u, owner: '我' }],
   relationOwners: ['我的?'],
+  namedAs: ['名字叫', '名字是', '的名字是', '名叫', '叫'],
+  namedCompanions: [
+    /^(?:(?:我们家|我家|我们|我)[^，,。]{0,4}?)?(?:养了|养着|领养了|收养了|捡了|买了)(?:一|两|几)?(?:只|条|头|匹)(?<kind>[^，,。、\s叫]{1,6}?)[，,]?(?:它|他|她)?(?:叫|名叫|名字叫)(?<name>[\p{Script=Han}A-Za-z0-9]{1,6})/u,
+  ],
   namedPossessive: [],
   allergyFrames: [/对(.+?)过敏/u],
   bareNames: [/^我是(\p{Script=Han}{2,4})$/u],

@@ -50,7 +50,8 @@ export const zhPreferences: PreferenceCues = {
     '我忌',
     '忌口',
   ],
-  habit: ['我习惯', '习惯用', '我一般', '我通常', '我平时', '我经常', '我每天', '通常', '一般'],
+  habit: ['我习惯', '习惯用', '我一般', '我通常', '我平时', '我经常', '我每天', '通常', '一般', '经常', '常常'],
+  habitKeys: ['习惯', '爱好'],
   favourite: ['最喜欢的'],
   favouriteCopulas: ['是'],
   standingRequests: [

@@ -1,5 +1,6 @@
 import type { ScreeningCues } from '../../language-pack';
 import { zhConstraints } from './constraints';
+import { zhIdentity } from './identity';
 
 /** Chinese cues of screening (`screening.config.ts`): what makes a turn worth reading, or chit-chat, or a one-off request. */
 export const zhScreening: ScreeningCues = {
@@ -83,6 +84,8 @@ export const zhScreening: ScreeningCues = {
       '平时',
       '一般用',
       '通常',
+      '经常',
+      '常常',
       '不耐受',
       '晕车',
       '晕机',
@@ -119,6 +122,13 @@ export const zhScreening: ScreeningCues = {
       '就职',
       '任职',
       '新工作',
+      // The names of the user's people and animals ("我女儿叫小美", "我养了一只金毛，叫旺财").
+      '名字叫',
+      '名叫',
+      '养了',
+      '领养',
+      '收养',
+      ...Object.values(zhIdentity.relations).flatMap((names) => names.map((name) => `${name}叫`)),
     ],
     fact: [
       '我的',
