@@ -1,4 +1,5 @@
-import { EngramHarness, startEngram, TestClock, turnsBody } from '../support/engram-harness';
+import { DaysApart } from '../support/days-apart';
+import { EngramHarness, startEngram, TestClock } from '../support/engram-harness';
 
 /**
  * Issue 30, point 7 — contradictions surfaced — and point 2's presentation of history, through the
@@ -37,7 +38,6 @@ interface StoredMemory {
   history: { value: string; content: string }[];
 }
 
-const DAY = 86_400_000;
 const HISTORY = /以前：|previously:/;
 /** What a memory holds of a sentence: the clause, without its full stop. */
 const clause = (text: string) => text.replace(/[.。]$/u, '');
@@ -45,37 +45,19 @@ const clause = (text: string) => text.replace(/[.。]$/u, '');
 describe('contradictions surfaced, history shown as history (HTTP, Chinese and English)', () => {
   let engram: EngramHarness;
   let clock: TestClock;
-  let turnNo = 0;
+  let talk: DaysApart;
 
   beforeEach(async () => {
     clock = new TestClock(new Date('2026-12-01T09:00:00Z'));
     engram = await startEngram({ clock });
+    talk = new DaysApart(engram, clock);
   });
   afterEach(async () => engram.destroy());
 
-  /** The user says `texts` in `sessionId` at the clock's time, then the clock moves on `days`. */
-  async function say(userId: string, sessionId: string, texts: string[], days = 0): Promise<string> {
-    const turns = texts.map((text, index) => {
-      turnNo += 1;
-      return { turnId: `t${turnNo}`, text, occurredAt: new Date(clock.now().getTime() + index * 60_000).toISOString() };
-    });
-    const response = await engram
-      .http()
-      .post('/v1/turns')
-      .send(turnsBody(userId, sessionId, turns))
-      .expect(202);
-    clock.set(new Date(clock.now().getTime() + days * DAY));
-    return response.body.position as string;
-  }
-
-  async function recall(userId: string, query: string, after: string, sessionId: string): Promise<Recalled> {
-    return (await engram.http().post('/v1/recall').send({ userId, query, after, sessionId, debug: true }).expect(200)).body as Recalled;
-  }
-
-  async function facts(userId: string): Promise<StoredMemory[]> {
-    const all = (await engram.http().get(`/v1/users/${userId}/memories?status=all`).expect(200)).body.memories as StoredMemory[];
-    return all.filter((m) => m.kind !== 'episode');
-  }
+  const say = (userId: string, sessionId: string, texts: string[], days = 0) => talk.say(userId, sessionId, texts, days);
+  const recall = (userId: string, query: string, after: string, sessionId: string) =>
+    talk.recall<Recalled>({ userId, query, after, sessionId, debug: true });
+  const facts = (userId: string) => talk.memories<StoredMemory>(userId, 'all');
 
   const twins = [
     {

@@ -1,3 +1,4 @@
+import { recalledContents, saidAmong } from '../support/days-apart';
 import { EngramHarness, startEngram, turnsBody } from '../support/engram-harness';
 
 /**
@@ -23,28 +24,9 @@ describe('meaning across languages and wordings (HTTP, default embedder)', () =>
   ];
 
   let user = 0;
-  /** A fresh user who said `statement` among the small talk, and waits until recall sees it. */
-  async function userWhoSaid(statement: string, smallTalk: readonly string[]): Promise<{ userId: string; after: string }> {
-    const userId = `u${++user}`;
-    const texts = [smallTalk[0], statement, ...smallTalk.slice(1)];
-    const response = await engram
-      .http()
-      .post('/v1/turns')
-      .send(
-        turnsBody(
-          userId,
-          's1',
-          texts.map((text, i) => ({ turnId: `t${i + 1}`, text, occurredAt: `2026-11-2${i}T08:00:00Z` })),
-        ),
-      )
-      .expect(202);
-    return { userId, after: response.body.position as string };
-  }
-
-  async function recall(said: { userId: string; after: string }, query: string): Promise<string[]> {
-    const response = await engram.http().post('/v1/recall').send({ userId: said.userId, query, after: said.after }).expect(200);
-    return (response.body.memories as { content: string }[]).map((m) => m.content);
-  }
+  /** A fresh user who said `statement` among the small talk. */
+  const userWhoSaid = (statement: string, smallTalk: readonly string[]) => saidAmong(engram, `u${++user}`, statement, smallTalk);
+  const recall = (said: { userId: string; after: string }, query: string) => recalledContents(engram, said, query);
 
   it('an English question finds what was said in Chinese', async () => {
     const said = await userWhoSaid('我对花生过敏，吃了会起疹子', CHINESE_SMALL_TALK);

@@ -1,4 +1,5 @@
-import { EngramHarness, startEngram, turnsBody } from '../support/engram-harness';
+import { recalledContents, saidAmong } from '../support/days-apart';
+import { EngramHarness, startEngram } from '../support/engram-harness';
 
 /**
  * Meaning across words within English in the default mode (issue 30, point 6): the hashing
@@ -22,28 +23,9 @@ describe('meaning across English words (HTTP, default embedder)', () => {
   ];
 
   let user = 0;
-  /** A fresh user who said `statement` among the small talk, and waits until recall sees it. */
-  async function userWhoSaid(statement: string, on = engram) {
-    const userId = `p${++user}`;
-    const texts = [SMALL_TALK[0], statement, ...SMALL_TALK.slice(1)];
-    const response = await on
-      .http()
-      .post('/v1/turns')
-      .send(
-        turnsBody(
-          userId,
-          's1',
-          texts.map((text, i) => ({ turnId: `t${i + 1}`, text, occurredAt: `2026-11-2${i}T08:00:00Z` })),
-        ),
-      )
-      .expect(202);
-    return { userId, after: response.body.position as string };
-  }
-
-  async function recall(said: { userId: string; after: string }, query: string, on = engram): Promise<string[]> {
-    const response = await on.http().post('/v1/recall').send({ userId: said.userId, query, after: said.after }).expect(200);
-    return (response.body.memories as { content: string }[]).map((m) => m.content);
-  }
+  /** A fresh user who said `statement` among the small talk. */
+  const userWhoSaid = (statement: string, on = engram) => saidAmong(on, `p${++user}`, statement, SMALL_TALK);
+  const recall = (said: { userId: string; after: string }, query: string, on = engram) => recalledContents(on, said, query);
 
   it('a question finds what was said with a synonym', async () => {
     const doctor = await userWhoSaid('My physician told me to cut down on salt');

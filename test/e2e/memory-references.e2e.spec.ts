@@ -1,4 +1,5 @@
-import { EngramHarness, startEngram, TestClock, turnsBody } from '../support/engram-harness';
+import { DaysApart, type Said } from '../support/days-apart';
+import { EngramHarness, startEngram, TestClock } from '../support/engram-harness';
 
 /**
  * Issue 30, "vague references fail once another session intervenes": its three reproductions, in
@@ -12,36 +13,20 @@ interface Recalled {
   memories: { kind: string; content: string; sourceTurnIds: string[] }[];
   context: string;
 }
-type Said = string | { role: 'user' | 'assistant'; text: string };
-
-const DAY = 86_400_000;
 
 describe('references resolved across sessions (HTTP, Chinese and English)', () => {
   let engram: EngramHarness;
   let clock: TestClock;
-  let turnNo = 0;
+  let talk: DaysApart;
 
   beforeEach(async () => {
     clock = new TestClock(new Date('2026-11-02T09:00:00Z'));
     engram = await startEngram({ clock });
+    talk = new DaysApart(engram, clock);
   });
   afterEach(async () => engram.destroy());
 
-  /** The turns of one session at the clock's time, a minute apart (one request), then the clock moves on `days`. */
-  async function say(userId: string, sessionId: string, said: Said[], days = 0): Promise<{ position: string; turnIds: string[] }> {
-    const turns = said.map((turn, index) => {
-      turnNo += 1;
-      const { role, text } = typeof turn === 'string' ? { role: 'user' as const, text: turn } : turn;
-      return { turnId: `t${turnNo}`, role, text, occurredAt: new Date(clock.now().getTime() + index * 60_000).toISOString() };
-    });
-    const response = await engram
-      .http()
-      .post('/v1/turns')
-      .send(turnsBody(userId, sessionId, turns))
-      .expect(202);
-    clock.set(new Date(clock.now().getTime() + days * DAY));
-    return { position: response.body.position as string, turnIds: turns.map((t) => t.turnId) };
-  }
+  const say = (userId: string, sessionId: string, said: Said[], days = 0) => talk.session(userId, sessionId, said, days);
 
   /** Small talk in a session of its own, as real chat logs have between the sessions that matter. */
   async function smallTalk(userId: string, sessionId: string, days: number, zh: boolean): Promise<string> {
@@ -51,9 +36,8 @@ describe('references resolved across sessions (HTTP, Chinese and English)', () =
     return (await say(userId, sessionId, talk, days)).position;
   }
 
-  async function recall(userId: string, query: string, after: string, sessionId: string): Promise<Recalled> {
-    return (await engram.http().post('/v1/recall').send({ userId, query, after, sessionId }).expect(200)).body as Recalled;
-  }
+  const recall = (userId: string, query: string, after: string, sessionId: string) =>
+    talk.recall<Recalled>({ userId, query, after, sessionId });
 
   /** Where `text` first appears in the context, Infinity when it does not. */
   const at = (context: string, text: string) => (context.includes(text) ? context.indexOf(text) : Infinity);

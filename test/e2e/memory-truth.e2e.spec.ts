@@ -1,4 +1,5 @@
-import { EngramHarness, startEngram, TestClock, turnsBody } from '../support/engram-harness';
+import { DAY, DaysApart } from '../support/days-apart';
+import { EngramHarness, startEngram, TestClock } from '../support/engram-harness';
 
 /**
  * Issue 30, "what is true now": each reproduction of the issue that engram now meets, in Chinese and
@@ -26,53 +27,25 @@ interface StoredMemory {
   status: string;
 }
 
-const DAY = 86_400_000;
-
 describe('what is true now (HTTP, Chinese and English)', () => {
   let engram: EngramHarness;
   let clock: TestClock;
-  let turnNo = 0;
+  let talk: DaysApart;
 
   beforeEach(async () => {
     clock = new TestClock(new Date('2026-11-02T09:00:00Z'));
     engram = await startEngram({ clock });
+    talk = new DaysApart(engram, clock);
   });
   afterEach(async () => engram.destroy());
 
-  /** The user says `texts` in `sessionId` at the clock's time, then the clock moves on `days`. */
-  async function say(userId: string, sessionId: string, texts: string[], days = 0): Promise<string> {
-    const turns = texts.map((text, index) => {
-      turnNo += 1;
-      return { turnId: `t${turnNo}`, text, occurredAt: new Date(clock.now().getTime() + index * 60_000).toISOString() };
-    });
-    const response = await engram
-      .http()
-      .post('/v1/turns')
-      .send(turnsBody(userId, sessionId, turns))
-      .expect(202);
-    clock.set(new Date(clock.now().getTime() + days * DAY));
-    return response.body.position as string;
-  }
-
+  const say = (userId: string, sessionId: string, texts: string[], days = 0) => talk.say(userId, sessionId, texts, days);
   /** Small talk in a session of its own, as real chat logs have between the sessions that matter. */
-  async function smallTalk(userId: string, sessionId: string, days: number): Promise<string> {
-    return say(userId, sessionId, ['帮我查一下明天的天气', 'ok thanks'], days);
-  }
-
-  async function recall(userId: string, query: string, after: string, sessionId?: string): Promise<Recalled> {
-    return (
-      await engram
-        .http()
-        .post('/v1/recall')
-        .send({ userId, query, after, ...(sessionId ? { sessionId } : {}) })
-        .expect(200)
-    ).body as Recalled;
-  }
-
-  async function memories(userId: string): Promise<StoredMemory[]> {
-    const all = (await engram.http().get(`/v1/users/${userId}/memories`).expect(200)).body.memories as StoredMemory[];
-    return all.filter((m) => m.kind !== 'episode');
-  }
+  const smallTalk = (userId: string, sessionId: string, days: number) =>
+    say(userId, sessionId, ['帮我查一下明天的天气', 'ok thanks'], days);
+  const recall = (userId: string, query: string, after: string, sessionId?: string) =>
+    talk.recall<Recalled>({ userId, query, after, sessionId });
+  const memories = (userId: string) => talk.memories<StoredMemory>(userId);
 
   /** The context's lines that present something as current (a line marked as history is not). */
   function currentLines(context: string): string {
@@ -293,10 +266,10 @@ describe('what is true now (HTTP, Chinese and English)', () => {
   describe('temporary states expire with the scope they set', () => {
     it('"今天很忙" is there today and gone weeks later; "这次先用0.5g的" does not follow into the next day\'s new session', async () => {
       await say('wen', 's1', ['今天很忙，别给我安排会议']);
-      clock.set(new Date(clock.now().getTime() + 3 * 3_600_000));
+      talk.later(3 * 3_600_000);
       const sameDay = await smallTalk('wen', 's2', 0);
       expect((await recall('wen', '我今天忙不忙', sameDay, 's2')).context).toContain('今天很忙');
-      clock.set(new Date(clock.now().getTime() + 20 * DAY));
+      talk.later(20 * DAY);
       // The next day, a new session: the previous one (with the choice) is carried over, but not the expired choice.
       const after = await say('wen', 's3', ['帮我称一下咖啡豆', '这次先用0.5g的', '咖啡豆是埃塞俄比亚的'], 1);
       const next = (await recall('wen', '帮我安排一下这周的会议，咖啡豆用多少', after, 's4')).context;
@@ -307,10 +280,10 @@ describe('what is true now (HTTP, Chinese and English)', () => {
 
     it('"I\'m busy today" is there today and gone weeks later; "use 0.5g this time" does not follow into the next day\'s new session', async () => {
       await say('owen', 's1', ["I'm busy today, don't book me any meetings."]);
-      clock.set(new Date(clock.now().getTime() + 3 * 3_600_000));
+      talk.later(3 * 3_600_000);
       const sameDay = await smallTalk('owen', 's2', 0);
       expect((await recall('owen', 'am I busy today?', sameDay, 's2')).context).toContain('busy today');
-      clock.set(new Date(clock.now().getTime() + 20 * DAY));
+      talk.later(20 * DAY);
       // The next day, a new session: the previous one (with the choice) is carried over, but not the expired choice.
       const after = await say('owen', 's3', ['Weigh the coffee beans for me', 'Use 0.5g this time.', 'The beans are Ethiopian.'], 1);
       const next = (await recall('owen', 'Book my meetings this week; how much coffee do I use?', after, 's4')).context;
