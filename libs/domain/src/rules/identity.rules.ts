@@ -56,9 +56,10 @@ function nationalityOf(body: string, bareWord: string | undefined, rules: RuleCo
 function familyName(c: Clause, rules: RuleContext): Finding | null {
   const { identity } = rules.config;
   const companion = firstMatch(identity.namedCompanions, c.body)?.groups;
-  if (companion?.kind && companion.name && !rules.isNotEntity(companion.name)) {
-    return familyFinding(rules.clean(companion.kind), companion.name);
-  }
+  // "我们公司叫…" names an attribute (the statement rules read it), "my favourite band is called …" a taste.
+  const kind = companion?.kind ? rules.clean(companion.kind) : '';
+  const companionKind = kind && !rules.findAttribute(kind) && !alternation(rules.config.preferences.favourite, '(?:…)', 'iu').test(kind);
+  if (companionKind && companion?.name && !rules.isNotEntity(companion.name)) return familyFinding(kind, companion.name);
   if (!(c.subject in identity.relations)) return null;
   const cue = findCue(c.body, identity.namedAs);
   const named = cue && cue.index === 0 ? personName(c.body.slice(cue.end), rules) : null;

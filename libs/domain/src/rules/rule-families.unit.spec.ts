@@ -32,6 +32,8 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['我养了一只金毛，叫旺财', ['profile user/family:金毛 = 旺财']],
       ['我们家去年领养了一只猫，它叫年糕', ['profile user/family:猫 = 年糕']],
       // Someone the user does not name: nothing of it is the user's.
+      ['我家的猫叫咪咪', ['profile user/family:猫 = 咪咪']],
+      ['我们公司叫字节跳动', ['profile user/employer = 字节跳动']],
       ['他不吃香菜', []],
     ],
     en: [
@@ -52,6 +54,9 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ["My daughter's name is Lily", ['profile user/family:daughter = Lily']],
       ['We adopted a kitten named Miso.', ['profile user/family:kitten = Miso']],
       ['I have a golden retriever, called Biscuit', ['profile user/family:golden-retriever = Biscuit']],
+      ['Our dog is called Rex.', ['profile user/family:dog = Rex']],
+      ['Our company is called Acme', ['profile user/employer = Acme']],
+      ['My favourite band is called Radiohead', ['preference user/favorite:band = Radiohead']],
       ['She usually drinks tea', []],
     ],
   },

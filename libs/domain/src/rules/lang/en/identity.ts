@@ -116,6 +116,7 @@ export const enIdentity: IdentityCues = {
   relationOwners: [String.raw`my\s+`],
   namedAs: ['is called', 'is named', 'name is', 'goes by'],
   namedCompanions: [
+    /^(?:[Mm]y|[Oo]ur)\s+(?<kind>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)(?:['’]s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?<name>\p{Lu}[\p{L}'-]*)/u,
     /^(?:[Ww]e|I)\s+(?:just\s+|recently\s+|finally\s+)?(?:adopted|have|got|own|rescued|bought|brought home)\s+(?:a|an)\s+(?:new\s+|little\s+|young\s+)?(?<kind>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?),?\s+(?:named|called)\s+(?<name>\p{Lu}[\p{L}'-]*)/u,
   ],
   namedPossessive: [/^([A-Z][\p{L}-]+)['’]s\s+/u],

@@ -42,7 +42,7 @@ export const enPreferences: PreferenceCues = {
   ],
   habit: ['i usually', 'i always', 'i often', 'i normally', 'i tend to', 'i typically', 'usually'],
   favourite: ['favou?rite'],
-  favouriteCopulas: ['is', 'are'],
+  favouriteCopulas: ['is called', 'is', 'are'],
   standingRequests: [
     /^(?:from now on|going forward|in future|in the future),?\s+(?:please\s+)?(?:always\s+)?(?:book|get|order|buy|choose|pick)\s+(?:me\s+|us\s+)?(?<object>.{2,40}?)$/iu,
   ],

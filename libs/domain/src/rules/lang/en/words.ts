@@ -27,7 +27,7 @@ export const enWords: WordCues = {
     ci: ['CI', 'CI/CD', 'continuous integration'],
     shipping_address: ['shipping address', 'delivery address'],
   },
-  copulas: [':', '=', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
+  copulas: [':', '=', 'is called', 'is named', 'is', 'are', 'will be', "'s", 'uses', 'runs on', 'is on'],
   useCopulas: ['uses', 'runs on', 'is on'],
   nowAdverbs: ['now', 'currently'],
   lately: ['lately', 'these days', 'at the moment', 'currently', 'right now', 'now'],

@@ -125,6 +125,7 @@ export const zhScreening: ScreeningCues = {
       // The names of the user's people and animals ("我女儿叫小美", "我养了一只金毛，叫旺财").
       '名字叫',
       '名叫',
+      '我家',
       '养了',
       '领养',
       '收养',
