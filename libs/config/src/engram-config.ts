@@ -125,6 +125,11 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(1) @Max(10_080) ENGRAM_WORKING_MEMORY_MINUTES = DEFAULT_WORKING_MEMORY_MINUTES;
   /** Health facts (allergies, conditions): pinned into every recall (`pin`), stored but ranked (`unpinned`), or not stored as memories (`off`). */
   @IsIn(SENSITIVE_FACTS_MODES) ENGRAM_SENSITIVE_FACTS: SensitiveFacts = 'pin';
+  /** The same per tenant, where a tenant's differs: `tenant=pin|unpinned|off`, comma-separated; empty: every tenant as ENGRAM_SENSITIVE_FACTS. */
+  @Matches(/^\s*([^\s,=]+\s*=\s*(pin|unpinned|off)(\s*,\s*[^\s,=]+\s*=\s*(pin|unpinned|off))*)?\s*$/, {
+    message: 'must be empty or a comma-separated list of tenant=pin|unpinned|off',
+  })
+  ENGRAM_SENSITIVE_FACTS_TENANTS = '';
   @Transform(toNumber) @IsInt() @Min(1) @Max(100_000) ENGRAM_BATCH_SIZE = 500;
   /** How long a stage waits for a partial batch to fill before handling it (larger batches, that much latency); 0: at once. */
   @Transform(toNumber) @IsInt() @Min(0) @Max(10_000) ENGRAM_BATCH_LINGER_MS = 0;

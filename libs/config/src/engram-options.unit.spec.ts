@@ -60,6 +60,7 @@ describe('engramOptions: the configuration mapped once into typed options', () =
       ENGRAM_LLM_MODEL: 'm',
       ENGRAM_WORKING_MEMORY_MINUTES: '30',
       ENGRAM_SENSITIVE_FACTS: 'unpinned',
+      ENGRAM_SENSITIVE_FACTS_TENANTS: ' clinic = off,acme=pin ',
       ENGRAM_REBUILD_BATCH_SIZE: '100',
       ENGRAM_REBUILD_RATE_LIMIT: '50',
       ENGRAM_REBUILD_GRACE_MS: '10',
@@ -86,6 +87,10 @@ describe('engramOptions: the configuration mapped once into typed options', () =
       summaryModel: model,
       insights: { enabled: false, rules: '', minSupport: 4 },
       sensitiveFacts: 'unpinned',
+      sensitiveFactsByTenant: new Map([
+        ['clinic', 'off'],
+        ['acme', 'pin'],
+      ]),
     });
     expect(options.replay).toEqual({ batchSize: 100, rateLimit: 50, graceMs: 10 });
     expect(options.pipeline).toMatchObject({ stageAttempts: 5, stageRetryDelayMs: 7, projectionPointerTtlMs: 20 });

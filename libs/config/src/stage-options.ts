@@ -52,6 +52,8 @@ export interface ResolverOptions {
   readonly insights: { readonly enabled: boolean; readonly rules: string; readonly minSupport: number };
   /** Health facts: pinned, unpinned, or not stored (ENGRAM_SENSITIVE_FACTS). */
   readonly sensitiveFacts: SensitiveFacts;
+  /** The tenants whose health facts are kept otherwise (ENGRAM_SENSITIVE_FACTS_TENANTS). */
+  readonly sensitiveFactsByTenant: ReadonlyMap<string, SensitiveFacts>;
 }
 
 export function resolverOptionsFrom(config: EngramConfig): ResolverOptions {
@@ -61,6 +63,7 @@ export function resolverOptionsFrom(config: EngramConfig): ResolverOptions {
     summaryModel: extractionOptionsFrom(config),
     insights: { enabled: config.ENGRAM_INSIGHTS, rules: config.ENGRAM_INSIGHT_RULES, minSupport: config.ENGRAM_INSIGHT_MIN_SUPPORT },
     sensitiveFacts: config.ENGRAM_SENSITIVE_FACTS,
+    sensitiveFactsByTenant: sensitiveFactsByTenant(config.ENGRAM_SENSITIVE_FACTS_TENANTS),
   };
 }
 
@@ -97,4 +100,13 @@ export function masterKeyOptionsFrom(config: EngramConfig): MasterKeyOptions {
     ENGRAM_MODE: config.ENGRAM_MODE,
     ENGRAM_FACT_STORE: config.ENGRAM_FACT_STORE,
   };
+}
+
+/** `tenant=mode, …` as validated by EngramConfig: each tenant's mode for its health facts. */
+function sensitiveFactsByTenant(text: string): ReadonlyMap<string, SensitiveFacts> {
+  const pairs = text
+    .split(',')
+    .map((pair) => pair.split('=').map((part) => part.trim()))
+    .filter(([tenant]) => tenant !== '');
+  return new Map(pairs.map(([tenant, mode]) => [tenant, mode as SensitiveFacts]));
 }

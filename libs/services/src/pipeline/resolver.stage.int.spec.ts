@@ -223,6 +223,25 @@ describe('ResolverStage', () => {
     }
   });
 
+  it('decides per tenant with ENGRAM_SENSITIVE_FACTS_TENANTS: a tenant listed keeps its health facts its way, the others the default', async () => {
+    const resolver = resolverOn({ ENGRAM_SENSITIVE_FACTS: 'pin', ENGRAM_SENSITIVE_FACTS_TENANTS: `${TENANT}=unpinned, clinic=off` });
+    const other = resolverOn({ ENGRAM_SENSITIVE_FACTS: 'pin', ENGRAM_SENSITIVE_FACTS_TENANTS: 'clinic=off' });
+    try {
+      await resolver.handle([await said('u1', '我对花生过敏', 't1', 1)]);
+      await other.handle([await said('u1', '我对花生过敏', 't1', 1)]);
+      const allergies = async (r: typeof resolver) => (await r.memoriesOf('u1')).filter((m) => m.attribute.startsWith('allergy:'));
+      expect((await allergies(resolver)).map((m) => m.pinned)).toEqual([false]);
+      expect((await allergies(other)).map((m) => m.pinned)).toEqual([true]);
+    } finally {
+      resolver.close();
+      other.close();
+    }
+  });
+
+  it('refuses an ENGRAM_SENSITIVE_FACTS_TENANTS that is not tenant=mode pairs, naming it', () => {
+    expect(() => resolverOn({ ENGRAM_SENSITIVE_FACTS_TENANTS: 'clinic=hidden' })).toThrow(/ENGRAM_SENSITIVE_FACTS_TENANTS/);
+  });
+
   describe('with a summary model (ENGRAM_SUMMARIZER=llm)', () => {
     const stub = new ChatCompletionsStub();
     let url: string;

@@ -42,6 +42,8 @@ import { StageController } from '../transport/rpc-passthrough.filter';
 @StageController()
 export class ResolverStage {
   private readonly decider: ResolverDeciderOptions;
+  /** Tenants whose health facts are kept otherwise than the deployment's default (ENGRAM_SENSITIVE_FACTS_TENANTS). */
+  private readonly sensitiveFactsByTenant: ResolverOptions['sensitiveFactsByTenant'];
   private readonly summaryWriter: SummaryWriter;
   private readonly log = new Logger(ResolverStage.name);
 
@@ -60,7 +62,13 @@ export class ResolverStage {
       summary: options.summary,
       insightRules: options.insights.enabled ? insightRules : null,
     };
+    this.sensitiveFactsByTenant = options.sensitiveFactsByTenant;
     this.summaryWriter = createSummaryWriter(options.summaryModel);
+  }
+
+  private deciderFor(tenantId: string): ResolverDeciderOptions {
+    const sensitiveFacts = this.sensitiveFactsByTenant.get(tenantId);
+    return sensitiveFacts === undefined ? this.decider : { ...this.decider, sensitiveFacts };
   }
 
   @EventPattern(subscriptionOf(STAGES.resolver))
@@ -79,8 +87,9 @@ export class ResolverStage {
   }
 
   private async decide(command: ResolverCommand, state: ResolverState): Promise<ResolverEvent[]> {
-    if (this.summaryWriter === extractiveSummaryWriter) return ResolverDecider.decide(command, state, this.decider);
-    const step = ResolverDecider.begin(command, state, this.decider);
+    const options = this.deciderFor(command.tenantId);
+    if (this.summaryWriter === extractiveSummaryWriter) return ResolverDecider.decide(command, state, options);
+    const step = ResolverDecider.begin(command, state, options);
     return 'done' in step ? step.done : step.resume(await this.write(step.summaryDue));
   }
 
