@@ -16,19 +16,21 @@ export function resolveKeyed(command: MemoriesExtracted, item: ExtractedItem, st
   const existing = findByMergeKey(state, mergeKey) ?? latestScoped(item, state);
   if (item.operation === 'retract') return existing ? retract(existing, item, options) : null;
   if (existing) return assertOn(existing, item, options);
+  // The speaker's earlier memories, read once for the searches below that need them.
+  let earlierOnes: MemoryRecord[] | undefined;
+  const earlier = () => (earlierOnes ??= correctable(item, state));
   // "周报以后改成纯文字吧" names 周报, which no memory holds as its attribute: it changes the memory
   // about 周报 ("周报我习惯用表格的形式来写"), whatever attribute that one was filed under.
-  const named = item.correction === 'named' ? namedIn(item, state) : null;
+  const named = item.correction === 'named' ? namedIn(item, earlier()) : null;
   if (named) return landOn(named, item, options);
   // "我最近在学Rust语言" months after "我最近在学Go语言": what the speaker is doing now (subject.ts).
-  const reframed =
-    item.operation === 'assert' ? correctable(item, state).find((m) => m.kind === item.kind && sameFrameNow(item, m)) : undefined;
+  const reframed = item.operation === 'assert' ? earlier().find((m) => m.kind === item.kind && sameFrameNow(item, m)) : undefined;
   if (reframed)
     return {
       type: 'MemorySuperseded',
       memory: supersede(reframed, { ...item, attribute: reframed.attribute, keys: correctedKeys(reframed, item) }, options),
     };
-  const duplicate = nearDuplicate(item, state, options.similarityThreshold) ?? restatedIn(item, state);
+  const duplicate = nearDuplicate(item, state, options.similarityThreshold) ?? restatedIn(item, earlier);
   if (duplicate) return { type: 'MemoryReinforced', memory: reinforce(duplicate, item, options) };
   return { type: 'MemoryAdded', memory: added(command, item, mergeKey, options) };
 }
@@ -113,8 +115,7 @@ function correctable(item: ExtractedItem, state: ResolverState): MemoryRecord[] 
 }
 
 /** The latest memory whose words hold the subject a named correction names (its attribute), distinctively. */
-function namedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
-  const candidates = correctable(item, state);
+function namedIn(item: ExtractedItem, candidates: readonly MemoryRecord[]): MemoryRecord | null {
   const frequency = factFrequency(candidates);
   const about = termsOf(item.attribute.replace(/[_-]+/g, ' '));
   let best: { memory: MemoryRecord; score: number } | null = null;
@@ -135,13 +136,13 @@ function namedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null
  */
 const RESTATED_SHARE = 2 / 3;
 
-function restatedIn(item: ExtractedItem, state: ResolverState): MemoryRecord | null {
+function restatedIn(item: ExtractedItem, earlier: () => readonly MemoryRecord[]): MemoryRecord | null {
   const thing = likedThing(item.kind, item.attribute, item.value);
   if (item.operation !== 'assert' || thing === null) return null;
   const wanted = termsOf(thing);
   if (wanted.length < 2) return null;
   let best: MemoryRecord | null = null;
-  for (const memory of correctable(item, state)) {
+  for (const memory of earlier()) {
     const said =
       likedThing(memory.kind, memory.attribute, memory.value) ?? (memory.attribute.startsWith('schedule:') ? memory.attribute : null);
     if (said === null) continue;

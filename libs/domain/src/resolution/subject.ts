@@ -2,7 +2,7 @@
 import type { MemoryRecord } from '@engram/contracts';
 import { findCue } from '../text/cue-matching';
 import { defaultRuleExtractorConfig } from '../rules/rule-extractor.config';
-import { sharedTermIds, termsOf, type Terms } from './resolution.matching';
+import { normaliseValue, sharedTermIds, termsOf, type Terms } from './resolution.matching';
 
 /**
  * A statement that changes something ("I've changed my mind, afternoons work much better for
@@ -56,15 +56,8 @@ export function sameFrameNow(statement: { content: string; value: string }, memo
   if (!findCue(statement.content, lately) || !findCue(memory.content, lately)) return false;
   const frame = (text: string, value: string) => {
     const at = value.trim() === '' ? -1 : text.toLowerCase().indexOf(value.trim().toLowerCase());
-    return at < 0 ? null : normalised(text.slice(0, at) + ' ' + text.slice(at + value.trim().length));
+    return at < 0 ? null : normaliseValue(text.slice(0, at) + ' ' + text.slice(at + value.trim().length));
   };
   const a = frame(statement.content, statement.value);
-  return a !== null && a !== '' && a === frame(memory.content, memory.value) && normalised(statement.value) !== normalised(memory.value);
-}
-
-function normalised(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\s\p{P}]+/gu, '');
+  return a !== null && a !== '' && a === frame(memory.content, memory.value) && normaliseValue(statement.value) !== normaliseValue(memory.value);
 }
