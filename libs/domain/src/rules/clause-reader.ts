@@ -165,6 +165,12 @@ export class ClauseReader {
       } else break;
       matched = true;
     }
+    // "These days I drive to work instead": a change of what was said, wherever that was.
+    const bare = trimClause(rest);
+    const tail = findCue(bare, this.config.corrections.correctionTail);
+    if (tail && tail.end === bare.length && tail.index > 0 && /\s$/u.test(bare.slice(0, tail.index))) {
+      return { rest: trimClause(bare.slice(0, tail.index)), matched: true, strong: true };
+    }
     return { rest, matched, strong };
   }
 

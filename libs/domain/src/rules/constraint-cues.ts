@@ -9,6 +9,11 @@ export interface ConstraintCues {
   readonly diets: readonly string[];
   /** Negated verbs of eating or drinking ("不吃", "don't eat"): a dislike said with one is `avoid`, a constraint. */
   readonly avoid: readonly string[];
+  /**
+   * A verb of eating or drinking before what is disliked ("不喜欢吃辣的菜", "I don't like eating spicy
+   * food"): it is `avoid` too. Not the verb of another phrase (吃亏, 吃药, "eating out").
+   */
+  readonly eating: readonly RegExp[];
   /** Whole frames of avoiding (group 1 the food: "一点辣都不能吃"), read by the dislike rule. */
   readonly avoidFrames: readonly RegExp[];
   /** Frames stating a condition (group 1: "我有高血压", "I have asthma"), kept when `conditions` or `conditionEnds` names it. */

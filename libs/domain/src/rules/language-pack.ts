@@ -189,6 +189,8 @@ export interface CorrectionCues {
    * …"): they make the clause more certain but do not let it land on another memory.
    */
   readonly weakCorrectionLead: readonly string[];
+  /** Said last, what makes the clause a change of what was said before ("I drive to work instead"). */
+  readonly correctionTail: readonly string[];
   /** Leads that make a correction only as a piece of their own ("no, make it 10", "不对，改成9点"): "no sugar please" is not one. */
   readonly correctionAlone: readonly string[];
   /** "<attribute> 改成 <value>": verbs that put a new value on an attribute. */

@@ -19,7 +19,9 @@ export function dislike(c: Clause, rules: RuleContext): Finding | null {
   // eating or drinking within the cue) is a standing constraint on every meal (`avoid`, pinned by the
   // resolver), not only a taste.
   const eating = cue ? findCue(c.body.slice(cue.index), constraints.avoid) : null;
-  const avoids = framed !== undefined || (eating !== null && cue !== null && eating.index <= cue.end - cue.index);
+  // "不喜欢吃辣的菜": a verb of eating right after the cue says what is disliked is food.
+  const eats = cue !== null && firstMatch(constraints.eating, c.body.slice(cue.end).trimStart()) !== null;
+  const avoids = framed !== undefined || eats || (eating !== null && cue !== null && eating.index <= cue.end - cue.index);
   return {
     kind: 'preference',
     attribute: `preference:${objectKey(object, rules)}`,

@@ -122,6 +122,8 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['scratch that', ['fact user/@last =  (retract)']],
       ['forget what I said about durian', ['fact user/@last =  (retract) [open]']],
       ['no, make it 10', ['fact user/@last = 10 [open]']],
+      // "instead" said last changes what was said before, wherever it was (the resolver finds it by subject).
+      ['These days I drive to work instead', ['fact user/@last = These days I drive to work [open]']],
     ],
   },
   plans: {
@@ -160,6 +162,9 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['我不吃辣', ['preference user/preference:辣 = avoid']],
       ['我老婆一点辣都不能吃', ['preference wife/preference:辣 = avoid']],
       ['我周末经常去爬山', ['preference user/preference:爬山 = habit']],
+      ['我不喜欢吃辣的菜', ['preference user/preference:辣的菜 = avoid']],
+      // 吃亏 is a word of its own ("to lose out"), not eating.
+      ['我不喜欢吃亏', ['preference user/preference:亏 = dislike']],
       ['乌龙茶是我最爱的茶', ['preference user/preference:乌龙茶 = like']],
       ['美式咖啡是我的最爱', ['preference user/preference:美式咖啡 = like']],
       ['我平时最常喝的就是乌龙茶', ['preference user/preference:乌龙茶 = like']],
@@ -182,6 +187,8 @@ const FAMILIES: Readonly<Record<string, { readonly role: TurnRole; readonly zh: 
       ['I usually run in the morning', ['preference user/preference:run = habit']],
       ['I go hiking most weekends', ['preference user/preference:hiking = habit']],
       ["I can't stand spicy food", ['preference user/preference:spicy-food = avoid']],
+      ["I don't like eating spicy food", ['preference user/preference:spicy-food = avoid']],
+      ['I hate eating out', ['preference user/preference:out = dislike']],
       ['From now on book me aisle seats', ['preference user/preference:aisle-seats = like [named]']],
       ["I don't watch horror movies anymore", ['preference user/preference:horror-movies =  (retract) [named]']],
       ['we go sailing every summer', []],

@@ -30,6 +30,9 @@ export const enConstraints: ConstraintCues = {
     'never eat',
     'never drink',
   ],
+  eating: [
+    /^(?:eating|to eat|eat|drinking|to drink|drink)\s+(?!(?:out|in|alone|late|early|fast|slowly|well|healthy|less|more|much|too)\b)/iu,
+  ],
   avoidFrames: [
     // "I can't stand spicy food": a kind of food one cannot bear is avoided at every meal, not only disliked.
     /^(?:i\s+)?(?:really\s+|just\s+)?(?:can't stand|cannot stand|can't handle|can't tolerate|hate|detest)\s+((?:[\w-]+\s+){0,3}?(?:\w*food|foods|dishes|cuisine|meals))\b/iu,

@@ -30,6 +30,7 @@ export const enCorrections: CorrectionCues = {
     'ignore that',
     'disregard that',
   ],
+  correctionTail: ['instead', 'instead now', 'now instead'],
   correctionLead: [
     'actually',
     'correction',

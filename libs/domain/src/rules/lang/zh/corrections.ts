@@ -25,6 +25,7 @@ export const zhCorrections: CorrectionCues = {
   likeLead: '我喜欢',
   retract: ['忘掉', '忘记我', '忘了我', '忘了吧', '别记', '不用记', '不要记', '删掉', '删除', '作废', '取消了', '取消', '不再'],
   retractAnaphora: ['那个不对了', '那个不算', '这个不算', '当我没说', '忘掉它', '忘了它', '不作数', '已经不是这样了', '不是这样了'],
+  correctionTail: [],
   correctionLead: [
     '其实',
     '更正一下',
