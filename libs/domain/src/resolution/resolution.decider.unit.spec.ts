@@ -495,6 +495,18 @@ describe('from chat to memory (screened turn → extraction → resolution)', ()
     expect(facts(near).map((m) => [m.attribute, m.value, m.history.length])).toEqual([['preference:high-calorie-meal-plans', 'like', 1]]);
   });
 
+  it('given a habit, then "… instead" days later on its subject changes it; a standing constraint it shares words with is not what it changes', async () => {
+    const commute = await say(['s1|I usually take the train to work', 's2|These days I drive to work instead']);
+    expect(facts(commute).map((m) => [m.attribute, m.content, m.history.map((h) => h.content)])).toEqual([
+      ['preference:take-the-train-to-work', 'These days I drive to work instead', ['I usually take the train to work']],
+    ]);
+    const diet = await say(["s1|I'm lactose intolerant", "s2|since I'm lactose intolerant I'm trying almond milk instead"]);
+    expect(facts(diet).find((m) => m.attribute === 'diet:lactose-intolerant')).toMatchObject({
+      version: 1,
+      content: "I'm lactose intolerant",
+    });
+  });
+
   it('given a liking said again in other words, days apart, then one memory reinforced; a different thing liked stays apart', async () => {
     const hiking = await say(['s1|I love hiking', 's2|Hiking is my favourite hobby', 's3|I go hiking most weekends']);
     expect(facts(hiking).map((m) => [m.attribute, m.value, m.mentionCount, m.sourceTurnIds.length])).toEqual([

@@ -6,7 +6,7 @@ import { LAST_MENTIONED, mergeKeyOf } from '../extraction/extraction.strategy';
 import { CORRECTED_FAMILIES, findByMergeKey, lastMentioned, latestScoped, nearDuplicate } from './resolution.lookup';
 import { normaliseValue, sameValue, sharedTerms, termsOf, valueShape } from './resolution.matching';
 import { added, reinforce, supersede, union } from './resolution.records';
-import type { ResolutionOptions, ResolverState } from './resolution.state';
+import { familyOf, PINNED_FAMILIES, type ResolutionOptions, type ResolverState } from './resolution.state';
 import { factFrequency, sameFrameNow, subjectScore } from './subject';
 
 export type Change = { type: MemoryDecision['type']; memory: MemoryRecord } | null;
@@ -183,7 +183,11 @@ function correctedBy(command: MemoriesExtracted, item: ExtractedItem, state: Res
   let named: { memory: MemoryRecord; score: number } | null = null;
   const later = (a: MemoryRecord, b: MemoryRecord) =>
     a.lastSeenAt > b.lastSeenAt || (a.lastSeenAt === b.lastSeenAt && a.memoryId > b.memoryId);
-  const candidates = correctable(item, state);
+  // A standing constraint changes only by what says it no longer holds (resolution.conflicts.ts):
+  // "since I'm lactose intolerant I'm trying almond milk instead" corrects no allergy or diet.
+  const candidates = correctable(item, state).filter(
+    (memory) => !PINNED_FAMILIES.includes(familyOf(memory.attribute)) || familyOf(memory.attribute) === familyOf(item.attribute),
+  );
   const frequency = factFrequency(candidates);
   for (const memory of candidates) {
     const memoryTerms = termsOf(memory.content);
