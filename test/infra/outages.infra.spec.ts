@@ -63,7 +63,7 @@ describe('outages of the distributed servers, under load', () => {
         // Short bounds, so that an outage shows within the test's seconds.
         ELASTICSEARCH_REQUEST_TIMEOUT_MS: '1500',
         MONGODB_SERVER_SELECTION_TIMEOUT_MS: '2000',
-        MONGODB_SOCKET_TIMEOUT_MS: '5000',
+        MONGODB_SOCKET_TIMEOUT_MS: '3000',
         KAFKA_REQUEST_TIMEOUT_MS: '2000',
         ENGRAM_STATUS_TIMEOUT_MS: '2000',
         ENGRAM_DEPENDENCY_RECHECK_MS: '1000',
@@ -197,7 +197,7 @@ describe('outages of the distributed servers, under load', () => {
     await recovered('Elasticsearch');
   });
 
-  it('the MongoDB-protocol server goes away: recall 503 naming it, status and readiness answer and say so', async () => {
+  it('the MongoDB-protocol server goes away, then hangs: recall and ingest 503 naming it in bounded time, status and readiness answer and say so', async () => {
     phase = 'mongodb';
     const outageStarted = Date.now();
     await mongo.cut();
@@ -229,6 +229,18 @@ describe('outages of the distributed servers, under load', () => {
       expect(turns.length).toBeGreaterThan(0);
       for (const turn of turns)
         expect([turn.status, turn.retryAfter, turn.message]).toEqual([503, '1', expect.stringContaining('MongoDB')]);
+
+      // Then it hangs (connections accepted, nothing answered), as the server did for 11 minutes: still bounded.
+      await mongo.restore();
+      mongo.freeze();
+      const hungSince = Date.now();
+      const { result: hung, ms: hungMs } = await timed(() => recall(someone.userId, 's1'));
+      expect(hungMs).toBeLessThan(BOUNDED_MS);
+      expect([hung.status, hung.headers['retry-after']]).toEqual([503, '1']);
+      expect(hung.body.message.join(' ')).toContain('MongoDB');
+      await until(hungSince + BOUNDED_MS);
+      for (const turn of refused.filter((r) => r.phase === 'mongodb')) expect(turn.status).toBe(503);
+      expect(slowest.get('mongodb') ?? 0).toBeLessThan(BOUNDED_MS); // no turn held past the bounds either
     } finally {
       await mongo.restore();
     }
