@@ -59,5 +59,7 @@ export function sameFrameNow(statement: { content: string; value: string }, memo
     return at < 0 ? null : normaliseValue(text.slice(0, at) + ' ' + text.slice(at + value.trim().length));
   };
   const a = frame(statement.content, statement.value);
-  return a !== null && a !== '' && a === frame(memory.content, memory.value) && normaliseValue(statement.value) !== normaliseValue(memory.value);
+  return (
+    a !== null && a !== '' && a === frame(memory.content, memory.value) && normaliseValue(statement.value) !== normaliseValue(memory.value)
+  );
 }
