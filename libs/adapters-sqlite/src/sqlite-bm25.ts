@@ -25,7 +25,8 @@ const B = 0.75;
  * BM25 exactly as FTS5's built-in `bm25()` computes it (ext/fts5/fts5_aux.c: k1 1.2, b 0.75, an IDF
  * of log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, the query's terms summed in their order), with
  * the statistics given rather than walked: FTS5 counts a term's documents by reading its whole
- * posting list, every user's, on every query. Same arithmetic in the same order, so the same doubles.
+ * posting list, every user's, on every query. Same arithmetic in the same order: the same doubles but
+ * for the last bit of a logarithm now and then (V8's Math.log is not the C library's).
  */
 export class Bm25Scorer {
   private readonly idf: number[];
