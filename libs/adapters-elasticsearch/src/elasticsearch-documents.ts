@@ -33,6 +33,18 @@ export function documentId(tenantId: string, userId: string, memoryId: string): 
     .digest('hex')}`;
 }
 
+/**
+ * The shard routing of a user's documents: all of one (tenant, user) on one shard, so a query
+ * that carries it is answered by that shard alone, whatever the number of shards and of other users.
+ * Bounded (a hash), unambiguous for ids with `:` (a JSON pair).
+ */
+export function routingOf(tenantId: string, userId: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([tenantId, userId]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
 export function isIndexableTerm(term: string): boolean {
   return term.length > 0 && Buffer.byteLength(term) <= MAX_TERM_BYTES;
 }

@@ -18,6 +18,8 @@ export function indexSettings(shards: number, replicas: number) {
 export function indexMappings(dimensions: number) {
   return {
     dynamic: 'strict' as const,
+    // Every write and get names its user's shard (`routingOf`); one that forgot would be refused, not misplaced.
+    _routing: { required: true },
     properties: {
       tenantId: { type: 'keyword' as const },
       userId: { type: 'keyword' as const },

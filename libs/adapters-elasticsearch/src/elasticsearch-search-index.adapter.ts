@@ -2,7 +2,7 @@
 // bulk upserts, text (BM25) and vector (kNN) search. Mappings, documents and query pieces are beside it.
 import { Client } from '@elastic/elasticsearch';
 import type { SearchDocument, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
-import { documentId, type IndexedDocument, isIndexableTerm, isIndexableVector } from './elasticsearch-documents';
+import { documentId, type IndexedDocument, isIndexableTerm, isIndexableVector, routingOf } from './elasticsearch-documents';
 import { errorType, statusOf } from './elasticsearch-errors';
 import { indexMappings, indexSettings } from './elasticsearch-mappings';
 import type { ElasticsearchSearchIndexOptions } from './elasticsearch-options';
@@ -23,6 +23,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  *   (stored revision not older) is a no-op.
  * - Only `status: active` documents are returned, and every query is filtered
  *   by tenant and user before scoring (bool filter; knn pre-filter).
+ * - A user's documents are routed to one shard (`routingOf`), and every read and
+ *   write of them names it: with several shards, a query is answered by its
+ *   user's shard alone instead of fanning out to all. (Indexes of one shard, all
+ *   engram created before routing, hold every routing value in that shard, so
+ *   they serve routed requests as they are.)
  * - Vector scores: Elasticsearch's cosine score is (1 + cos) / 2, converted back
  *   to the raw cosine. `hnsw` (float) rather than the quantised default, so the
  *   scores are exact.
@@ -142,6 +147,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     if (terms.length === 0 || !(limit > 0) || matchesNothing(query)) return [];
     const response = await this.client.search<Pick<IndexedDocument, 'memoryId'>>({
       index: this.target,
+      routing: routingOf(query.tenantId, query.userId),
       size: limit,
       _source: ['memoryId'],
       track_total_hits: false,
@@ -164,6 +170,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     const k = Math.min(limit, MAX_NUM_CANDIDATES);
     const response = await this.client.search<Pick<IndexedDocument, 'memoryId'>>({
       index: this.target,
+      routing: routingOf(query.tenantId, query.userId),
       size: k,
       _source: ['memoryId'],
       track_total_hits: false,
@@ -190,6 +197,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     if (unique.length === 0) return result;
     const response = await this.client.mget({
       index: this.target,
+      routing: routingOf(tenantId, userId),
       ids: unique.map((memoryId) => documentId(tenantId, userId, memoryId)),
       _source: false,
     });
@@ -203,6 +211,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   async countUser(tenantId: string, userId: string): Promise<number> {
     const response = await this.client.count({
       index: this.target,
+      routing: routingOf(tenantId, userId),
       query: { bool: { filter: this.ownerFilter(tenantId, userId, false) } },
     });
     return response.count;
@@ -214,10 +223,12 @@ export class ElasticsearchSearchIndex implements SearchIndex {
    */
   async deleteUser(tenantId: string, userId: string): Promise<void> {
     await this.refresh(); // so documents written a moment ago are found and deleted too
+    const routing = routingOf(tenantId, userId);
     let after: string | undefined;
     for (;;) {
       const response = await this.client.search({
         index: this.target,
+        routing,
         size: this.deletePageSize,
         _source: false,
         track_total_hits: false,
@@ -227,7 +238,9 @@ export class ElasticsearchSearchIndex implements SearchIndex {
       });
       const hits = response.hits.hits;
       if (hits.length === 0) break;
-      const result = await this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: hit._index, _id: hit._id! } })) });
+      const result = await this.client.bulk({
+        operations: hits.map((hit) => ({ delete: { _index: hit._index, _id: hit._id!, routing } })),
+      });
       if (result.errors) {
         const failures = result.items
           .map((item) => item.delete)
@@ -268,7 +281,14 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     const operations: unknown[] = [];
     for (const doc of documents) {
       operations.push(
-        { index: { _id: documentId(doc.tenantId, doc.userId, doc.memoryId), version: doc.revision, version_type: 'external' } },
+        {
+          index: {
+            _id: documentId(doc.tenantId, doc.userId, doc.memoryId),
+            routing: routingOf(doc.tenantId, doc.userId),
+            version: doc.revision,
+            version_type: 'external',
+          },
+        },
         this.source(doc),
       );
     }
@@ -292,7 +312,10 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   private async missing(documents: readonly SearchDocument[]): Promise<SearchDocument[]> {
     const response = await this.client.mget({
       index: this.target,
-      ids: documents.map((doc) => documentId(doc.tenantId, doc.userId, doc.memoryId)),
+      docs: documents.map((doc) => ({
+        _id: documentId(doc.tenantId, doc.userId, doc.memoryId),
+        routing: routingOf(doc.tenantId, doc.userId),
+      })),
       _source: false,
     });
     return documents.filter((_, i) => {

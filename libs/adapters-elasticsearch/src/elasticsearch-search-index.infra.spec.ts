@@ -1,5 +1,5 @@
 import { aSearchDocument, testSearchIndex, uniqueName, uniqueSuffix } from '@engram/testing';
-import { documentId } from './elasticsearch-documents';
+import { documentId, routingOf } from './elasticsearch-documents';
 import { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
 
 // Elasticsearch from `deploy/local/elasticsearch.sh start` unless ELASTICSEARCH_URL says otherwise.
@@ -99,6 +99,35 @@ describe('ElasticsearchSearchIndex specifics', () => {
       await index.deleteUser(tenantId, userId);
     }
   }, 30_000);
+
+  it('routes each user to one shard: stored with its routing, answered by that shard alone', async () => {
+    const index = new ElasticsearchSearchIndex({ node, indexPrefix: `${prefix}-routed`, dimensions: 4, shards: 3 });
+    opened.push(index);
+    await index.init();
+    const users = ['user-1', 'user-2', 'user-3', 'user-4', 'user-5'];
+    await index.upsert(
+      users.flatMap((u) => [0, 1].map((i) => aSearchDocument({ tenantId, userId: u, memoryId: `${u}-${i}`, terms: ['budget'] }))),
+    );
+    await index.refresh();
+    for (const u of users) {
+      const hits = await index.searchText({ tenantId, userId: u, terms: ['budget'], limit: 10 });
+      expect(hits.map((h) => h.memoryId).sort()).toEqual([`${u}-0`, `${u}-1`]);
+      expect((await index.searchVector({ tenantId, userId: u, vector: [1, 0, 0, 0], limit: 10 })).length).toBe(2);
+      expect(await index.countUser(tenantId, u)).toBe(2);
+      expect(await index.revisions(tenantId, u, [`${u}-0`])).toEqual(new Map([[`${u}-0`, 1]]));
+    }
+    const stored = await index.client.search({ index: index.indexName, size: 100, query: { term: { tenantId } } });
+    expect(stored.hits.hits.map((hit) => hit._routing)).toEqual(
+      stored.hits.hits.map((hit) => routingOf(tenantId, (hit._source as { userId: string }).userId)),
+    );
+    const routed = await index.client.search({ index: index.indexName, routing: routingOf(tenantId, 'user-1'), size: 0 });
+    expect(routed._shards.total).toBe(1);
+    // A write that forgot the routing is refused, not put on a shard no routed query reads.
+    await expect(index.client.index({ index: index.indexName, id: 'unrouted', document: {} })).rejects.toThrow(/routing/);
+    await index.deleteUser(tenantId, 'user-1');
+    expect(await index.countUser(tenantId, 'user-1')).toBe(0);
+    expect(await index.countUser(tenantId, 'user-2')).toBe(2);
+  });
 
   it('deletes a user across several pages', async () => {
     const index = new ElasticsearchSearchIndex({ node, indexPrefix: `${prefix}-paged`, dimensions: 4, deletePageSize: 7 });

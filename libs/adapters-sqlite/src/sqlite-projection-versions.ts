@@ -166,7 +166,14 @@ export function sqliteSearchIndexVersions(
   return new SqliteProjectionVersions<SearchIndex>(db, {
     projection: 'search',
     create: (d, namespace) => new SqliteSearchIndex(d, { namespace, ...options }),
-    tables: (namespace) => [`${namespace}search_terms`, `${namespace}search_documents`],
+    tables: (namespace) => [
+      `${namespace}search_postings`,
+      `${namespace}search_term_counts`,
+      `${namespace}search_totals`,
+      `${namespace}search_documents`,
+      // The FTS5 table of the layout before per-user postings, if it was never opened since.
+      `${namespace}search_terms`,
+    ],
     // A dropped version's decoded vectors must not outlive its tables.
     dropped: (namespace) => vectorCacheFor(db, `${namespace}search_documents`, 0).clear(),
   });

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { SearchDocument, SearchHit, SearchIndex, TextQuery, VectorQuery } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
+import { Bm25Scorer, type IndexStatistics } from './sqlite-bm25';
 import { type Database, immediate, tableNamespace } from './sqlite-database';
+import { CountChange, createPostingTables, migrateFromOwnerColumn, postingKey, postingsOf, termToken } from './sqlite-search-postings';
 import { type UserVectors, type VectorCache, vectorCacheFor } from './sqlite-vector-cache';
 
 export interface SqliteSearchIndexOptions {
@@ -28,34 +29,49 @@ type DocumentParams = [
 
 /**
  * The search projection in SQLite: a documents table (one row per memory,
- * versioned by revision, vector as a Float32 BLOB) plus an FTS5 index holding
- * only the active documents.
+ * versioned by revision, vector as a Float32 BLOB) plus an FTS5 index of the
+ * active documents' terms, and the counts BM25 needs.
  *
  * Every term is stored and queried as the hex of its UTF-8 bytes. The domain
  * tokenizer has already decided what a term is; hex makes FTS5 treat each one
  * as exactly one opaque token (a CJK bigram, `c++`, `node.js`, `café` stay
  * whole and distinct, as in Elasticsearch's per-term matching), and no term can
- * ever be read as FTS query syntax. An `owner` column holds a per-(tenant,
- * user) token, so MATCH only ever sees that user's documents before ranking.
+ * ever be read as FTS query syntax.
+ *
+ * A query costs what its user holds, not what the deployment holds: each
+ * posting's token starts with a key of its (tenant, user) (`userKey`), so a
+ * user's terms are posting lists of their own and MATCH reads no one else's;
+ * and the scores are computed here (`Bm25Scorer`) from counts kept on write
+ * (`search_term_counts`, `search_totals`) instead of FTS5's `bm25()`, which
+ * counts each term's documents by walking its posting list over every user.
+ * The counts are the whole index's, as FTS5's were, so scores are unchanged.
  */
 export class SqliteSearchIndex implements SearchIndex {
   private readonly statements: {
-    existing: BetterSqlite3.Statement<[string, string, string], { id: number; revision: number }>;
+    existing: BetterSqlite3.Statement<[string, string, string], { id: number; revision: number; status: string; terms: string }>;
     insertDocument: BetterSqlite3.Statement<DocumentParams>;
     updateDocument: BetterSqlite3.Statement<[...DocumentParams, number]>;
-    insertTerms: BetterSqlite3.Statement<[number, string, string]>;
-    deleteTerms: BetterSqlite3.Statement<[number]>;
+    insertPostings: BetterSqlite3.Statement<[number, string]>;
+    deletePostings: BetterSqlite3.Statement<[number]>;
+    addTermCounts: BetterSqlite3.Statement<[string]>;
+    dropZeroTermCounts: BetterSqlite3.Statement<[string]>;
+    addTotals: BetterSqlite3.Statement<[number, number]>;
     searchText: BetterSqlite3.Statement<
-      [string, string | null, string | null, string | null, string | null, number],
-      { memory_id: string; rank: number }
+      [string, string, string, string | null, string | null, string | null, string | null],
+      { memory_id: string; terms: string }
     >;
+    termCounts: BetterSqlite3.Statement<[string], { term: string; documents: number }>;
+    totals: BetterSqlite3.Statement<[], { documents: number; tokens: number }>;
+    activeOfUser: BetterSqlite3.Statement<[string, string], { terms: string }>;
     vectors: BetterSqlite3.Statement<[string, string], { memory_id: string; kind: string; vector: Buffer; norm: number }>;
     revisions: BetterSqlite3.Statement<[string, string, string], { memory_id: string; revision: number }>;
     countUser: BetterSqlite3.Statement<[string, string], { n: number }>;
-    deleteUserTerms: BetterSqlite3.Statement<[string, string]>;
+    deleteUserPostings: BetterSqlite3.Statement<[string, string]>;
     deleteUserDocuments: BetterSqlite3.Statement<[string, string]>;
-    optimizeTerms: BetterSqlite3.Statement<[]>;
-    truncateTerms: BetterSqlite3.Statement<[]>;
+    optimizePostings: BetterSqlite3.Statement<[]>;
+    truncatePostings: BetterSqlite3.Statement<[]>;
+    truncateTermCounts: BetterSqlite3.Statement<[]>;
+    truncateTotals: BetterSqlite3.Statement<[]>;
     truncateDocuments: BetterSqlite3.Statement<[]>;
   };
   private readonly upsertTx: (documents: readonly SearchDocument[]) => void;
@@ -66,7 +82,9 @@ export class SqliteSearchIndex implements SearchIndex {
   constructor(db: Database, options: SqliteSearchIndexOptions = {}) {
     const ns = tableNamespace(options.namespace);
     const docs = `${ns}search_documents`;
-    const fts = `${ns}search_terms`;
+    const postings = `${ns}search_postings`;
+    const counts = `${ns}search_term_counts`;
+    const totals = `${ns}search_totals`;
     this.vectorCache = vectorCacheFor(db, docs, options.vectorCacheBytes ?? 64 * 1024 * 1024);
     db.exec(`
       CREATE TABLE IF NOT EXISTS ${docs} (
@@ -86,11 +104,13 @@ export class SqliteSearchIndex implements SearchIndex {
         UNIQUE (tenant_id, user_id, memory_id)
       );
       CREATE INDEX IF NOT EXISTS ${docs}_by_status ON ${docs} (tenant_id, user_id, status);
-      CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(owner, terms, tokenize = 'ascii');
     `);
+    // Before this layout (${ns}search_terms: an owner column beside global terms), the index is rebuilt once from the documents table.
+    migrateFromOwnerColumn(db, ns);
+    createPostingTables(db, postings, counts, totals);
 
     this.statements = {
-      existing: db.prepare(`SELECT id, revision FROM ${docs} WHERE tenant_id = ? AND user_id = ? AND memory_id = ?`),
+      existing: db.prepare(`SELECT id, revision, status, terms FROM ${docs} WHERE tenant_id = ? AND user_id = ? AND memory_id = ?`),
       insertDocument: db.prepare(
         `INSERT INTO ${docs} (tenant_id, user_id, memory_id, revision, status, kind, content, terms, entities, vector, norm, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -100,17 +120,30 @@ export class SqliteSearchIndex implements SearchIndex {
            terms = ?, entities = ?, vector = ?, norm = ?, updated_at = ?
          WHERE id = ?`,
       ),
-      insertTerms: db.prepare(`INSERT INTO ${fts} (rowid, owner, terms) VALUES (?, ?, ?)`),
-      deleteTerms: db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`),
-      // Column weights: the owner column only filters, it must not score.
-      searchText: db.prepare(
-        `SELECT d.memory_id AS memory_id, bm25(${fts}, 0.0, 1.0) AS rank
-         FROM ${fts} JOIN ${docs} d ON d.id = ${fts}.rowid
-         WHERE ${fts} MATCH ? AND d.status = 'active'
-           AND (? IS NULL OR d.kind IN (SELECT value FROM json_each(?)))
-           AND (? IS NULL OR d.memory_id IN (SELECT value FROM json_each(?)))
-         ORDER BY rank, d.memory_id LIMIT ?`,
+      insertPostings: db.prepare(`INSERT INTO ${postings} (rowid, terms) VALUES (?, ?)`),
+      deletePostings: db.prepare(`DELETE FROM ${postings} WHERE rowid = ?`),
+      // Deltas as a JSON object {term: change}.
+      addTermCounts: db.prepare(
+        `INSERT INTO ${counts} (term, documents) SELECT key, value FROM json_each(?) WHERE true
+         ON CONFLICT (term) DO UPDATE SET documents = documents + excluded.documents`,
       ),
+      // A term no active document holds is not kept: a forgotten user's words leave the file.
+      dropZeroTermCounts: db.prepare(
+        `DELETE FROM ${counts} WHERE documents <= 0 AND term IN (SELECT key FROM json_each(?) WHERE value < 0)`,
+      ),
+      addTotals: db.prepare(`UPDATE ${totals} SET documents = documents + ?, tokens = tokens + ? WHERE id = 1`),
+      // The user's own posting lists; the tenant and user are checked again on the row, so that two
+      // users whose keys collided would still see only their own documents.
+      searchText: db.prepare(
+        `SELECT d.memory_id AS memory_id, d.terms AS terms
+         FROM ${postings} JOIN ${docs} d ON d.id = ${postings}.rowid
+         WHERE ${postings} MATCH ? AND d.tenant_id = ? AND d.user_id = ? AND d.status = 'active'
+           AND (? IS NULL OR d.kind IN (SELECT value FROM json_each(?)))
+           AND (? IS NULL OR d.memory_id IN (SELECT value FROM json_each(?)))`,
+      ),
+      termCounts: db.prepare(`SELECT term, documents FROM ${counts} WHERE term IN (SELECT value FROM json_each(?))`),
+      totals: db.prepare(`SELECT documents, tokens FROM ${totals} WHERE id = 1`),
+      activeOfUser: db.prepare(`SELECT terms FROM ${docs} WHERE tenant_id = ? AND user_id = ? AND status = 'active'`),
       vectors: db.prepare(
         `SELECT memory_id, kind, vector, norm FROM ${docs}
          WHERE tenant_id = ? AND user_id = ? AND status = 'active' AND vector IS NOT NULL`,
@@ -120,17 +153,23 @@ export class SqliteSearchIndex implements SearchIndex {
          WHERE tenant_id = ? AND user_id = ? AND memory_id IN (SELECT value FROM json_each(?))`,
       ),
       countUser: db.prepare(`SELECT COUNT(*) AS n FROM ${docs} WHERE tenant_id = ? AND user_id = ?`),
-      deleteUserTerms: db.prepare(`DELETE FROM ${fts} WHERE rowid IN (SELECT id FROM ${docs} WHERE tenant_id = ? AND user_id = ?)`),
+      deleteUserPostings: db.prepare(
+        `DELETE FROM ${postings} WHERE rowid IN (SELECT id FROM ${docs} WHERE tenant_id = ? AND user_id = ? AND status = 'active')`,
+      ),
       deleteUserDocuments: db.prepare(`DELETE FROM ${docs} WHERE tenant_id = ? AND user_id = ?`),
       // FTS5 keeps a deleted row's terms in its index segments until they are merged; merging them
       // all drops every deleted term, and secure_delete zeroes the pages they leave. Done when a user
       // is forgotten rather than per write (FTS5's own secure-delete made rebuilds 1.7× the CPU).
-      optimizeTerms: db.prepare(`INSERT INTO ${fts} (${fts}) VALUES ('optimize')`),
-      truncateTerms: db.prepare(`DELETE FROM ${fts}`),
+      optimizePostings: db.prepare(`INSERT INTO ${postings} (${postings}) VALUES ('optimize')`),
+      truncatePostings: db.prepare(`DELETE FROM ${postings}`),
+      truncateTermCounts: db.prepare(`DELETE FROM ${counts}`),
+      truncateTotals: db.prepare(`UPDATE ${totals} SET documents = 0, tokens = 0 WHERE id = 1`),
       truncateDocuments: db.prepare(`DELETE FROM ${docs}`),
     };
     const upsertTx = immediate(db, (documents: readonly SearchDocument[]) => {
-      for (const doc of documents) this.upsertOne(doc);
+      const change = new CountChange();
+      for (const doc of documents) this.upsertOne(doc, change);
+      this.apply(change);
     });
     this.upsertTx = (documents) => {
       try {
@@ -140,11 +179,16 @@ export class SqliteSearchIndex implements SearchIndex {
       }
     };
     this.deleteUserTx = immediate(db, (tenantId: string, userId: string) => {
-      if (this.statements.deleteUserTerms.run(tenantId, userId).changes > 0) this.statements.optimizeTerms.run();
+      const change = new CountChange();
+      for (const row of this.statements.activeOfUser.all(tenantId, userId)) change.remove(JSON.parse(row.terms) as string[]);
+      if (this.statements.deleteUserPostings.run(tenantId, userId).changes > 0) this.statements.optimizePostings.run();
       this.statements.deleteUserDocuments.run(tenantId, userId);
+      this.apply(change);
     });
     this.truncateTx = immediate(db, () => {
-      this.statements.truncateTerms.run();
+      this.statements.truncatePostings.run();
+      this.statements.truncateTermCounts.run();
+      this.statements.truncateTotals.run();
       this.statements.truncateDocuments.run();
     });
   }
@@ -157,12 +201,17 @@ export class SqliteSearchIndex implements SearchIndex {
     const terms = [...new Set(query.terms.filter((term) => term.length > 0))];
     if (terms.length === 0 || !(query.limit > 0)) return [];
     if (query.kinds?.length === 0 || query.memoryIds?.length === 0) return [];
-    const match = `owner : "${ownerToken(query.tenantId, query.userId)}" AND terms : (${terms.map((t) => `"${termToken(t)}"`).join(' OR ')})`;
+    const key = postingKey(query.tenantId, query.userId);
+    const match = terms.map((t) => `"${key}${termToken(t)}"`).join(' OR ');
     const kinds = query.kinds ? JSON.stringify(query.kinds) : null;
     const memoryIds = query.memoryIds ? JSON.stringify(query.memoryIds) : null;
-    return this.statements.searchText
-      .all(match, kinds, kinds, memoryIds, memoryIds, Math.floor(query.limit))
-      .map((row) => ({ memoryId: row.memory_id, score: -row.rank }));
+    const rows = this.statements.searchText.all(match, query.tenantId, query.userId, kinds, kinds, memoryIds, memoryIds);
+    if (rows.length === 0) return [];
+    const scorer = new Bm25Scorer(terms, this.statistics(terms));
+    const hits = rows.map((row) => ({ memoryId: row.memory_id, score: scorer.score(JSON.parse(row.terms) as string[]) }));
+    // As FTS5's `ORDER BY rank, memory_id` did: the best first, ties by id.
+    hits.sort((a, b) => b.score - a.score || (a.memoryId < b.memoryId ? -1 : a.memoryId > b.memoryId ? 1 : 0));
+    return hits.slice(0, Math.floor(query.limit));
   }
 
   async searchVector(query: VectorQuery): Promise<SearchHit[]> {
@@ -226,7 +275,25 @@ export class SqliteSearchIndex implements SearchIndex {
     return { memoryIds, kinds, vectors, norms, bytes };
   }
 
-  private upsertOne(doc: SearchDocument): void {
+  private statistics(terms: readonly string[]): IndexStatistics {
+    const totals = this.statements.totals.get()!;
+    const documentsWith = new Map<string, number>();
+    for (const row of this.statements.termCounts.all(JSON.stringify(terms.map(termToken)))) documentsWith.set(row.term, row.documents);
+    return { ...totals, documentsWith: (term) => documentsWith.get(termToken(term)) ?? 0 };
+  }
+
+  private apply(change: CountChange): void {
+    const s = this.statements;
+    // One statement for the batch (a call per term cost more than the B-tree work), in key order.
+    const deltas = JSON.stringify(
+      Object.fromEntries([...change.terms].filter(([, delta]) => delta !== 0).sort(([a], [b]) => (a < b ? -1 : 1))),
+    );
+    s.addTermCounts.run(deltas);
+    s.dropZeroTermCounts.run(deltas);
+    if (change.documents !== 0 || change.tokens !== 0) s.addTotals.run(change.documents, change.tokens);
+  }
+
+  private upsertOne(doc: SearchDocument, change: CountChange): void {
     const s = this.statements;
     const existing = s.existing.get(doc.tenantId, doc.userId, doc.memoryId);
     if (existing && existing.revision >= doc.revision) return; // a replay or a late, older decision
@@ -249,35 +316,18 @@ export class SqliteSearchIndex implements SearchIndex {
     if (existing) {
       id = existing.id;
       s.updateDocument.run(...params, id);
-      s.deleteTerms.run(id);
+      if (existing.status === 'active') {
+        s.deletePostings.run(id);
+        change.remove(JSON.parse(existing.terms) as string[]);
+      }
     } else {
       id = Number(s.insertDocument.run(...params).lastInsertRowid);
     }
     if (doc.status === 'active') {
-      s.insertTerms.run(
-        id,
-        ownerToken(doc.tenantId, doc.userId),
-        doc.terms
-          .filter((t) => t.length > 0)
-          .map(termToken)
-          .join(' '),
-      );
+      s.insertPostings.run(id, postingsOf(doc.tenantId, doc.userId, doc.terms));
+      change.add(doc.terms);
     }
   }
-}
-
-const userKey = (tenantId: string, userId: string) => JSON.stringify([tenantId, userId]);
-
-/** Unambiguous for any ids (`a:b`+`c` and `a`+`b:c` differ), and plain hex so FTS5 sees one token. */
-function ownerToken(tenantId: string, userId: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenantId, userId]))
-    .digest('hex')
-    .slice(0, 32);
-}
-
-function termToken(term: string): string {
-  return Buffer.from(term, 'utf8').toString('hex');
 }
 
 function norm(v: Float32Array): number {
@@ -292,3 +342,5 @@ function toFloat32(blob: Buffer): Float32Array {
   new Uint8Array(copy.buffer).set(blob);
   return copy;
 }
+
+const userKey = (tenantId: string, userId: string) => JSON.stringify([tenantId, userId]);

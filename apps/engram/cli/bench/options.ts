@@ -65,6 +65,8 @@ export interface BenchReport {
     readonly phaseCpuSeconds: Readonly<Record<'ingest' | 'freshness' | 'recall' | 'rebuild', number>> | null;
     readonly ingestTurnsPerCpuSecond: number | null;
     readonly rebuildEventsPerCpuSecond: number | null;
+    /** CPU of the recall phase's questions alone (sequential and concurrent) per question; without the listing of every user's memories that ends the phase, whose cost grows with the number of users. */
+    readonly recallCpuMsPerQuery: number | null;
   };
 }
 

@@ -35,7 +35,7 @@ export function formatBenchReport(report: BenchReport): string {
     `CPU        ${report.process.cpuSeconds} s in ${report.process.wallSeconds} s (${Math.round((100 * report.process.cpuSeconds) / Math.max(report.process.wallSeconds, 0.001))}% of one core)` +
       (report.process.phaseCpuSeconds
         ? `; ingest ${report.process.phaseCpuSeconds.ingest} s (${report.process.ingestTurnsPerCpuSecond} turns per CPU second), ` +
-          `recall ${report.process.phaseCpuSeconds.recall} s, rebuild ${report.process.phaseCpuSeconds.rebuild} s (${report.process.rebuildEventsPerCpuSecond ?? '—'} events per CPU second)`
+          `recall ${report.process.phaseCpuSeconds.recall} s (${report.process.recallCpuMsPerQuery ?? '—'} ms a question), rebuild ${report.process.phaseCpuSeconds.rebuild} s (${report.process.rebuildEventsPerCpuSecond ?? '—'} events per CPU second)`
         : ''),
     ...(!o && report.freshnessMs.rate > report.ingest.turnsPerSec
       ? [

@@ -46,6 +46,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     const sequential: number[] = [];
     const concurrent: number[] = [];
     let memories = 0;
+    let recallQuestionsCpu = 0;
     let rebuild: BenchReport['rebuild'] = { eventsPerSec: null, events: null, seconds: null };
     let onlineRebuild: OnlineRebuildReport | undefined;
     if (options.onlineRebuild) {
@@ -89,6 +90,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       );
       concurrentBar.stop();
 
+      recallQuestionsCpu = cpuSince();
       const memoriesBar = progressBar(bars, 'count    ', Math.min(options.users, options.turns));
       for (let user = 0; user < Math.min(options.users, options.turns); user++) {
         memories += (await engine.engram.memories(userIdOf(user))).length;
@@ -96,7 +98,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       }
       memoriesBar.stop();
       peakRssMbAfter.recall = rss.mark();
-      phaseCpuSeconds.recall = cpuSince();
+      phaseCpuSeconds.recall = round2(recallQuestionsCpu + cpuSince());
 
       // 4. Rebuild (embedded only: offline, on the same data directory).
       if (engine.rebuild) {
@@ -148,6 +150,10 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
         wallSeconds: round2((performance.now() - wallAtStart) / 1000),
         phaseCpuSeconds: embedded ? phaseCpuSeconds : null,
         ingestTurnsPerCpuSecond: embedded ? Math.round(options.turns / Math.max(phaseCpuSeconds.ingest, 0.01)) : null,
+        recallCpuMsPerQuery:
+          embedded && sequential.length + concurrent.length > 0
+            ? round2((recallQuestionsCpu * 1000) / (sequential.length + concurrent.length))
+            : null,
         rebuildEventsPerCpuSecond:
           embedded && rebuild.events !== null ? Math.round(rebuild.events / Math.max(phaseCpuSeconds.rebuild, 0.01)) : null,
       },
