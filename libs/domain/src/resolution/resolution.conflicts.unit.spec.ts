@@ -3,7 +3,7 @@ import { parseEvent, type MemoriesExtracted, type MemoryDecision, type MemoryRec
 import { extractTurn } from '../extraction/extraction.decider';
 import type { ExtractedItemDraft } from '../extraction/extraction.strategy';
 import { RuleExtractor } from '../rules/rule-extractor';
-import { deciderSpec } from '../testing/decider-spec';
+import { decidedInOrder, deciderSpec } from '../testing/decider-spec';
 import { extracted, turnScreened } from '../testing/fixtures';
 import { ResolutionDecider, type ResolutionOptions, type ResolverState } from './resolution.decider';
 
@@ -23,17 +23,8 @@ const mayTake = (day: number, attribute = 'preference:青霉素') =>
   said(day, { kind: 'preference', attribute, value: 'none', content: '我可以用青霉素', entities: [] });
 
 /** The decisions a sequence of commands makes, each on the state the previous ones left. */
-function decided(...commands: MemoriesExtracted[]): MemoryDecision[] {
-  let state = ResolutionDecider.initialState();
-  const events: MemoryDecision[] = [];
-  for (const command of commands) {
-    for (const event of ResolutionDecider.decide(command, state, options)) {
-      events.push(event);
-      state = ResolutionDecider.evolve(state, event);
-    }
-  }
-  return events;
-}
+const decided = (...commands: MemoriesExtracted[]): MemoryDecision[] =>
+  decidedInOrder<MemoriesExtracted, ResolverState, MemoryDecision, ResolutionOptions>(ResolutionDecider, options, commands);
 
 const facts = (state: ResolverState): MemoryRecord[] => [...state.values()].filter((m) => m.kind !== 'episode');
 

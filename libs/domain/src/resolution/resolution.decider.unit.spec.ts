@@ -6,7 +6,7 @@ import { ResolutionDecider, type ResolutionOptions, type ResolverState } from '.
 import { sameValue, similarity } from './resolution.matching';
 import { memoryIdOf } from './resolution.records';
 import { RuleExtractor } from '../rules/rule-extractor';
-import { deciderSpec } from '../testing/decider-spec';
+import { decidedInOrder, deciderSpec } from '../testing/decider-spec';
 import { extracted, TENANT, turnScreened, USER } from '../testing/fixtures';
 
 const RECORDED_AT = '2026-12-01T00:00:00.000Z';
@@ -17,18 +17,9 @@ const resolver = deciderSpec<MemoriesExtracted, ResolverState, MemoryDecision>({
   decide: (command, state) => ResolutionDecider.decide(command, state, options),
 });
 
-/** The decisions that a sequence of commands produces, each decided on the state the previous ones left. */
-function history(...commands: MemoriesExtracted[]): MemoryDecision[] {
-  let state = ResolutionDecider.initialState();
-  const events: MemoryDecision[] = [];
-  for (const command of commands) {
-    for (const event of ResolutionDecider.decide(command, state, options)) {
-      events.push(event);
-      state = ResolutionDecider.evolve(state, event);
-    }
-  }
-  return events;
-}
+/** The decisions a sequence of commands makes, each on the state the previous ones left. */
+const history = (...commands: MemoriesExtracted[]): MemoryDecision[] =>
+  decidedInOrder<MemoriesExtracted, ResolverState, MemoryDecision, ResolutionOptions>(ResolutionDecider, options, commands);
 
 function stateOf(events: readonly MemoryDecision[]): ResolverState {
   return events.reduce(ResolutionDecider.evolve, ResolutionDecider.initialState());

@@ -53,3 +53,20 @@ export function deciderSpec<Command, State, Event, Options = undefined>(
     },
   };
 }
+
+/** The events a sequence of commands causes, each decided on the state the ones before left. */
+export function decidedInOrder<Command, State, Event, Options = undefined>(
+  decider: Decider<Command, State, Event, Options>,
+  options: Options,
+  commands: readonly Command[],
+): Event[] {
+  let state = decider.initialState();
+  const events: Event[] = [];
+  for (const command of commands) {
+    for (const event of decider.decide(command, state, options)) {
+      events.push(event);
+      state = decider.evolve(state, event);
+    }
+  }
+  return events;
+}
