@@ -1,4 +1,3 @@
 export * from './kafka-event-log.adapter';
 export * from './kafka-options';
 export * from './send-chunks';
-export * from './kafka-outages';

@@ -48,9 +48,8 @@ class ErrorResponse(ApiModel):
     fields: List[str]
 
 
-# A server engram calls: the embeddings endpoint, the chat model, and in the distributed mode
-# its stores' servers (the MongoDB-protocol server, Elasticsearch, Kafka).
-Dependency = Literal["embedder", "llm", "mongodb", "elasticsearch", "kafka"]
+# A server engram calls besides its stores: the embeddings endpoint, the chat model.
+Dependency = Literal["embedder", "llm"]
 
 
 class StageLagView(ApiModel):
@@ -236,9 +235,8 @@ class RecallResponse(ApiModel):
     tokens: int
     consistent: bool
     debug: Optional[RecallDebugView] = None
-    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone;
-    # ["elasticsearch"]: the pinned facts and the session, no search).
-    degraded: Optional[List[Literal["embedder", "elasticsearch"]]] = None
+    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone).
+    degraded: Optional[List[Literal["embedder"]]] = None
 
 
 # --- users and their memories --------------------------------------------------------------------
