@@ -5,3 +5,4 @@ export type { ElasticsearchSearchIndexOptions } from './elasticsearch-options';
 export * from './elasticsearch-search.factory';
 export { VisibleSearchIndex } from './elasticsearch-visible-index';
 export { VisibleVersions } from './elasticsearch-visible-versions';
+export * from './elasticsearch-outages';

@@ -52,6 +52,9 @@ export class KafkaEventLog implements EventLog {
       brokers: [...options.brokers],
       logLevel: LOG_LEVELS[options.logLevel ?? 'warn'],
       logCreator: quietLogCreator,
+      // A broker that stops answering fails the request in bounded time (kafkajs retries it on top).
+      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      enforceRequestTimeout: true,
     });
     this.options = {
       partitions: options.partitions ?? 3,

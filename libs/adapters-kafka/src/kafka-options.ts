@@ -47,9 +47,13 @@ export interface KafkaEventLogOptions {
   readonly maxRetryDelayMs?: number;
   /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
   readonly onHandlerError?: (error: unknown, failure: KafkaHandlerFailure) => void;
+  /** How long a request waits for the broker's answer (kafkajs's requestTimeout). Default 30 s. */
+  readonly requestTimeoutMs?: number;
   /** kafkajs's own logging. Default `warn`. */
   readonly logLevel?: KafkaLogLevel;
 }
 
-export type ResolvedOptions = Required<Omit<KafkaEventLogOptions, 'retentionMs' | 'brokers' | 'clientId' | 'logLevel'>> &
+export type ResolvedOptions = Required<
+  Omit<KafkaEventLogOptions, 'retentionMs' | 'brokers' | 'clientId' | 'logLevel' | 'requestTimeoutMs'>
+> &
   Pick<KafkaEventLogOptions, 'retentionMs'>;

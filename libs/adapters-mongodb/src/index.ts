@@ -6,3 +6,4 @@ export * from './mongo-projection-versions';
 export * from './mongo-key-store.adapter';
 export * from './mongo-log-versions';
 export * from './mongo-webhook-store.adapter';
+export * from './mongo-outages';

@@ -31,6 +31,22 @@ export function isDuplicateKeyError(error: unknown): boolean {
 }
 
 /**
+ * An upsert whose filter is the `_id` alone, tried a second time when it fails with E11000: two
+ * writers upserting the same new document at once both try to insert it, and the loser's error
+ * only says that the document exists now, which its second try updates. (MongoDB 4.2+ retries such
+ * upserts itself; FerretDB does not: six apps started together on a fresh database crashed on
+ * `projection_versions`.) Not for filters with more than `_id`, where E11000 means something else.
+ */
+export async function upsertById<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+    return write();
+  }
+}
+
+/**
  * An unordered insertMany that failed only because some documents already
  * existed (every write error is E11000 and the write concern was met): the
  * other documents were written.

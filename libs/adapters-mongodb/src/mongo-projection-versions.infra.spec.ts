@@ -1,9 +1,11 @@
 import { followActiveVersion, type ProjectionVersions } from '@engram/ports';
 import { factStoreProbe, sessionStoreProbe, testProjectionVersions, uniqueSuffix, type VersionedBackend } from '@engram/testing';
 import { type Db, MongoClient } from 'mongodb';
+import { MongoAccessStore } from './mongo-access-store.adapter';
 import { MongoFactStore } from './mongo-fact-store.adapter';
 import { mongoFactStoreVersions, mongoSessionStoreVersions } from './mongo-projection-versions';
 import { MongoSessionStore } from './mongo-session-store.adapter';
+import { MongoWebhookStore } from './mongo-webhook-store.adapter';
 
 const uri = process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/';
 
@@ -47,3 +49,42 @@ testProjectionVersions(
   sessionStoreProbe,
   backend(mongoSessionStoreVersions, (db) => MongoSessionStore.open(db)),
 );
+
+/**
+ * deploy/README's start-up starts the six apps together: on a fresh database each opens the active
+ * versions of the facts and the sessions (writing the pointer document of each) and the other
+ * stores, at once. Every process is its own client, as in production.
+ */
+describe('MongoDB projection versions: processes started together on a fresh database', () => {
+  const processes = 6;
+
+  it(`all ${processes} start, and the pointers say version 1 once`, async () => {
+    const name = `engram_test_versions_race_${uniqueSuffix()}`;
+    const clients = await Promise.all(
+      Array.from({ length: processes }, () => MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 })),
+    );
+    try {
+      const started = await Promise.allSettled(
+        clients.map(async (client) => {
+          const db = client.db(name);
+          // What the distributed bindings do at start (libs/services/src/bindings/fact-store.bindings.ts).
+          await Promise.all(
+            [mongoFactStoreVersions(db), mongoSessionStoreVersions(db)].map(async (versions: ProjectionVersions<object>) =>
+              versions.open(await versions.active()),
+            ),
+          );
+          await Promise.all([MongoAccessStore.open(db), MongoWebhookStore.open(db)]);
+        }),
+      );
+      expect(started.filter((s) => s.status === 'rejected')).toEqual([]);
+      const pointers = await clients[0].db(name).collection('projection_versions').find({}).sort({ _id: 1 }).toArray();
+      expect(pointers).toEqual([
+        { _id: 'facts', active: 1, versions: [1] },
+        { _id: 'sessions', active: 1, versions: [1] },
+      ]);
+    } finally {
+      await clients[0].db(name).dropDatabase();
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  }, 60_000);
+});

@@ -1,5 +1,6 @@
 import type { FactStore, ProjectionVersions, RebuildLedger, RebuildRecord, SessionStore, VersionedProjection } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
+import { upsertById } from './mongo-common';
 import { MongoFactStore } from './mongo-fact-store.adapter';
 import { MongoSessionStore } from './mongo-session-store.adapter';
 
@@ -54,10 +55,13 @@ export class MongoProjectionVersions<S> implements ProjectionVersions<S> {
     if (!store) {
       store = (async () => {
         const opened = await this.kind.open(this.db, suffix);
-        await this.pointers.updateOne(
-          { _id: this.projection },
-          { $setOnInsert: { active: 1 }, $addToSet: { versions: version } },
-          { upsert: true },
+        // Processes started together on a fresh database all create the pointer (upsertById).
+        await upsertById(() =>
+          this.pointers.updateOne(
+            { _id: this.projection },
+            { $setOnInsert: { active: 1 }, $addToSet: { versions: version } },
+            { upsert: true },
+          ),
         );
         return opened;
       })();
@@ -69,10 +73,8 @@ export class MongoProjectionVersions<S> implements ProjectionVersions<S> {
 
   async activate(version: number): Promise<void> {
     await this.open(version);
-    await this.pointers.updateOne(
-      { _id: this.projection },
-      { $set: { active: version }, $addToSet: { versions: version } },
-      { upsert: true },
+    await upsertById(() =>
+      this.pointers.updateOne({ _id: this.projection }, { $set: { active: version }, $addToSet: { versions: version } }, { upsert: true }),
     );
     this.activations++;
   }
@@ -132,7 +134,7 @@ export class MongoRebuildLedger implements RebuildLedger {
 
   async save(record: RebuildRecord): Promise<void> {
     const _id = `${record.projection}:${record.version}`;
-    await this.records.replaceOne({ _id }, { ...record }, { upsert: true });
+    await upsertById(() => this.records.replaceOne({ _id }, { ...record }, { upsert: true }));
   }
 
   async list(): Promise<RebuildRecord[]> {

@@ -16,7 +16,15 @@
 import type { TurnRole } from '@engram/contracts';
 import type { SessionStore, SessionTurn } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
-import { DEFAULT_WRITE_CONCURRENCY, collectionName, compoundId, forEachLimit, isOnlyDuplicateKeyErrors, toMs } from './mongo-common';
+import {
+  DEFAULT_WRITE_CONCURRENCY,
+  collectionName,
+  compoundId,
+  forEachLimit,
+  isOnlyDuplicateKeyErrors,
+  toMs,
+  upsertById,
+} from './mongo-common';
 
 export interface MongoSessionStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `turns_v2`, `turns_v2_seq`) while rebuilding. */
@@ -162,10 +170,12 @@ export class MongoSessionStore implements SessionStore {
 
   /** Reserves `count` consecutive seq values for a user; returns the first. */
   private async reserve(key: string, turn: SessionTurn, count: number): Promise<number> {
-    const counter = await this.sequences.findOneAndUpdate(
-      { _id: key },
-      { $inc: { next: count }, $setOnInsert: { tenantId: turn.tenantId, userId: turn.userId } },
-      { upsert: true, returnDocument: 'after' },
+    const counter = await upsertById(() =>
+      this.sequences.findOneAndUpdate(
+        { _id: key },
+        { $inc: { next: count }, $setOnInsert: { tenantId: turn.tenantId, userId: turn.userId } },
+        { upsert: true, returnDocument: 'after' },
+      ),
     );
     if (!counter) throw new Error(`turn sequence of ${turn.tenantId}/${turn.userId} was not returned`);
     return counter.next - count;

@@ -16,6 +16,8 @@ export interface KafkaOptions {
   readonly partitions: number;
   readonly replicationFactor: number;
   readonly retentionMs?: number;
+  /** KAFKA_REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs: number;
 }
 
 export function kafkaOptionsFrom(config: EngramConfig): KafkaOptions {
@@ -29,6 +31,7 @@ export function kafkaOptionsFrom(config: EngramConfig): KafkaOptions {
     partitions: config.KAFKA_PARTITIONS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     retentionMs: config.KAFKA_RETENTION_MS,
+    requestTimeoutMs: config.KAFKA_REQUEST_TIMEOUT_MS,
   };
 }
 
@@ -39,10 +42,20 @@ export interface MongoOptions {
   readonly database: string;
   /** Reported to the server as the client's name (KAFKA_CLIENT_ID, one name per deployment). */
   readonly appName: string;
+  /** MONGODB_SERVER_SELECTION_TIMEOUT_MS: also the connect timeout. */
+  readonly serverSelectionTimeoutMs: number;
+  /** MONGODB_SOCKET_TIMEOUT_MS. */
+  readonly socketTimeoutMs: number;
 }
 
 export function mongoOptionsFrom(config: EngramConfig): MongoOptions {
-  return { uri: config.MONGODB_URI ?? '', database: config.MONGODB_DATABASE, appName: config.KAFKA_CLIENT_ID };
+  return {
+    uri: config.MONGODB_URI ?? '',
+    database: config.MONGODB_DATABASE,
+    appName: config.KAFKA_CLIENT_ID,
+    serverSelectionTimeoutMs: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+    socketTimeoutMs: config.MONGODB_SOCKET_TIMEOUT_MS,
+  };
 }
 
 export const ElasticsearchOptions = Symbol('ElasticsearchOptions');
@@ -50,10 +63,16 @@ export interface ElasticsearchOptions {
   readonly url: string;
   /** The search alias; concrete indices are `<prefix>-v<version>`. */
   readonly indexPrefix: string;
+  /** ELASTICSEARCH_REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs: number;
 }
 
 export function elasticsearchOptionsFrom(config: EngramConfig): ElasticsearchOptions {
-  return { url: config.ELASTICSEARCH_URL ?? '', indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX };
+  return {
+    url: config.ELASTICSEARCH_URL ?? '',
+    indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX,
+    requestTimeoutMs: config.ELASTICSEARCH_REQUEST_TIMEOUT_MS,
+  };
 }
 
 /**

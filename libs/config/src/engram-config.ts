@@ -148,6 +148,11 @@ export class EngramConfig {
    * most this often; a 503 that names a dependency says `Retry-After` this long (in seconds, rounded up).
    */
   @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_DEPENDENCY_RECHECK_MS = 5000;
+  /**
+   * How long `/health/ready`, `/v1/pipeline/status` and `/metrics` wait for the event log's server
+   * (Kafka) before they answer that it is unavailable, instead of waiting out its client's retries.
+   */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ENGRAM_STATUS_TIMEOUT_MS = 3000;
 
   // Backpressure
   /** Ingest answers 429 while more than this many events are pending on the read path (0: off). */
@@ -280,6 +285,17 @@ export class EngramConfig {
   @IsOptional() @IsString() ELASTICSEARCH_URL?: string;
   /** The search alias; concrete indices are `<prefix>-v<version>`. Lower case (Elasticsearch's rule). */
   @Matches(/^[a-z0-9][a-z0-9._-]*$/) ELASTICSEARCH_INDEX_PREFIX = 'engram-memories';
+
+  // How long a store call may wait on its server: a server that is away or hung fails the call in
+  // bounded time (a stage pauses, HTTP answers 503) instead of holding it.
+  /** How long a MongoDB call waits for a server to send it to (refused, unreachable: selection fails); also the connect timeout. */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) MONGODB_SERVER_SELECTION_TIMEOUT_MS = 5000;
+  /** How long a MongoDB connection may stay silent while a call waits for its answer (a hung server). */
+  @Transform(toNumber) @IsInt() @Min(1000) @Max(3_600_000) MONGODB_SOCKET_TIMEOUT_MS = 30_000;
+  /** How long an Elasticsearch request may take (each of its attempts; the client tries a request at most twice). */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) ELASTICSEARCH_REQUEST_TIMEOUT_MS = 10_000;
+  /** How long a Kafka request waits for the broker's answer (kafkajs's requestTimeout; its own retries come on top). */
+  @Transform(toNumber) @IsInt() @Min(100) @Max(600_000) KAFKA_REQUEST_TIMEOUT_MS = 30_000;
 
   /** Parsed `ENGRAM_API_KEYS`: API key → tenant. */
   apiKeys(): ReadonlyMap<string, string> {

@@ -179,7 +179,7 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(defaults.pipeline.pause).toEqual({ firstMs: 250, maxMs: 10_000 });
     expect(defaults.recall.embedTimeoutMs).toBe(2000);
     // The hashing embedder and the rules call no server: nothing to watch.
-    expect(defaults.dependencies).toEqual({ watched: [], recheckMs: 5000 });
+    expect(defaults.dependencies).toEqual({ watched: [], recheckMs: 5000, statusTimeoutMs: 3000 });
     const set = optionsOf({
       ENGRAM_STAGE_PAUSE_MS: '20',
       ENGRAM_STAGE_PAUSE_MAX_MS: '400',
@@ -191,12 +191,39 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     });
     expect(set.pipeline.pause).toEqual({ firstMs: 20, maxMs: 400 });
     expect(set.recall.embedTimeoutMs).toBe(300);
-    expect(set.dependencies).toEqual({ watched: ['embedder', 'llm'], recheckMs: 700 });
+    expect(set.dependencies).toEqual({ watched: ['embedder', 'llm'], recheckMs: 700, statusTimeoutMs: 3000 });
     expect(() => optionsOf({ ENGRAM_STAGE_PAUSE_MS: '5000', ENGRAM_STAGE_PAUSE_MAX_MS: '1000' })).toThrow(
       'ENGRAM_STAGE_PAUSE_MAX_MS: must be at least ENGRAM_STAGE_PAUSE_MS',
     );
     expect(() => optionsOf({ ENGRAM_RECALL_EMBED_TIMEOUT_MS: 'soon' })).toThrow('ENGRAM_RECALL_EMBED_TIMEOUT_MS');
     expect(() => optionsOf({ ENGRAM_DEPENDENCY_RECHECK_MS: '0' })).toThrow('ENGRAM_DEPENDENCY_RECHECK_MS');
+  });
+
+  it("watches the stores' servers where a port is bound to them, and bounds every call to them", () => {
+    const distributed = optionsOf({
+      ENGRAM_MODE: 'distributed',
+      KAFKA_BROKERS: '127.0.0.1:9092',
+      MONGODB_URI: 'mongodb://127.0.0.1:27017/',
+      ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+      ENGRAM_MASTER_KEY: 'ab'.repeat(32),
+    });
+    expect(distributed.dependencies).toMatchObject({ watched: ['mongodb', 'elasticsearch', 'kafka'], logServer: 'kafka' });
+    expect(distributed.mongo).toMatchObject({ serverSelectionTimeoutMs: 5000, socketTimeoutMs: 30_000 });
+    expect(distributed.elasticsearch.requestTimeoutMs).toBe(10_000);
+    expect(distributed.kafka.requestTimeoutMs).toBe(30_000);
+    const set = optionsOf({
+      MONGODB_SERVER_SELECTION_TIMEOUT_MS: '1500',
+      MONGODB_SOCKET_TIMEOUT_MS: '4000',
+      ELASTICSEARCH_REQUEST_TIMEOUT_MS: '2500',
+      KAFKA_REQUEST_TIMEOUT_MS: '3500',
+      ENGRAM_STATUS_TIMEOUT_MS: '1200',
+    });
+    expect(set.dependencies.statusTimeoutMs).toBe(1200);
+    expect(set.mongo).toMatchObject({ serverSelectionTimeoutMs: 1500, socketTimeoutMs: 4000 });
+    expect(set.elasticsearch.requestTimeoutMs).toBe(2500);
+    expect(set.kafka.requestTimeoutMs).toBe(3500);
+    expect(() => optionsOf({ MONGODB_SOCKET_TIMEOUT_MS: '0' })).toThrow('MONGODB_SOCKET_TIMEOUT_MS');
+    expect(() => optionsOf({ ELASTICSEARCH_REQUEST_TIMEOUT_MS: 'never' })).toThrow('ELASTICSEARCH_REQUEST_TIMEOUT_MS');
   });
 
   it('provides every slice under its own token, frozen', () => {

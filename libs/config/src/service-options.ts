@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { ForgettingPolicy } from '@engram/domain';
 import type { DependencyName } from '@engram/ports';
 import type { EngramConfig } from './engram-config';
+import { portBindingsFrom } from './port-bindings';
 
 /**
  * The typed options of the services, one slice per consumer, each mapped from the validated
@@ -127,20 +128,38 @@ export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
 }
 
 /**
- * The servers this deployment calls besides its stores (the embeddings endpoint when
- * ENGRAM_EMBEDDINGS_URL is set, the chat model when extraction or summaries use it), whose state
- * status and readiness report, and how often one known to be down is asked again by recall.
+ * The servers this deployment calls (the embeddings endpoint when ENGRAM_EMBEDDINGS_URL is set, the
+ * chat model when extraction or summaries use it, the MongoDB-protocol server, Elasticsearch and
+ * Kafka when a port is bound to them), whose state status, readiness and metrics report, and how
+ * often one known to be down is asked again by recall.
  */
 export const DependencyOptions = Symbol('DependencyOptions');
 export interface DependencyOptions {
   readonly watched: readonly DependencyName[];
   readonly recheckMs: number;
+  /** The server the event log is on, when it is one (Kafka): what a status read that times out names. */
+  readonly logServer?: DependencyName;
+  /** ENGRAM_STATUS_TIMEOUT_MS. */
+  readonly statusTimeoutMs: number;
 }
 
 export function dependencyOptionsFrom(config: EngramConfig): DependencyOptions {
   const llm = config.ENGRAM_EXTRACTOR === 'llm' || config.ENGRAM_SUMMARIZER === 'llm';
-  const watched: DependencyName[] = [...(config.ENGRAM_EMBEDDINGS_URL ? ['embedder' as const] : []), ...(llm ? ['llm' as const] : [])];
-  return { watched, recheckMs: config.ENGRAM_DEPENDENCY_RECHECK_MS };
+  const bindings = portBindingsFrom(config);
+  const watched: DependencyName[] = [
+    ...(config.ENGRAM_EMBEDDINGS_URL ? ['embedder' as const] : []),
+    ...(llm ? ['llm' as const] : []),
+    // The stores' servers, where a port is bound to one (the distributed mode).
+    ...(bindings.factStore === 'mongodb' ? ['mongodb' as const] : []),
+    ...(bindings.search === 'elasticsearch' ? ['elasticsearch' as const] : []),
+    ...(bindings.eventLog === 'kafka' ? ['kafka' as const] : []),
+  ];
+  return {
+    watched,
+    recheckMs: config.ENGRAM_DEPENDENCY_RECHECK_MS,
+    ...(bindings.eventLog === 'kafka' ? { logServer: 'kafka' as const } : {}),
+    statusTimeoutMs: config.ENGRAM_STATUS_TIMEOUT_MS,
+  };
 }
 
 /**

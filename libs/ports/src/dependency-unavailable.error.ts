@@ -1,9 +1,10 @@
 /**
- * The servers engram calls that are not its own stores, by the name errors, `/v1/pipeline/status`,
- * `/health/ready`, metrics and a recall's `degraded` use: the embeddings endpoint
- * (ENGRAM_EMBEDDINGS_URL) and the chat model (ENGRAM_LLM_URL).
+ * The servers engram calls, by the name errors, `/v1/pipeline/status`, `/health/ready`, metrics and
+ * a recall's `degraded` use: the embeddings endpoint (ENGRAM_EMBEDDINGS_URL), the chat model
+ * (ENGRAM_LLM_URL), and in the distributed mode the stores' servers: the MongoDB-protocol server
+ * (MONGODB_URI), Elasticsearch (ELASTICSEARCH_URL) and Kafka (KAFKA_BROKERS).
  */
-export const DEPENDENCY_NAMES = ['embedder', 'llm'] as const;
+export const DEPENDENCY_NAMES = ['embedder', 'llm', 'mongodb', 'elasticsearch', 'kafka'] as const;
 export type DependencyName = (typeof DEPENDENCY_NAMES)[number];
 
 /**
@@ -40,4 +41,68 @@ export function unavailableDependency(error: unknown): DependencyUnavailableErro
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * `target` as it is, but every method's failure that `isOutage` recognises (its server cannot be
+ * reached or did not answer in time) thrown as a `DependencyUnavailableError` naming `dependency`,
+ * its cause the original error: how a store adapter says "my server is down" without each of its
+ * methods saying it. `observer` hears of every outage and of every answer (the dependency monitor).
+ * Methods run on the target itself: its own calls to its methods are not wrapped again.
+ */
+export function reportingOutages<T extends object>(
+  target: T,
+  dependency: DependencyName,
+  isOutage: (error: unknown) => boolean,
+  observer?: OutageObserver,
+): T {
+  const classify = (error: unknown): unknown => {
+    const outage =
+      unavailableDependency(error) ??
+      (isOutage(error)
+        ? new DependencyUnavailableError(
+            dependency,
+            `${dependency} unavailable: ${error instanceof Error ? error.message : String(error)}`,
+            {
+              cause: error,
+            },
+          )
+        : undefined);
+    if (outage) observer?.failed(outage.dependency, outage);
+    return outage ?? error;
+  };
+  const answered = <A>(answer: A): A => {
+    observer?.answered(dependency);
+    return answer;
+  };
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== 'function' || property === 'constructor') return value;
+      let method = wrapped.get(property);
+      if (!method) {
+        method = (...args: unknown[]): unknown => {
+          let result: unknown;
+          try {
+            result = (value as (...a: unknown[]) => unknown).apply(object, args);
+          } catch (error) {
+            throw classify(error);
+          }
+          if (!(result instanceof Promise)) return result;
+          return result.then(answered, (error: unknown) => {
+            throw classify(error);
+          });
+        };
+        wrapped.set(property, method);
+      }
+      return method;
+    },
+  });
+}
+
+/** Told by `reportingOutages` what a dependency's calls find (the DependencyMonitor's `failed` and `answered`). */
+export interface OutageObserver {
+  failed(dependency: DependencyName, error: unknown): void;
+  answered(dependency: DependencyName): void;
 }

@@ -1,4 +1,4 @@
-import { DependencyUnavailableError, unavailableDependency } from './dependency-unavailable.error';
+import { DependencyUnavailableError, reportingOutages, unavailableDependency } from './dependency-unavailable.error';
 
 describe('unavailableDependency: is a failure an outage of a dependency, or the fault of the call?', () => {
   const outage = new DependencyUnavailableError('embedder', 'POST …/v1/embeddings: ECONNREFUSED (gave up after 4 attempts)');
@@ -36,5 +36,73 @@ describe('unavailableDependency: is a failure an outage of a dependency, or the 
     const limited = new DependencyUnavailableError('llm', 'gave up', { cause, retryAfterMs: 7000 });
     expect(limited).toMatchObject({ name: 'DependencyUnavailableError', dependency: 'llm', retryAfterMs: 7000, cause });
     expect(limited).toBeInstanceOf(Error);
+  });
+});
+
+describe('reportingOutages: a store whose server is down says so', () => {
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { code: 'ECONNREFUSED' });
+  const isOutage = (error: unknown) => (error as { code?: string }).code === 'ECONNREFUSED';
+
+  class Store {
+    calls = 0;
+    async read(fail: unknown): Promise<string> {
+      this.calls++;
+      if (fail) throw fail;
+      return 'answer';
+    }
+    twice(fail: unknown): Promise<string> {
+      return this.read(fail).then(() => this.read(fail));
+    }
+    name(): string {
+      return 'store';
+    }
+  }
+
+  function observed() {
+    const heard: string[] = [];
+    return { heard, observer: { failed: (d: string) => heard.push(`failed ${d}`), answered: (d: string) => heard.push(`answered ${d}`) } };
+  }
+
+  it('given an outage, then a DependencyUnavailableError naming the dependency, caused by the original; the observer hears it', async () => {
+    const { heard, observer } = observed();
+    const store = reportingOutages(new Store(), 'mongodb', isOutage, observer);
+    const error = await store.read(refused).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(error).toMatchObject({ dependency: 'mongodb', cause: refused });
+    expect((error as Error).message).toContain('ECONNREFUSED');
+    expect(heard).toEqual(['failed mongodb']);
+  });
+
+  it("given the call's own fault, then that error as it was", async () => {
+    const { heard, observer } = observed();
+    const store = reportingOutages(new Store(), 'mongodb', isOutage, observer);
+    const own = new Error('E11000 duplicate key');
+    await expect(store.read(own)).rejects.toBe(own);
+    expect(heard).toEqual([]);
+  });
+
+  it('given an answer, then the answer, and the observer hears the dependency answered; values and sync methods pass through', async () => {
+    const { heard, observer } = observed();
+    const target = new Store();
+    const store = reportingOutages(target, 'elasticsearch', isOutage, observer);
+    await expect(store.read(undefined)).resolves.toBe('answer');
+    expect(store.name()).toBe('store');
+    expect(store.calls).toBe(1);
+    expect(heard).toEqual(['answered elasticsearch']);
+  });
+
+  it("runs the target's methods on the target: its own calls are not classified twice", async () => {
+    const { heard, observer } = observed();
+    const store = reportingOutages(new Store(), 'kafka', isOutage, observer);
+    await expect(store.twice(undefined)).resolves.toBe('answer');
+    expect(heard).toEqual(['answered kafka']);
+    const error = await store.twice(refused).catch((e: unknown) => e);
+    expect(error).toMatchObject({ dependency: 'kafka', cause: refused });
+  });
+
+  it('keeps an outage another layer already named', async () => {
+    const embedder = new DependencyUnavailableError('embedder', 'down');
+    const store = reportingOutages(new Store(), 'elasticsearch', isOutage);
+    await expect(store.read(embedder)).rejects.toBe(embedder);
   });
 });

@@ -48,8 +48,9 @@ class ErrorResponse(ApiModel):
     fields: List[str]
 
 
-# A server engram calls besides its stores: the embeddings endpoint, the chat model.
-Dependency = Literal["embedder", "llm"]
+# A server engram calls: the embeddings endpoint, the chat model, and in the distributed mode
+# its stores' servers (the MongoDB-protocol server, Elasticsearch, Kafka).
+Dependency = Literal["embedder", "llm", "mongodb", "elasticsearch", "kafka"]
 
 
 class StageLagView(ApiModel):
@@ -235,8 +236,9 @@ class RecallResponse(ApiModel):
     tokens: int
     consistent: bool
     debug: Optional[RecallDebugView] = None
-    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone).
-    degraded: Optional[List[Literal["embedder"]]] = None
+    # Present when recall answered without a dependency that was down (["embedder"]: BM25 alone;
+    # ["elasticsearch"]: the pinned facts and the session, no search).
+    degraded: Optional[List[Literal["embedder", "elasticsearch"]]] = None
 
 
 # --- users and their memories --------------------------------------------------------------------

@@ -424,20 +424,20 @@ export interface components {
             /** @description The stage (consumer group). */
             stage: string;
             /** @enum {string} */
-            dependency: "embedder" | "llm";
+            dependency: "embedder" | "llm" | "mongodb" | "elasticsearch" | "kafka";
             /** Format: date-time */
             since: string;
         };
         ReadyResponse: {
             /**
-             * @description `ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it. `unavailable` (503): the event log cannot be read.
+             * @description `ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it or 503. `unavailable` (503): the event log cannot be read (within ENGRAM_STATUS_TIMEOUT_MS: Kafka is named in `down`).
              * @enum {string}
              */
             status: "ready" | "degraded" | "unavailable";
             /** @example embedded */
             mode: string;
             /** @description The dependencies this process finds unavailable. */
-            down: ("embedder" | "llm")[];
+            down: ("embedder" | "llm" | "mongodb" | "elasticsearch" | "kafka")[];
             /** @description This process's stages waiting for a dependency. */
             paused: components["schemas"]["PausedStageView"][];
             /** @description Events accepted but not yet visible to recall (all tenants). */
@@ -474,11 +474,11 @@ export interface components {
              * @description Present while the stage waits for this dependency: its batch is retried with backoff, nothing is dead-lettered.
              * @enum {string}
              */
-            pausedOn?: "embedder" | "llm";
+            pausedOn?: "embedder" | "llm" | "mongodb" | "elasticsearch" | "kafka";
         };
         DependencyStateView: {
             /** @enum {string} */
-            name: "embedder" | "llm";
+            name: "embedder" | "llm" | "mongodb" | "elasticsearch" | "kafka";
             /** @enum {string} */
             state: "up" | "down";
             /**
@@ -499,13 +499,13 @@ export interface components {
             pending: number;
             /** @description Dead letters no `engram dlq replay` has re-driven yet, all topics together: events recall will not see until then (not part of `pending`). */
             deadLetters: number;
-            /** @description The dependencies this process finds unavailable (`embedder`, `llm`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`). Empty when all answer. */
-            down: ("embedder" | "llm")[];
+            /** @description The dependencies this process finds unavailable (`embedder`, `llm`; in the distributed mode also `mongodb`, `elasticsearch`, `kafka`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`) or 503. Empty when all answer. When the event log itself cannot be read (Kafka), this endpoint answers 503 naming it, with Retry-After. */
+            down: ("embedder" | "llm" | "mongodb" | "elasticsearch" | "kafka")[];
             /** @description Deployment scope only: events ever accepted onto the turns topic. */
             ingested?: number;
             /** @description Deployment scope only: the lag of each stage of the read path, and the dependency it is paused on, if any. */
             stages?: components["schemas"]["StageLagView"][];
-            /** @description Deployment scope only: every dependency this deployment calls besides its stores, up or down. */
+            /** @description Deployment scope only: every dependency this deployment calls (its stores' servers included), up or down. */
             dependencies?: components["schemas"]["DependencyStateView"][];
         };
         TurnDto: {
@@ -739,8 +739,8 @@ export interface components {
             consistent: boolean;
             /** @description With `debug`: tokens per zone and what the budget cut. */
             debug?: components["schemas"]["RecallDebugView"];
-            /** @description Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer. */
-            degraded?: "embedder"[];
+            /** @description Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending); `elasticsearch` — no search at all (distributed mode): the answer holds the pinned facts and procedures and the session, no ranked memories. Absent on a complete answer. */
+            degraded?: ("embedder" | "elasticsearch")[];
         };
         UserListResponse: {
             /** @description User ids holding at least one memory, sorted. */

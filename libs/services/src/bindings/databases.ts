@@ -31,7 +31,13 @@ export const mongoDatabase: FactoryProvider[] = [
     inject: [MongoOptions],
     useFactory: async (mongo: MongoOptions): Promise<MongoClient> => {
       try {
-        return await MongoClient.connect(mongo.uri, { appName: mongo.appName, serverSelectionTimeoutMS: 15_000 });
+        // Every call bounded: a server that refuses or is unreachable fails selection, a hung one the socket timeout.
+        return await MongoClient.connect(mongo.uri, {
+          appName: mongo.appName,
+          serverSelectionTimeoutMS: mongo.serverSelectionTimeoutMs,
+          connectTimeoutMS: mongo.serverSelectionTimeoutMs,
+          socketTimeoutMS: mongo.socketTimeoutMs,
+        });
       } catch (error) {
         // The URI may carry credentials: name the variable, not its value.
         throw new Error(`MongoDB at MONGODB_URI: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

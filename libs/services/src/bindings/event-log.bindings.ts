@@ -3,9 +3,10 @@ import type { Database } from 'better-sqlite3';
 import { EventLogBackend, KafkaOptions, LoggingOptions, PipelineOptions } from '@engram/config';
 import { ALL_TOPICS, deployedTopic } from '@engram/contracts';
 import { SqliteEventLog } from '@engram/adapters-sqlite';
-import { KafkaEventLog, type KafkaLogLevel } from '@engram/adapters-kafka';
+import { KafkaEventLog, type KafkaLogLevel, withKafkaOutages } from '@engram/adapters-kafka';
 import { EventLog, LogVersions } from '@engram/ports';
 import { DataKeyRing, SealingEventLog } from '../crypto';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EngramMetrics } from '../observability/metrics';
 import { SQLITE_DATABASE } from './databases';
 import { GroupScopedEventLog } from './group-scoped-event-log';
@@ -51,8 +52,8 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 
 const kafkaStoredLog: FactoryProvider<EventLog> = {
   provide: STORED_EVENT_LOG,
-  inject: [KafkaOptions, PipelineOptions, LoggingOptions],
-  useFactory: (kafka: KafkaOptions, pipeline: PipelineOptions, logging: LoggingOptions): EventLog => {
+  inject: [KafkaOptions, PipelineOptions, LoggingOptions, DependencyMonitor],
+  useFactory: (kafka: KafkaOptions, pipeline: PipelineOptions, logging: LoggingOptions, monitor: DependencyMonitor): EventLog => {
     const logger = new Logger('KafkaEventLog');
     const log = new KafkaEventLog({
       brokers: [...kafka.brokers],
@@ -63,10 +64,12 @@ const kafkaStoredLog: FactoryProvider<EventLog> = {
       maxBatchSize: pipeline.batchSize,
       lingerMs: pipeline.batchLingerMs,
       logLevel: kafkaLogLevel(logging.level),
+      requestTimeoutMs: kafka.requestTimeoutMs,
       ...pauseOf(pipeline),
       onHandlerError: (error, failure) => logger.warn({ ...failure, reason: reasonOf(error) }, 'batch failed, retrying'),
     });
-    return new GroupScopedEventLog(log, pipeline.topicPrefix);
+    // Brokers that are away are an outage (DependencyUnavailableError 'kafka'): stages pause, HTTP answers 503 naming Kafka.
+    return new GroupScopedEventLog(withKafkaOutages(log, monitor), pipeline.topicPrefix);
   },
 };
 

@@ -19,6 +19,7 @@ import {
   mongoFactStoreVersions,
   mongoSessionStoreVersions,
   MongoWebhookStore,
+  withMongoOutages,
 } from '@engram/adapters-mongodb';
 import {
   AccessStore,
@@ -34,6 +35,7 @@ import {
   WebhookStore,
 } from '@engram/ports';
 import { DataKeyRing, loadMasterKeys } from '../crypto';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { MONGO_DATABASE, SQLITE_DATABASE } from './databases';
 
 /**
@@ -80,33 +82,45 @@ const mongoStores: FactoryProvider[] = [
   // keys still under ENGRAM_PREVIOUS_MASTER_KEY are read too).
   {
     provide: KeyStore,
-    inject: [MONGO_DATABASE, MasterKeyOptions],
-    useFactory: (db: Db, options: MasterKeyOptions) => {
+    inject: [MONGO_DATABASE, MasterKeyOptions, DependencyMonitor],
+    useFactory: (db: Db, options: MasterKeyOptions, monitor: DependencyMonitor) => {
       const { current, previous } = loadMasterKeys(options);
-      return new MongoKeyStore(db, current, previous);
+      return withMongoOutages(new MongoKeyStore(db, current, previous), monitor);
     },
   },
   // Which version of the topics the log is at (`engram encrypt-log` moves it), in `log_versions`.
-  { provide: LogVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoLogVersions(db) },
-  { provide: FactStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoFactStoreVersions(db) },
-  { provide: SessionStoreVersions, inject: [MONGO_DATABASE], useFactory: (db: Db) => mongoSessionStoreVersions(db) },
-  { provide: RebuildLedger, inject: [MONGO_DATABASE], useFactory: (db: Db) => new MongoRebuildLedger(db) },
+  mongo(LogVersions, (db) => new MongoLogVersions(db)),
+  mongo(FactStoreVersions, (db) => mongoFactStoreVersions(db)),
+  mongo(SessionStoreVersions, (db) => mongoSessionStoreVersions(db)),
+  mongo(RebuildLedger, (db) => new MongoRebuildLedger(db)),
   {
     provide: FactStore,
-    inject: [FactStoreVersions, PipelineOptions],
-    useFactory: async (versions: ProjectionVersions<FactStore>, pipeline: PipelineOptions) => {
+    inject: [FactStoreVersions, PipelineOptions, DependencyMonitor],
+    useFactory: async (versions: ProjectionVersions<FactStore>, pipeline: PipelineOptions, monitor: DependencyMonitor) => {
       await versions.open(await versions.active());
-      return followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs });
+      return withMongoOutages(followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs }), monitor);
     },
   },
   {
     provide: SessionStore,
-    inject: [SessionStoreVersions, PipelineOptions],
-    useFactory: async (versions: ProjectionVersions<SessionStore>, pipeline: PipelineOptions) => {
+    inject: [SessionStoreVersions, PipelineOptions, DependencyMonitor],
+    useFactory: async (versions: ProjectionVersions<SessionStore>, pipeline: PipelineOptions, monitor: DependencyMonitor) => {
       await versions.open(await versions.active());
-      return followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs });
+      return withMongoOutages(followActiveVersion(versions, { maxAgeMs: pipeline.projectionPointerTtlMs }), monitor);
     },
   },
-  { provide: AccessStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoAccessStore.open(db) },
-  { provide: WebhookStore, inject: [MONGO_DATABASE], useFactory: (db: Db) => MongoWebhookStore.open(db) },
+  mongo(AccessStore, (db) => MongoAccessStore.open(db)),
+  mongo(WebhookStore, (db) => MongoWebhookStore.open(db)),
 ];
+
+/**
+ * A port bound to a MongoDB store whose server's outages are `DependencyUnavailableError('mongodb')`
+ * (stages pause on them, HTTP answers 503 naming it), told to the dependency monitor.
+ */
+function mongo<T extends object>(provide: symbol, open: (db: Db) => T | Promise<T>): FactoryProvider {
+  return {
+    provide,
+    inject: [MONGO_DATABASE, DependencyMonitor],
+    useFactory: async (db: Db, monitor: DependencyMonitor) => withMongoOutages(await open(db), monitor),
+  };
+}

@@ -4,6 +4,7 @@ import { ElasticsearchOptions, SearchBackend } from '@engram/config';
 import { sqliteSearch } from '@engram/adapters-sqlite';
 import { openElasticsearchSearch } from '@engram/adapters-elasticsearch';
 import { Embedder, SearchBackendAdapters, SearchIndex, SearchIndexVersions } from '@engram/ports';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { SQLITE_DATABASE } from './databases';
 
 /** The started backend, whose index and versions the two port tokens provide. */
@@ -18,11 +19,15 @@ const BACKENDS: Readonly<Record<SearchBackend, FactoryProvider<SearchBackendAdap
   sqlite: { provide: SEARCH_BACKEND, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSearch(db) },
   elasticsearch: {
     provide: SEARCH_BACKEND,
-    inject: [ElasticsearchOptions, Embedder],
-    useFactory: (es: ElasticsearchOptions, embedder: Embedder) =>
-      openElasticsearchSearch({ node: es.url, indexPrefix: es.indexPrefix, dimensions: embedder.dimensions }).catch(
-        startFailed('Elasticsearch', 'ELASTICSEARCH_URL', es.url),
-      ),
+    inject: [ElasticsearchOptions, Embedder, DependencyMonitor],
+    useFactory: (es: ElasticsearchOptions, embedder: Embedder, monitor: DependencyMonitor) =>
+      openElasticsearchSearch({
+        node: es.url,
+        indexPrefix: es.indexPrefix,
+        dimensions: embedder.dimensions,
+        requestTimeoutMs: es.requestTimeoutMs,
+        observer: monitor,
+      }).catch(startFailed('Elasticsearch', 'ELASTICSEARCH_URL', es.url)),
   },
 };
 

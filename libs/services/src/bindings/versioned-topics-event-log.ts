@@ -120,7 +120,8 @@ export class VersionedTopicsEventLog implements EventLog {
 
   /** This process's version, once no migration is copying the log and it has not moved on. */
   private async writable(): Promise<number> {
-    const version = await this.current();
+    await this.refresh();
+    const version = this.version!;
     const state = this.checked!.state;
     if (state.migration?.phase === 'copying') {
       throw new EventLogUnavailable(
@@ -136,14 +137,23 @@ export class VersionedTopicsEventLog implements EventLog {
     return version;
   }
 
-  /** The version this process holds to, after looking at the state if the last look is old. */
+  /**
+   * The version this process holds to, for reads: looked up once, and then never again (it does not
+   * change while the process runs), so positions and status still read from the log while the
+   * store that holds the state is unavailable.
+   */
   private async current(): Promise<number> {
+    if (this.version === undefined) await this.refresh();
+    return this.version!;
+  }
+
+  /** Looks at the state if the last look is old (writes: a migration may have started meanwhile). */
+  private async refresh(): Promise<void> {
     if (!this.checked || this.now() - this.checked.at >= this.options.maxAgeMs) {
       this.reading ??= this.versions.read().finally(() => (this.reading = undefined));
       const state = await this.reading;
       this.checked = { at: this.now(), state };
     }
     this.version ??= this.checked.state.version;
-    return this.version;
   }
 }

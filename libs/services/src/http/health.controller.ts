@@ -21,7 +21,7 @@ class ReadyResponse {
   @ApiProperty({
     enum: ['ready', 'degraded', 'unavailable'],
     description:
-      '`ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it. `unavailable` (503): the event log cannot be read.',
+      '`ready`: everything answers. `degraded` (still 200): a dependency is down; the stages that need it pause and catch up by themselves, recall answers without it or 503. `unavailable` (503): the event log cannot be read (within ENGRAM_STATUS_TIMEOUT_MS: Kafka is named in `down`).',
   })
   status!: 'ready' | 'degraded' | 'unavailable';
   @ApiProperty({ example: 'embedded' }) mode!: string;

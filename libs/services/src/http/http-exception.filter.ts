@@ -6,6 +6,9 @@ import { type DependencyName, type DependencyUnavailableError, unavailableDepend
 const DEPENDENCY_WORDS: Record<DependencyName, string> = {
   embedder: 'the embedder (ENGRAM_EMBEDDINGS_URL)',
   llm: 'the chat model (ENGRAM_LLM_URL)',
+  mongodb: 'the MongoDB-protocol server (MONGODB_URI)',
+  elasticsearch: 'Elasticsearch (ELASTICSEARCH_URL)',
+  kafka: 'Kafka (KAFKA_BROKERS)',
 };
 
 /**

@@ -7,8 +7,10 @@ import {
   type RebuildRecord,
   SearchIndexVersions,
   SessionStoreVersions,
+  unavailableDependency,
 } from '@engram/ports';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
+import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EngramMetrics } from '../observability/metrics';
 
 const PHASES: readonly RebuildPhase[] = ['replaying', 'swapped', 'done', 'failed'];
@@ -31,6 +33,7 @@ export class MetricsCollector {
     @Inject(SessionStoreVersions) sessions: ProjectionVersions<unknown>,
     @Inject(SearchIndexVersions) search: ProjectionVersions<unknown>,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
+    private readonly dependencies: DependencyMonitor,
   ) {
     this.versions = [facts, sessions, search];
   }
@@ -41,26 +44,50 @@ export class MetricsCollector {
     return this.metrics.registry.metrics();
   }
 
+  /**
+   * Each part read from its store; a part whose store is unavailable keeps its last values, so that
+   * a scrape during an outage still answers (engram_dependency_up says which is down).
+   */
   private async collect(): Promise<void> {
-    const { consumerLag, projectionActiveVersion, projectionStoredVersions, rebuildApplied, rebuildPhase } = this.metrics;
-    for (const stage of await this.progress.partitionLags()) {
-      consumerLag.set({ topic: stage.topic, group: stage.group, partition: String(stage.partition) }, stage.lag);
-    }
-    for (const { topic, count } of await this.progress.deadLetters()) this.metrics.deadLettersWaiting.set({ topic }, count);
-    for (const versions of this.versions) {
-      projectionActiveVersion.set({ projection: versions.projection }, await versions.active());
-      projectionStoredVersions.set({ projection: versions.projection }, (await versions.list()).length);
-    }
+    const { consumerLag, projectionActiveVersion, projectionStoredVersions } = this.metrics;
+    await unlessUnavailable(async () => {
+      const [lags, letters] = await this.dependencies.statusRead(() =>
+        Promise.all([this.progress.partitionLags(), this.progress.deadLetters()]),
+      );
+      for (const stage of lags) consumerLag.set({ topic: stage.topic, group: stage.group, partition: String(stage.partition) }, stage.lag);
+      for (const { topic, count } of letters) this.metrics.deadLettersWaiting.set({ topic }, count);
+    });
+    await unlessUnavailable(async () => {
+      for (const versions of this.versions) {
+        projectionActiveVersion.set({ projection: versions.projection }, await versions.active());
+        projectionStoredVersions.set({ projection: versions.projection }, (await versions.list()).length);
+      }
+    });
+    await unlessUnavailable(() => this.rebuilds());
+  }
+
+  private async rebuilds(): Promise<void> {
+    const { rebuildApplied, rebuildPhase } = this.metrics;
+    const records = latestPerProjection(await this.ledger.list());
     // Only the latest rebuild of each projection: older ones would leave stale series behind.
     rebuildApplied.reset();
     rebuildPhase.reset();
-    for (const record of latestPerProjection(await this.ledger.list())) {
+    for (const record of records) {
       const version = String(record.version);
       rebuildApplied.set({ projection: record.projection, version }, record.done ?? 0);
       for (const phase of PHASES) {
         rebuildPhase.set({ projection: record.projection, version, phase }, phase === record.phase ? 1 : 0);
       }
     }
+  }
+}
+
+/** Runs `read`; an outage of a dependency is let go (the gauges keep their last values), any other error is not. */
+async function unlessUnavailable(read: () => Promise<void>): Promise<void> {
+  try {
+    await read();
+  } catch (error) {
+    if (!unavailableDependency(error)) throw error;
   }
 }
 

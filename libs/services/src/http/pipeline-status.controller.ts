@@ -49,7 +49,7 @@ class PipelineStatusResponse {
     enum: DEPENDENCY_NAMES,
     isArray: true,
     description:
-      'The dependencies this process finds unavailable (`embedder`, `llm`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`). Empty when all answer.',
+      'The dependencies this process finds unavailable (`embedder`, `llm`; in the distributed mode also `mongodb`, `elasticsearch`, `kafka`): while one is, the stages that need it pause and `pending` grows, and recall answers without it (`degraded`) or 503. Empty when all answer. When the event log itself cannot be read (Kafka), this endpoint answers 503 naming it, with Retry-After.',
   })
   down!: DependencyName[];
   @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Deployment scope only: events ever accepted onto the turns topic.' })
@@ -61,7 +61,7 @@ class PipelineStatusResponse {
   stages?: StageLagView[];
   @ApiPropertyOptional({
     type: [DependencyStateView],
-    description: 'Deployment scope only: every dependency this deployment calls besides its stores, up or down.',
+    description: "Deployment scope only: every dependency this deployment calls (its stores' servers included), up or down.",
   })
   dependencies?: DependencyStateView[];
 }

@@ -33,8 +33,13 @@ export class PipelineStatusService {
     private readonly dependencies: DependencyMonitor,
   ) {}
 
+  /**
+   * Throws a `DependencyUnavailableError` (503 naming it, with Retry-After) when the log cannot be
+   * read within ENGRAM_STATUS_TIMEOUT_MS: pending is not known then. With the fact store's or the
+   * search index's server down the log is read as ever, and `down` names the server.
+   */
   async status(caller: 'tenant' | 'deployment'): Promise<PipelineStatus> {
-    const [stages, letters] = await Promise.all([this.progress.stages(), this.progress.deadLetters()]);
+    const [stages, letters] = await this.dependencies.statusRead(() => Promise.all([this.progress.stages(), this.progress.deadLetters()]));
     const pending = stages.reduce((sum, s) => sum + s.lag, 0);
     const deadLetters = letters.reduce((sum, l) => sum + l.count, 0);
     const down = this.dependencies.down();
@@ -45,7 +50,7 @@ export class PipelineStatusService {
       pending,
       deadLetters,
       down,
-      ingested: await this.progress.ingested(),
+      ingested: await this.dependencies.statusRead(() => this.progress.ingested()),
       stages: stages.map((stage) => {
         const pausedOn = paused.get(stage.group);
         return pausedOn ? { ...stage, pausedOn } : stage;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PortBindings } from '@engram/config';
-import type { DependencyName } from '@engram/ports';
+import { type DependencyName, unavailableDependency } from '@engram/ports';
 import { DependencyMonitor, type PausedStage } from '../observability/dependency-monitor';
 import { PipelineProgress } from '../pipeline/pipeline-progress';
 
@@ -37,15 +37,22 @@ export class ReadinessService {
 
   async check(): Promise<{ readonly httpStatus: 200 | 503; readonly body: Readiness }> {
     const { mode } = this.bindings;
-    const down = this.dependencies.down();
-    const paused = this.dependencies.pausedStages();
     try {
-      const [pending, letters] = await Promise.all([this.progress.pending(), this.progress.deadLetters()]);
+      // Within ENGRAM_STATUS_TIMEOUT_MS: a probe never waits out Kafka's client retries.
+      const [pending, letters] = await this.dependencies.statusRead(() =>
+        Promise.all([this.progress.pending(), this.progress.deadLetters()]),
+      );
       const deadLetters = letters.reduce((sum, l) => sum + l.count, 0);
+      const down = this.dependencies.down();
+      const paused = this.dependencies.pausedStages();
       const status = down.length > 0 || paused.length > 0 ? 'degraded' : 'ready';
       return { httpStatus: 200, body: { status, mode, down, paused, pending, deadLetters } };
     } catch (error) {
       this.log.warn({ error: String(error) }, 'not ready: the event log cannot be read');
+      // The outage that stopped the read is down too, whether or not a call told the monitor before.
+      const outage = unavailableDependency(error)?.dependency;
+      const down = [...new Set([...this.dependencies.down(), ...(outage ? [outage] : [])])].sort();
+      const paused = this.dependencies.pausedStages();
       return { httpStatus: 503, body: { status: 'unavailable', mode, down, paused, error: 'the event log cannot be read' } };
     }
   }

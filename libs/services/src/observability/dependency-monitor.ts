@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DependencyOptions } from '@engram/config';
-import type { DependencyName } from '@engram/ports';
+import { type DependencyName, DependencyUnavailableError } from '@engram/ports';
 import { EngramMetrics } from './metrics';
 
 /** A dependency as this process last found it. */
@@ -28,9 +28,9 @@ interface Outage {
 }
 
 /**
- * What this process knows of the servers it calls besides its stores (DependencyOptions: the
- * embedder, the chat model): up until a call finds one unreachable, down until a call to it
- * succeeds again. The stage transport reports a stage's pause, and the dependency it waited for as
+ * What this process knows of the servers it calls (DependencyOptions: the embedder, the chat model,
+ * the stores' servers in the distributed mode): up until a call finds one unreachable, down until a
+ * call to it succeeds again (the stores' adapters tell it of every call: `reportingOutages`). The stage transport reports a stage's pause, and the dependency it waited for as
  * up once the batch went through; recall reports its calls to the embedder and asks whether it is
  * worth calling; `/v1/pipeline/status`, `/health/ready` and the metrics read it. It is this
  * process's view: in the distributed mode each worker knows its own stages (its `/health/ready`
@@ -77,6 +77,29 @@ export class DependencyMonitor {
     if (now - outage.lastAsked < this.options.recheckMs) return false;
     outage.lastAsked = now;
     return true;
+  }
+
+  /**
+   * A read of the event log for status, readiness or metrics, given ENGRAM_STATUS_TIMEOUT_MS when
+   * the log is on a server (Kafka): past it, the log's server is unavailable (a
+   * `DependencyUnavailableError`) rather than the caller waiting out its client's retries.
+   */
+  async statusRead<T>(read: () => Promise<T>): Promise<T> {
+    const server = this.options.logServer;
+    if (!server) return read();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const outage = new DependencyUnavailableError(server, `the event log did not answer within ${this.options.statusTimeoutMs} ms`);
+        this.failed(server, outage);
+        reject(outage);
+      }, this.options.statusTimeoutMs);
+    });
+    try {
+      return await Promise.race([read(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** How long a client told that the dependency is down should wait before asking again (Retry-After). */

@@ -289,8 +289,8 @@ export class RecallDebugView {
   @ApiProperty({ type: BudgetCutView, description: 'What was offered to each zone and did not fit the budget.' }) cut!: BudgetCutView;
 }
 
-/** What recall can do without and still answer: the embedder (BM25 alone then). */
-export const RECALL_DEGRADATIONS = ['embedder'] as const;
+/** What recall can do without and still answer: the embedder (BM25 alone then), the search index (the pinned facts and the session alone). */
+export const RECALL_DEGRADATIONS = ['embedder', 'elasticsearch'] as const;
 export type RecallDegradation = (typeof RECALL_DEGRADATIONS)[number];
 
 export class RecallResponse {
@@ -322,7 +322,7 @@ export class RecallResponse {
     enum: RECALL_DEGRADATIONS,
     isArray: true,
     description:
-      'Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending). Absent on a complete answer.',
+      'Present only when a dependency was unavailable and recall answered without it: `embedder` — no vector search, the memories are ranked by BM25 alone (and what was said since the embedder went down is still pending); `elasticsearch` — no search at all (distributed mode): the answer holds the pinned facts and procedures and the session, no ranked memories. Absent on a complete answer.',
   })
   degraded?: RecallDegradation[];
 }

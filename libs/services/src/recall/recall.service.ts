@@ -55,7 +55,9 @@ import { recallResponse } from './recall.views';
  * pipeline, and records the audit line and the access. Nothing is written on this path; access
  * statistics travel as events. With the embedder unavailable it answers what it can — BM25 alone,
  * naming the embedder in `degraded` — and only a recall that needs vectors and nothing else
- * (ENGRAM_RECALL_LEGS=knn) fails, with a `DependencyUnavailableError` (503).
+ * (ENGRAM_RECALL_LEGS=knn) fails, with a `DependencyUnavailableError` (503). With the search index
+ * unavailable (Elasticsearch) it answers with the pinned memories and the session, naming it in
+ * `degraded`, or 503 when there is neither; with the fact store's server unavailable, 503.
  */
 @Injectable()
 export class RecallService {
@@ -113,6 +115,10 @@ export class RecallService {
     // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
     const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now, this.lexicon);
     const followUps = followUp ? { followUp, candidates: await search(followUp.text, followUp.text) } : null;
+    if (degraded.includes('elasticsearch') && pinned.length === 0 && session.recent.length === 0 && !session.summary) {
+      // Without the index and with nothing pinned or said in the session there is nothing to answer with: say why.
+      throw new DependencyUnavailableError('elasticsearch', 'recall has nothing to answer with while the search index is unavailable');
+    }
 
     const answer = recallPipeline({
       query,
@@ -189,29 +195,39 @@ export class RecallService {
     const terms = termsInDictionaryForm(lexical, this.lexicon);
     const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
+    // Neither leg while the search index is known to be down (asked again once per ENGRAM_DEPENDENCY_RECHECK_MS).
+    const indexUp = this.dependencies.worthCalling('elasticsearch');
     const [textHits, knn] = await Promise.all([
       // A Chinese question also searches with its words' English (English memories, and Chinese ones indexed with theirs), an English one in its words' dictionary forms.
-      legs === 'knn'
+      legs === 'knn' || !indexUp
         ? []
-        : this.search.searchText({
-            tenantId,
-            userId,
-            terms: [...terms, ...lexiconTerms(semantic, this.lexicon, 'question')],
-            limit,
-            ...within,
-          }),
-      legs === 'bm25'
+        : this.searchOrNone(() =>
+            this.search.searchText({
+              tenantId,
+              userId,
+              terms: [...terms, ...lexiconTerms(semantic, this.lexicon, 'question')],
+              limit,
+              ...within,
+            }),
+          ),
+      legs === 'bm25' || !indexUp
         ? []
         : this.vectorsOrNone(() => this.briefly([semantic], 'query')).then(
-            (vectors) => vectors && this.search.searchVector({ tenantId, userId, vector: vectors[0], limit, ...within }),
+            (vectors) =>
+              vectors && this.searchOrNone(() => this.search.searchVector({ tenantId, userId, vector: vectors[0], limit, ...within })),
           ),
     ]);
     if (knn === null && legs === 'knn') {
       throw new DependencyUnavailableError('embedder', 'recall needs the embedder (ENGRAM_RECALL_LEGS=knn), and it is unavailable');
     }
-    // No vector leg without the embedder: BM25 alone, and the answer says so.
+    // No vector leg without the embedder: BM25 alone, and the answer says so. No leg without the index: the pinned facts and the session.
+    const searchDown = !indexUp || textHits === undefined || knn === undefined;
     const vectorHits = knn ?? [];
-    const degraded: RecallDegradation[] = knn === null ? ['embedder'] : [];
+    const degraded: RecallDegradation[] = [
+      ...(knn === null ? (['embedder'] as const) : []),
+      ...(searchDown ? (['elasticsearch'] as const) : []),
+    ];
+    if (searchDown) return { candidates: NO_CANDIDATES, degraded };
     const ids = hitIds({ textHits, vectorHits });
     if (ids.length === 0) return { candidates: NO_CANDIDATES, degraded };
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
@@ -235,6 +251,20 @@ export class RecallService {
       if (!outage) throw error;
       this.dependencies.failed('embedder', outage);
       return null;
+    }
+  }
+
+  /**
+   * What the search index answers, or undefined when it is unavailable (an Elasticsearch outage:
+   * recall then answers with the pinned facts and the session). The index's adapter tells the
+   * dependency monitor what it finds.
+   */
+  private async searchOrNone<T>(search: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await search();
+    } catch (error) {
+      if (unavailableDependency(error)?.dependency !== 'elasticsearch') throw error;
+      return undefined;
     }
   }
 

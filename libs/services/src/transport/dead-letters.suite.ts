@@ -105,7 +105,7 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
     let app: INestApplication | undefined;
     let topic: string;
     const metrics = new EngramMetrics();
-    const monitor = new DependencyMonitor({ watched: ['embedder'], recheckMs: 1000 }, metrics);
+    const monitor = new DependencyMonitor({ watched: ['embedder'], recheckMs: 1000, statusTimeoutMs: 3000 }, metrics);
 
     beforeAll(async () => {
       subject = await open();
