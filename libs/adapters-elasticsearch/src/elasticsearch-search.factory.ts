@@ -2,6 +2,7 @@
 // the embedder's dimensions" and "an index that serves", so the binding is one line.
 import type { OutageObserver, SearchBackendAdapters } from '@engram/ports';
 import { withElasticsearchOutages } from './elasticsearch-outages';
+import { countRequests } from './elasticsearch-requests';
 import { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
 import { ElasticsearchSearchIndexVersions } from './elasticsearch-search-index-versions';
 import { VisibleSearchIndex } from './elasticsearch-visible-index';
@@ -18,6 +19,8 @@ export interface ElasticsearchSearchOptions {
   readonly requestTimeoutMs?: number;
   /** Hears of every outage and answer of the cluster (the dependency monitor). */
   readonly observer?: OutageObserver;
+  /** Told of every request sent to the cluster once started, by `requestOperation` (`POST /{index}/_bulk`): what the index costs. */
+  readonly onRequest?: (operation: string) => void;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function openElasticsearchSearch(options: ElasticsearchSearchOption
   const version = await probe.activeVersion().catch(() => undefined);
   await probe.close().catch(() => undefined);
   const index = new ElasticsearchSearchIndex({ ...settings, version: version ?? 1 });
+  if (options.onRequest) countRequests(index.client, options.onRequest);
   try {
     await index.init();
   } catch (error) {

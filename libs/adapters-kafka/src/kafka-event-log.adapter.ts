@@ -12,7 +12,7 @@ import type {
   Subscription,
 } from '@engram/ports';
 import { serialiseLogValue } from '@engram/ports';
-import { type Admin, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import { type Admin, type Consumer, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
 import { defaultOnHandlerError, LOG_LEVELS, quietLogCreator } from './kafka-logging';
 import type { KafkaEventLogOptions, ResolvedOptions } from './kafka-options';
 import { fetchWait, KafkaSubscription } from './kafka-subscription';
@@ -43,6 +43,7 @@ export class KafkaEventLog implements EventLog {
   private readonly knownTopics = new Set<string>();
   private readonly producer: LazyClient<Producer>;
   private readonly admin: LazyClient<Admin>;
+  private readonly onRequest: ((operation: string) => void) | undefined;
   private closed = false;
 
   constructor(options: KafkaEventLogOptions) {
@@ -70,6 +71,7 @@ export class KafkaEventLog implements EventLog {
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
       onHandlerError: options.onHandlerError ?? defaultOnHandlerError,
     };
+    this.onRequest = options.onRequest;
     this.producer = lazily(
       async () => {
         // Idempotent: a retried send never duplicates or reorders within a partition.
@@ -79,6 +81,7 @@ export class KafkaEventLog implements EventLog {
           maxInFlightRequests: 1,
           createPartitioner: Partitioners.DefaultPartitioner,
         });
+        this.counted(producer);
         await producer.connect();
         return producer;
       },
@@ -86,7 +89,7 @@ export class KafkaEventLog implements EventLog {
     );
     this.admin = lazily(
       async () => {
-        const admin = this.kafka.admin();
+        const admin = this.counted(this.kafka.admin());
         await admin.connect();
         return admin;
       },
@@ -218,13 +221,15 @@ export class KafkaEventLog implements EventLog {
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new Error(`maxBatchSize must be a positive integer, got ${maxBatchSize}`);
     }
-    const consumer = this.kafka.consumer({
-      groupId: spec.group,
-      sessionTimeout: this.options.sessionTimeoutMs,
-      heartbeatInterval: this.options.heartbeatIntervalMs,
-      ...fetchWait(this.options),
-      allowAutoTopicCreation: false,
-    });
+    const consumer = this.counted(
+      this.kafka.consumer({
+        groupId: spec.group,
+        sessionTimeout: this.options.sessionTimeoutMs,
+        heartbeatInterval: this.options.heartbeatIntervalMs,
+        ...fetchWait(this.options),
+        allowAutoTopicCreation: false,
+      }),
+    );
     const release = () => this.consumers.delete(subscription);
     const { topic, group } = spec;
     const subscription = new KafkaSubscription(topic, group, maxBatchSize, handler, consumer, this.options, release);
@@ -310,13 +315,15 @@ export class KafkaEventLog implements EventLog {
     group: string,
     partitions: readonly { partition: number; offset: string }[],
   ): Promise<void> {
-    const consumer = this.kafka.consumer({
-      groupId: group,
-      sessionTimeout: this.options.sessionTimeoutMs,
-      heartbeatInterval: this.options.heartbeatIntervalMs,
-      maxWaitTimeInMs: this.options.maxWaitTimeMs,
-      allowAutoTopicCreation: false,
-    });
+    const consumer = this.counted(
+      this.kafka.consumer({
+        groupId: group,
+        sessionTimeout: this.options.sessionTimeoutMs,
+        heartbeatInterval: this.options.heartbeatIntervalMs,
+        maxWaitTimeInMs: this.options.maxWaitTimeMs,
+        allowAutoTopicCreation: false,
+      }),
+    );
     await consumer.connect();
     try {
       await consumer.subscribe({ topics: [topic] });
@@ -327,6 +334,19 @@ export class KafkaEventLog implements EventLog {
     } finally {
       await consumer.disconnect();
     }
+  }
+
+  /** Reports each request the client sends (answered or timed out) to `onRequest`, by its API name. */
+  private counted<C extends Producer | Consumer | Admin>(client: C): C {
+    const onRequest = this.onRequest;
+    if (!onRequest) return client;
+    const count = (event: { payload: { apiName: string } }) => onRequest(event.payload.apiName);
+    // Each kind of client has its own event names for the same network events.
+    const { REQUEST, REQUEST_TIMEOUT } = client.events as { REQUEST: string; REQUEST_TIMEOUT: string };
+    const on = client.on as (event: string, listener: typeof count) => unknown;
+    on.call(client, REQUEST, count);
+    on.call(client, REQUEST_TIMEOUT, count);
+    return client;
   }
 
   /**

@@ -51,9 +51,14 @@ export interface KafkaEventLogOptions {
   readonly requestTimeoutMs?: number;
   /** kafkajs's own logging. Default `warn`. */
   readonly logLevel?: KafkaLogLevel;
+  /**
+   * Told of every request a producer, consumer or admin client of this log sent to a broker, by its
+   * Kafka API name (`Produce`, `Fetch`, `OffsetCommit`, `Heartbeat`, `Metadata`…): what the log costs.
+   */
+  readonly onRequest?: (operation: string) => void;
 }
 
 export type ResolvedOptions = Required<
-  Omit<KafkaEventLogOptions, 'retentionMs' | 'brokers' | 'clientId' | 'logLevel' | 'requestTimeoutMs'>
+  Omit<KafkaEventLogOptions, 'retentionMs' | 'brokers' | 'clientId' | 'logLevel' | 'requestTimeoutMs' | 'onRequest'>
 > &
   Pick<KafkaEventLogOptions, 'retentionMs'>;

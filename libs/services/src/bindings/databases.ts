@@ -4,6 +4,7 @@ import type { Database } from 'better-sqlite3';
 import { MongoClient, type Db } from 'mongodb';
 import { MongoOptions, SqliteOptions } from '@engram/config';
 import { openSqliteDatabase } from '@engram/adapters-sqlite';
+import { EngramMetrics } from '../observability/metrics';
 
 /**
  * The database connections the bindings share: one SQLite file for every port bound to SQLite,
@@ -28,16 +29,20 @@ export const sqliteDatabase: FactoryProvider<Database> = {
 export const mongoDatabase: FactoryProvider[] = [
   {
     provide: MONGO_CLIENT,
-    inject: [MongoOptions],
-    useFactory: async (mongo: MongoOptions): Promise<MongoClient> => {
+    inject: [MongoOptions, EngramMetrics],
+    useFactory: async (mongo: MongoOptions, metrics: EngramMetrics): Promise<MongoClient> => {
       try {
         // Every call bounded: a server that refuses or is unreachable fails selection, a hung one the socket timeout.
-        return await MongoClient.connect(mongo.uri, {
+        const client = new MongoClient(mongo.uri, {
           appName: mongo.appName,
           serverSelectionTimeoutMS: mongo.serverSelectionTimeoutMs,
           connectTimeoutMS: mongo.serverSelectionTimeoutMs,
           socketTimeoutMS: mongo.socketTimeoutMs,
+          // Command monitoring: every command sent (find, insert, update, getMore…) counted by name, what the store costs.
+          monitorCommands: true,
         });
+        client.on('commandStarted', (event) => metrics.countStoreRequest('mongodb', event.commandName));
+        return await client.connect();
       } catch (error) {
         // The URI may carry credentials: name the variable, not its value.
         throw new Error(`MongoDB at MONGODB_URI: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

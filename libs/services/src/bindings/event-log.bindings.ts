@@ -52,8 +52,14 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 
 const kafkaStoredLog: FactoryProvider<EventLog> = {
   provide: STORED_EVENT_LOG,
-  inject: [KafkaOptions, PipelineOptions, LoggingOptions, DependencyMonitor],
-  useFactory: (kafka: KafkaOptions, pipeline: PipelineOptions, logging: LoggingOptions, monitor: DependencyMonitor): EventLog => {
+  inject: [KafkaOptions, PipelineOptions, LoggingOptions, DependencyMonitor, EngramMetrics],
+  useFactory: (
+    kafka: KafkaOptions,
+    pipeline: PipelineOptions,
+    logging: LoggingOptions,
+    monitor: DependencyMonitor,
+    metrics: EngramMetrics,
+  ): EventLog => {
     const logger = new Logger('KafkaEventLog');
     const log = new KafkaEventLog({
       brokers: [...kafka.brokers],
@@ -67,6 +73,7 @@ const kafkaStoredLog: FactoryProvider<EventLog> = {
       requestTimeoutMs: kafka.requestTimeoutMs,
       ...pauseOf(pipeline),
       onHandlerError: (error, failure) => logger.warn({ ...failure, reason: reasonOf(error) }, 'batch failed, retrying'),
+      onRequest: (operation) => metrics.countStoreRequest('kafka', operation),
     });
     // Brokers that are away are an outage (DependencyUnavailableError 'kafka'): stages pause, HTTP answers 503 naming Kafka.
     return new GroupScopedEventLog(withKafkaOutages(log, monitor), pipeline.topicPrefix);

@@ -5,6 +5,7 @@ import { sqliteSearch } from '@engram/adapters-sqlite';
 import { openElasticsearchSearch } from '@engram/adapters-elasticsearch';
 import { Embedder, SearchBackendAdapters, SearchIndex, SearchIndexVersions } from '@engram/ports';
 import { DependencyMonitor } from '../observability/dependency-monitor';
+import { EngramMetrics } from '../observability/metrics';
 import { SQLITE_DATABASE } from './databases';
 
 /** The started backend, whose index and versions the two port tokens provide. */
@@ -19,14 +20,15 @@ const BACKENDS: Readonly<Record<SearchBackend, FactoryProvider<SearchBackendAdap
   sqlite: { provide: SEARCH_BACKEND, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSearch(db) },
   elasticsearch: {
     provide: SEARCH_BACKEND,
-    inject: [ElasticsearchOptions, Embedder, DependencyMonitor],
-    useFactory: (es: ElasticsearchOptions, embedder: Embedder, monitor: DependencyMonitor) =>
+    inject: [ElasticsearchOptions, Embedder, DependencyMonitor, EngramMetrics],
+    useFactory: (es: ElasticsearchOptions, embedder: Embedder, monitor: DependencyMonitor, metrics: EngramMetrics) =>
       openElasticsearchSearch({
         node: es.url,
         indexPrefix: es.indexPrefix,
         dimensions: embedder.dimensions,
         requestTimeoutMs: es.requestTimeoutMs,
         observer: monitor,
+        onRequest: (operation) => metrics.countStoreRequest('elasticsearch', operation),
       }).catch(startFailed('Elasticsearch', 'ELASTICSEARCH_URL', es.url)),
   },
 };

@@ -40,7 +40,7 @@ export class MetricsCollector {
 
   /** The Prometheus text exposition, after refreshing the scrape-time gauges. */
   async scrape(): Promise<string> {
-    await this.collect();
+    await this.metrics.whileScraping(() => this.collect());
     return this.metrics.registry.metrics();
   }
 

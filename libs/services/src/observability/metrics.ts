@@ -1,4 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The stores whose requests engram counts (`engram_store_requests_total{store}`). */
+export type CountedStore = 'mongodb' | 'elasticsearch' | 'kafka';
 
 /**
  * Prometheus metrics, all named `engram_…`. One registry per process; the
@@ -120,6 +124,29 @@ export class EngramMetrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+
+  readonly storeRequests = new Counter({
+    name: 'engram_store_requests_total',
+    help:
+      'Requests sent to a store, by store (mongodb | elasticsearch | kafka) and operation (the MongoDB command, the Elasticsearch method and ' +
+      'path pattern, the Kafka API); those a /metrics scrape makes to collect its gauges are left out (Kafka: kept, see docs/operations.md).',
+    labelNames: ['store', 'operation'] as const,
+    registers: [this.registry],
+  });
+
+  /** Set while a scrape collects its gauges: what it asks the stores is not what the figures measure. */
+  private readonly scraping = new AsyncLocalStorage<true>();
+
+  /** Counts one request to a store, unless a scrape made it. Called by the clients' monitoring hooks (bindings/). */
+  countStoreRequest(store: CountedStore, operation: string): void {
+    if (this.scraping.getStore()) return;
+    this.storeRequests.inc({ store, operation });
+  }
+
+  /** Runs `collect` with its store requests left uncounted (they follow its promises, not the caller's). */
+  whileScraping<T>(collect: () => Promise<T>): Promise<T> {
+    return this.scraping.run(true, collect);
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'engram_process_' });
