@@ -1,5 +1,8 @@
 import {
+  addCounts,
   compareSnapshots,
+  parseStoreRequests,
+  storeRequestRates,
   probeStatement,
   seededRandom,
   snapshotMemories,
@@ -221,5 +224,49 @@ describe('online rebuild comparison', () => {
     expect(result.differences).toHaveLength(5);
     expect(result.differences[0]).toBe('bench-u0 m00: value "a" ≠ "b"');
     expect(result.differenceCount).toBe(30);
+  });
+});
+
+describe('store requests from /metrics', () => {
+  const exposition = (find: number, bulk: number) =>
+    [
+      '# HELP engram_store_requests_total Requests sent to a store',
+      '# TYPE engram_store_requests_total counter',
+      `engram_store_requests_total{store="mongodb",operation="find"} ${find}`,
+      'engram_store_requests_total{store="mongodb",operation="update"} 4',
+      `engram_store_requests_total{store="elasticsearch",operation="POST /{index}/_bulk"} ${bulk}`,
+      'engram_store_requests_total_created{store="mongodb",operation="find"} 1700000000',
+      'engram_events_published_total{topic="memory.turns.v1"} 99',
+    ].join('\n');
+
+  it('sums the samples per store and per store and operation, and nothing else', () => {
+    expect(parseStoreRequests(exposition(10, 2))).toEqual({
+      mongodb: 14,
+      'mongodb find': 10,
+      'mongodb update': 4,
+      elasticsearch: 2,
+      'elasticsearch POST /{index}/_bulk': 2,
+    });
+    expect(parseStoreRequests('engram_process_cpu_seconds_total 3')).toEqual({});
+  });
+
+  it("adds the processes' counts", () => {
+    expect(addCounts([parseStoreRequests(exposition(10, 2)), parseStoreRequests(exposition(1, 0))])).toMatchObject({
+      mongodb: 19,
+      'mongodb find': 11,
+      elasticsearch: 2,
+    });
+  });
+
+  it('divides the difference by the work done, per 1,000 turns or per question, operations most first', () => {
+    const before = parseStoreRequests(exposition(10, 2));
+    const after = parseStoreRequests(exposition(60, 7));
+    expect(storeRequestRates(before, after, 500, 1000)).toEqual({
+      mongodb: 100,
+      elasticsearch: 10,
+      kafka: 0,
+      operations: { 'mongodb find': 100, 'elasticsearch POST /{index}/_bulk': 10 },
+    });
+    expect(storeRequestRates(before, after, 3).mongodb).toBe(16.67);
   });
 });

@@ -15,6 +15,12 @@ export function registerBenchCommand(program: Command, modules: CliModules): Com
     .option('--json', 'print the report as one JSON object on the last line of stdout')
     .option('--url <url>', 'benchmark a running engram (its data is added to; no rebuild, no RSS)')
     .option('--api-key <key>', 'API key for --url (or ENGRAM_API_KEY)')
+    .option(
+      '--metrics-url <url>',
+      "with --url: a process's /metrics whose store requests count (repeat for each process of a distributed deployment; default <url>/metrics)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--metrics-key <key>', 'with --url: the key /metrics asks for (or ENGRAM_METRICS_KEY, or the admin key)')
     .option('--turns-per-request <n>', 'turns per POST while ingesting', positiveInt('turns-per-request', 500), 10)
     .option('--freshness-rate <n>', 'turns/s posted while measuring freshness', positiveInt('freshness-rate', 100_000), 200)
     .option('--freshness-samples <n>', 'probe turns timed for freshness', positiveInt('freshness-samples'), 100)
@@ -34,6 +40,8 @@ export function registerBenchCommand(program: Command, modules: CliModules): Com
         json?: boolean;
         url?: string;
         apiKey?: string;
+        metricsUrl?: string[];
+        metricsKey?: string;
         turnsPerRequest: number;
         freshnessRate: number;
         freshnessSamples: number;
@@ -43,8 +51,10 @@ export function registerBenchCommand(program: Command, modules: CliModules): Com
         rebuildIngestRate: number;
         adminKey?: string;
       }) => {
-        await runBench({ ...options, json: options.json === true, onlineRebuild: options.onlineRebuild === true }, (http) =>
-          embeddedEngine(modules, process.env, http),
+        const { metricsUrl, ...rest } = options;
+        await runBench(
+          { ...rest, metricsUrls: metricsUrl, json: options.json === true, onlineRebuild: options.onlineRebuild === true },
+          (http) => embeddedEngine(modules, process.env, http),
         );
       },
     );

@@ -14,8 +14,10 @@ import type { CliModules } from '../cli-modules';
 import type { EngramClient } from '../client/engram-client';
 import { httpEngramClient } from '../client/http-engram-client';
 import { inProcessEngramClient } from '../client/in-process-engram-client';
+import { EngramMetrics } from '@engram/services/observability/metrics';
 import { sleep } from './cli-helpers';
 import { FRESHNESS_TIMEOUT_MS } from './options';
+import { metricsReader, parseStoreRequests, type StoreRequestCounts } from './store-requests';
 
 /** The engram a bench runs on: the embedded one in-process, or a running one over HTTP, and what only the embedded one has. */
 export interface BenchEngine {
@@ -26,16 +28,24 @@ export interface BenchEngine {
   readonly url: string | null;
   /** Replays the log into fresh projections (embedded only; closes the engine first). */
   rebuild?(onProgress: (done: number, total: number, projection: string) => void): Promise<{ events: number; seconds: number }>;
+  /** `engram_store_requests_total` now, summed over the engram's processes (the phases' cost is the difference). */
+  storeRequests(): Promise<StoreRequestCounts>;
   close(): Promise<void>;
 }
 
-/** A running engram (`--url`); like any producer, the bench backs off when it answers 429. */
-export function httpEngine(url: string, apiKey?: string): BenchEngine {
+/**
+ * A running engram (`--url`); like any producer, the bench backs off when it answers 429. Its store
+ * requests are read from `metricsUrls` (every process of a distributed deployment), by default the
+ * `/metrics` of `url`.
+ */
+export function httpEngine(url: string, apiKey?: string, metrics: { urls?: readonly string[]; key?: string } = {}): BenchEngine {
+  const urls = metrics.urls && metrics.urls.length > 0 ? metrics.urls : [new URL('/metrics', url).toString()];
   return {
     mode: 'http',
     engram: httpEngramClient({ url, apiKey, obeyBackpressure: true }),
     embedder: null,
     url,
+    storeRequests: metricsReader(urls, metrics.key),
     close: async () => undefined,
   };
 }
@@ -63,6 +73,9 @@ export async function embeddedEngine(modules: CliModules, env: Record<string, st
     engram: inProcessEngramClient(server),
     embedder: server.get<Embedder>(Embedder).modelId,
     url: address ? `http://127.0.0.1:${address.port}` : null,
+    // In this process (ENGRAM_MODE=distributed counts MongoDB, Elasticsearch and Kafka; SQLite is not counted).
+    storeRequests: async () =>
+      closed ? {} : parseStoreRequests(await server.get(EngramMetrics).registry.getSingleMetricAsString('engram_store_requests_total')),
     rebuild: async (onProgress) => {
       await closeServer();
       const maintenance = await startApp(modules.rebuild(config), { http: false, stages: false });

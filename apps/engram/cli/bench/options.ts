@@ -1,5 +1,6 @@
 import type { SnapshotComparison } from './snapshots';
 import type { LatencySummary } from './statistics';
+import type { StoreRequestRates } from './store-requests';
 
 export interface BenchOptions {
   readonly turns: number;
@@ -8,6 +9,10 @@ export interface BenchOptions {
   readonly json: boolean;
   readonly url?: string;
   readonly apiKey?: string;
+  /** With --url: the `/metrics` of every process of the deployment, whose store requests are summed (default: the `/metrics` of `url`). */
+  readonly metricsUrls?: readonly string[];
+  /** With --url: the key `/metrics` asks for when the server has API keys (ENGRAM_METRICS_KEY or the admin key). */
+  readonly metricsKey?: string;
   /** Turns per POST in the ingest phase. */
   readonly turnsPerRequest: number;
   /** Steady ingest rate of the freshness phase, turns/s, and how many probes it measures. */
@@ -46,6 +51,16 @@ export interface BenchReport {
   };
   readonly recallMs: LatencySummary & { readonly concurrent: LatencySummary & { readonly clients: number } };
   readonly rebuild: { readonly eventsPerSec: number | null; readonly events: number | null; readonly seconds: number | null };
+  /**
+   * Requests the engram sent to its stores (`engram_store_requests_total`, read before and after each
+   * phase): per 1,000 turns of the ingest and freshness phases (until nothing was pending), per
+   * question of the recall phase (sequential and concurrent). Null when nothing was counted (embedded on SQLite).
+   */
+  readonly storeRequests: {
+    readonly ingestPer1000Turns: StoreRequestRates;
+    readonly freshnessPer1000Turns: StoreRequestRates | null;
+    readonly perRecall: StoreRequestRates | null;
+  } | null;
   /** With --online-rebuild (phases 2–4 are skipped then: their figures are zeros / null). */
   readonly onlineRebuild?: OnlineRebuildReport;
   /** Of this process (the whole embedded engram); null with --url, where the server is another process. */

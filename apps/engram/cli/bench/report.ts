@@ -1,4 +1,25 @@
 import { type BenchReport, FRESHNESS_TIMEOUT_MS } from './options';
+import type { StoreRequestRates } from './store-requests';
+
+/** `MongoDB 41.2, Elasticsearch 10, Kafka 96.5 (find 20, update 10, …)`: the stores, then the operations that cost most. */
+function formatRates(rates: StoreRequestRates): string {
+  const top = Object.entries(rates.operations)
+    .slice(0, 6)
+    .map(([operation, n]) => `${operation} ${n}`)
+    .join(', ');
+  return `MongoDB ${rates.mongodb}, Elasticsearch ${rates.elasticsearch}, Kafka ${rates.kafka}${top ? ` (${top})` : ''}`;
+}
+
+function storeLines(stores: BenchReport['storeRequests']): string[] {
+  if (!stores) return [];
+  return [
+    `stores     per 1,000 turns ingested: ${formatRates(stores.ingestPer1000Turns)}`,
+    ...(stores.freshnessPer1000Turns
+      ? [`           per 1,000 turns at the freshness rate: ${formatRates(stores.freshnessPer1000Turns)}`]
+      : []),
+    ...(stores.perRecall ? [`           per recall: ${formatRates(stores.perRecall)}`] : []),
+  ];
+}
 
 export function formatBenchReport(report: BenchReport): string {
   const ms = (v: number | null) => (v === null ? '—' : `${v} ms`);
@@ -28,6 +49,7 @@ export function formatBenchReport(report: BenchReport): string {
     `engram bench (${report.mode}${report.embedder ? `, ${report.embedder}` : ''}): ${report.turns} turns over ${report.users} users → ${report.memories} memories`,
     `ingest     ${report.ingest.turnsPerSec} turns/s (${report.ingest.turns} turns in ${report.ingest.seconds} s, ${report.ingest.turnsPerRequest} per POST, until nothing pending)`,
     ...phases,
+    ...storeLines(report.storeRequests),
     report.peakRssMb === null
       ? 'peak RSS   — (the server behind --url is another process)'
       : `peak RSS   ${report.peakRssMb} MB (this process: the whole embedded engram; heap peak ${report.process.peakHeapMb} MB, outside the heap ${report.process.peakExternalMb} MB; ` +

@@ -9,6 +9,7 @@ import { round2, summariseLatencies } from './statistics';
 import { formatBenchReport } from './report';
 import { httpEngramClient } from '../client/http-engram-client';
 import { progressBar, sleep } from './cli-helpers';
+import { storeRequestRates } from './store-requests';
 
 const MB = 1024 * 1024;
 
@@ -16,7 +17,10 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
   const print = options.print ?? ((line: string) => console.log(line));
   const bars = options.progress ?? true;
   const engine = options.url
-    ? httpEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY)
+    ? httpEngine(options.url, options.apiKey ?? process.env.ENGRAM_API_KEY, {
+        urls: options.metricsUrls,
+        key: options.metricsKey ?? process.env.ENGRAM_METRICS_KEY ?? process.env.ENGRAM_ADMIN_KEY,
+      })
     : await startEmbedded(options.onlineRebuild === true);
   const rss = new RssSampler();
   const cpuAtStart = process.cpuUsage();
@@ -30,6 +34,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
   };
   try {
     // 1. Ingest at full speed, until the read side has caught up.
+    const requestsBeforeIngest = await engine.storeRequests();
     const ingestBar = progressBar(bars, 'ingest   ', options.turns);
     const ingestStarted = performance.now();
     for (const request of workloadRequests(options)) {
@@ -39,6 +44,12 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     ingestBar.stop();
     await drain(engine, bars);
     const ingestSeconds = (performance.now() - ingestStarted) / 1000;
+    const requestsAfterIngest = await engine.storeRequests();
+    let storeRequests: BenchReport['storeRequests'] = {
+      ingestPer1000Turns: storeRequestRates(requestsBeforeIngest, requestsAfterIngest, options.turns, 1000),
+      freshnessPer1000Turns: null,
+      perRecall: null,
+    };
     const peakRssMbAfter = { ingest: rss.mark(), freshness: 0, recall: 0, rebuild: 0 };
     const phaseCpuSeconds = { ingest: cpuSince(), freshness: 0, recall: 0, rebuild: 0 };
 
@@ -62,6 +73,11 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       // 2. Freshness at a steady rate, at that size.
       freshness = await measureFreshness(engine, options, bars);
       await drain(engine, bars); // recall is timed on a pipeline at rest, not on freshness's backlog
+      const requestsAfterFreshness = await engine.storeRequests();
+      storeRequests = {
+        ...storeRequests,
+        freshnessPer1000Turns: storeRequestRates(requestsAfterIngest, requestsAfterFreshness, freshnessTurns(options), 1000),
+      };
       peakRssMbAfter.freshness = rss.mark();
       phaseCpuSeconds.freshness = cpuSince();
 
@@ -91,6 +107,10 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       concurrentBar.stop();
 
       recallQuestionsCpu = cpuSince();
+      storeRequests = {
+        ...storeRequests,
+        perRecall: storeRequestRates(requestsAfterFreshness, await engine.storeRequests(), sequential.length + concurrent.length),
+      };
       const memoriesBar = progressBar(bars, 'count    ', Math.min(options.users, options.turns));
       for (let user = 0; user < Math.min(options.users, options.turns); user++) {
         memories += (await engine.engram.memories(userIdOf(user))).length;
@@ -140,6 +160,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       freshnessMs: freshness,
       recallMs: { ...summariseLatencies(sequential), concurrent: { ...summariseLatencies(concurrent), clients: options.concurrency } },
       rebuild,
+      storeRequests: requestsAfterIngest.mongodb || requestsAfterIngest.elasticsearch || requestsAfterIngest.kafka ? storeRequests : null,
       ...(onlineRebuild ? { onlineRebuild } : {}),
       peakRssMb: engine.mode === 'embedded' ? rss.peakMb() : null,
       process: {
@@ -167,6 +188,12 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
   }
 }
 
+/** One freshness turn in this many is a probe. */
+const PROBE_EVERY = 5;
+
+/** Turns the freshness phase posts. */
+const freshnessTurns = (options: Pick<BenchOptions, 'freshnessSamples'>) => options.freshnessSamples * PROBE_EVERY;
+
 /**
  * Posts turns for existing users at `freshnessRate` turns/s (one turn per POST, so the rate is
  * even); every k-th turn is a probe, timed from its POST until recall returns a memory sourced
@@ -177,8 +204,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
  */
 async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars: boolean): Promise<BenchReport['freshnessMs']> {
   const samples = options.freshnessSamples;
-  const probeEvery = 5;
-  const total = samples * probeEvery;
+  const total = freshnessTurns(options);
   const random = seededRandom(streamSeed(options.seed, 'freshness'));
   const users = Math.min(options.users, options.turns);
   const bar = progressBar(bars, 'freshness', samples);
@@ -191,7 +217,7 @@ async function measureFreshness(engine: BenchEngine, options: BenchOptions, bars
     const user = Math.floor(random() * users);
     const userId = userIdOf(user);
     const turnId = `f${i}`;
-    const probe = i % probeEvery === 0 ? probeStatement(options.seed, i / probeEvery) : null;
+    const probe = i % PROBE_EVERY === 0 ? probeStatement(options.seed, i / PROBE_EVERY) : null;
     const text = probe ? probe.text : pick(random, TEMPLATES)(random).text;
     const posted = performance.now();
     const ingested = engine.engram.ingest({
