@@ -8,7 +8,10 @@ import type { Client } from '@elastic/elasticsearch';
  * replaced by `{index}` when it comes first, else `{name}`, so no index or document id becomes a label.
  */
 export function requestOperation(method: string, path: string): string {
-  const segments = path.split('?')[0].split('/').filter((segment) => segment !== '');
+  const segments = path
+    .split('?')[0]
+    .split('/')
+    .filter((segment) => segment !== '');
   const pattern = segments.map((segment, i) => (segment.startsWith('_') ? segment : i === 0 ? '{index}' : '{name}'));
   return `${method.toUpperCase()} /${pattern.join('/')}`;
 }
