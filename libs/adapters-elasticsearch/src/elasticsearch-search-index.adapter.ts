@@ -120,7 +120,11 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     await this.client.indices.refresh({ index: this.target });
   }
 
-  async upsert(documents: readonly SearchDocument[]): Promise<void> {
+  /**
+   * `refresh`: the bulk request itself refreshes the shards it wrote before answering (Elasticsearch's
+   * `refresh=true`), so the documents are searchable once it resolves, without a refresh request of its own.
+   */
+  async upsert(documents: readonly SearchDocument[], options: { readonly refresh?: boolean } = {}): Promise<void> {
     let pending = [...documents];
     // A 409 normally means "stored revision not older": a no-op. But a document
     // deleted moments ago (deleteUser) leaves a tombstone holding its last
@@ -128,7 +132,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
     // ~200 ms cached clock). The contract says a deleted user starts afresh, so
     // conflicts on ids that do not exist are retried once the tombstone is gone.
     for (let attempt = 0; pending.length > 0; attempt++) {
-      const conflicts = await this.bulkIndex(pending);
+      const conflicts = await this.bulkIndex(pending, options.refresh === true);
       if (conflicts.length === 0) return;
       const missing = await this.missing(conflicts);
       if (missing.length === 0) return;
@@ -276,7 +280,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
   }
 
   /** Indexes the documents; returns those rejected with a version conflict. */
-  private async bulkIndex(documents: readonly SearchDocument[]): Promise<SearchDocument[]> {
+  private async bulkIndex(documents: readonly SearchDocument[], refresh: boolean): Promise<SearchDocument[]> {
     if (documents.length === 0) return [];
     const operations: unknown[] = [];
     for (const doc of documents) {
@@ -292,7 +296,7 @@ export class ElasticsearchSearchIndex implements SearchIndex {
         this.source(doc),
       );
     }
-    const result = await this.client.bulk({ index: this.target, operations });
+    const result = await this.client.bulk({ index: this.target, operations, ...(refresh ? { refresh: true } : {}) });
     if (!result.errors) return [];
     const conflicts: SearchDocument[] = [];
     const failures: string[] = [];

@@ -1,6 +1,8 @@
 import { aSearchDocument, testSearchIndex, uniqueName, uniqueSuffix } from '@engram/testing';
 import { documentId, routingOf } from './elasticsearch-documents';
 import { ElasticsearchSearchIndex } from './elasticsearch-search-index.adapter';
+import { countRequests } from './elasticsearch-requests';
+import { VisibleSearchIndex } from './elasticsearch-visible-index';
 
 // Elasticsearch from `deploy/local/elasticsearch.sh start` unless ELASTICSEARCH_URL says otherwise.
 const node = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200';
@@ -138,5 +140,17 @@ describe('ElasticsearchSearchIndex specifics', () => {
     await index.deleteUser(tenantId, userId);
     expect(await index.countUser(tenantId, userId)).toBe(0);
     expect(await index.countUser(tenantId, 'user-2')).toBe(1);
+  });
+
+  it('as VisibleSearchIndex: a batch is searchable once its upsert resolves, written with one bulk request and no refresh request', async () => {
+    const index = await open({ name: 'visible' });
+    const requests: string[] = [];
+    countRequests(index.client, (operation) => requests.push(operation));
+    const visible = new VisibleSearchIndex(index);
+    await visible.upsert(Array.from({ length: 50 }, (_, i) => aSearchDocument({ tenantId, memoryId: `m-${i}`, terms: ['budget'] })));
+    expect(requests).toEqual(['POST /{index}/_bulk']);
+    // Searched at once, with no refresh in between: the bulk request refreshed what it wrote.
+    expect(await visible.searchText({ tenantId, userId, terms: ['budget'], limit: 100 })).toHaveLength(50);
+    expect(await visible.countUser(tenantId, userId)).toBe(50);
   });
 });
