@@ -96,3 +96,6 @@ export async function forEachLimit<T>(items: readonly T[], limit: number, work: 
 
 /** Default number of single-document writes a call keeps in flight. */
 export const DEFAULT_WRITE_CONCURRENCY = 8;
+
+/** Default number of records one bulk write carries, when a call has more (a rebuild's batch): live batches fit in one. */
+export const DEFAULT_BULK_WRITE_SIZE = 500;

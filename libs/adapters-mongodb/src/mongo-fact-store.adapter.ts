@@ -14,17 +14,31 @@
  * partial indexes. Concurrent writes to one document are not atomic on
  * FerretDB: engram has a single writer per user, and a save collapses
  * duplicates of one memory to its newest revision before writing.
+ *
+ * What a batch costs: a live batch's records (a few hundred) are one bulk write, one `update`
+ * command; only a save larger than `bulkWriteSize` (a rebuild's) is split, by user, into bulk
+ * writes sent in parallel. The resolver reads every user of its batch with one `listUsers`.
  */
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery, UserPage } from '@engram/ports';
+import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
 import type { AnyBulkWriteOperation, Collection, Db, Filter, WithoutId } from 'mongodb';
-import { DEFAULT_WRITE_CONCURRENCY, collectionName, compoundId, forEachLimit, isDuplicateKeyError, toMs } from './mongo-common';
+import {
+  DEFAULT_BULK_WRITE_SIZE,
+  DEFAULT_WRITE_CONCURRENCY,
+  collectionName,
+  compoundId,
+  forEachLimit,
+  isDuplicateKeyError,
+  toMs,
+} from './mongo-common';
 
 export interface MongoFactStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `facts_v2`) while rebuilding. */
   readonly suffix?: string;
   /** Writes in flight per save: bulk writes of disjoint users, or single writes when a bulk write falls back. Default 8. */
   readonly writeConcurrency?: number;
+  /** Records per bulk write (a user's records are never split): a save of more is sent as several, in parallel. Default 500. */
+  readonly bulkWriteSize?: number;
 }
 
 /**
@@ -37,14 +51,23 @@ type FactDocument = MemoryRecord & { _id: string; _createdMs: number };
 /** Oldest first; the memory id breaks ties (as in SQLite). */
 const ORDER = { _createdMs: 1, memoryId: 1 } as const;
 
+/**
+ * Documents per reply of a find: the driver's default first batch is 101 documents, and a user's
+ * history, or a batch of users', is often more; each further batch is a `getMore` round trip. The
+ * server still caps a reply at 16 MB.
+ */
+const FIND_BATCH_SIZE = 5_000;
+
 export class MongoFactStore implements FactStore {
   readonly collection: Collection<FactDocument>;
   private readonly writeConcurrency: number;
+  private readonly bulkWriteSize: number;
 
   constructor(db: Db, options: MongoFactStoreOptions = {}) {
     // ignoreUndefined: an undefined field is left out, as JSON (the SQLite adapter) does, not stored as null.
     this.collection = db.collection<FactDocument>(collectionName('facts', options.suffix), { ignoreUndefined: true });
     this.writeConcurrency = options.writeConcurrency ?? DEFAULT_WRITE_CONCURRENCY;
+    this.bulkWriteSize = options.bulkWriteSize ?? DEFAULT_BULK_WRITE_SIZE;
   }
 
   /** Creates the store and its indexes (idempotent; call once at start). */
@@ -71,9 +94,10 @@ export class MongoFactStore implements FactStore {
       const seen = latest.get(id);
       if (!seen || record.revision > seen.revision) latest.set(id, record);
     }
-    // Users are independent: their writes go as parallel bulk writes (a server applies one bulk
-    // write's operations one after another), each user's records in one of them, in order.
-    const chunks = byUser([...latest], this.writeConcurrency);
+    // One bulk write per `bulkWriteSize` records; users are independent, so a larger save's bulk writes
+    // go in parallel (a server applies one bulk write's operations one after another), each user's
+    // records in one of them, in order.
+    const chunks = byUser([...latest], this.bulkWriteSize);
     await forEachLimit(chunks, this.writeConcurrency, (chunk) => this.saveChunk(chunk));
   }
 
@@ -117,6 +141,22 @@ export class MongoFactStore implements FactStore {
       ...(query.statuses ? { status: { $in: [...query.statuses] } } : {}),
       ...(query.pinned === undefined ? {} : { pinned: query.pinned }),
     });
+  }
+
+  async listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]> {
+    const byTenant = new Map<string, Set<string>>();
+    for (const { tenantId, userId } of users) byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(userId));
+    if (byTenant.size === 0) return [];
+    // One find, `{tenantId, userId: {$in}}` per tenant (the tenant_user indexes serve each). Not sorted
+    // by the server: a sort across users would hold them all in its memory; each user's memories are
+    // ordered here. On FerretDB 1.24, which pushes no `$in` down, this reads the collection once per
+    // batch instead of once per user (see the header of mongo-common.ts).
+    const branches = [...byTenant].map(([tenantId, ids]) => ({ tenantId, userId: { $in: [...ids] } }));
+    const docs = await this.collection
+      .find(branches.length === 1 ? branches[0] : { $or: branches })
+      .batchSize(FIND_BATCH_SIZE)
+      .toArray();
+    return docs.sort(byUserThenOrder).map(toRecord);
   }
 
   async deleteUser(tenantId: string, userId: string): Promise<void> {
@@ -166,25 +206,45 @@ export class MongoFactStore implements FactStore {
   }
 
   private async find(filter: Filter<FactDocument>): Promise<MemoryRecord[]> {
-    const docs = await this.collection.find(filter).sort(ORDER).toArray();
+    const docs = await this.collection.find(filter).sort(ORDER).batchSize(FIND_BATCH_SIZE).toArray();
     return docs.map(toRecord);
   }
 }
 
-/** Up to `parts` groups of writes, all of one user's in the same group, in their order. */
-function byUser(writes: readonly [string, MemoryRecord][], parts: number): [string, MemoryRecord][][] {
-  const groupOf = new Map<string, number>();
-  const groups: [string, MemoryRecord][][] = [];
-  const n = Math.max(1, Math.floor(parts) || 1);
+/** By tenant and user, then as ORDER (oldest first, the memory id on a tie). */
+function byUserThenOrder(a: FactDocument, b: FactDocument): number {
+  return (
+    compareText(a.tenantId, b.tenantId) ||
+    compareText(a.userId, b.userId) ||
+    a._createdMs - b._createdMs ||
+    compareText(a.memoryId, b.memoryId)
+  );
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Groups of at most `size` writes (a user with more has a group of their own), all of one user's in
+ * the same group, in their order.
+ */
+function byUser(writes: readonly [string, MemoryRecord][], size: number): [string, MemoryRecord][][] {
+  const ofUser = new Map<string, [string, MemoryRecord][]>();
   for (const write of writes) {
     const user = `${write[1].tenantId}\u0000${write[1].userId}`;
-    let group = groupOf.get(user);
-    if (group === undefined) {
-      group = groupOf.size % n;
-      groupOf.set(user, group);
-    }
-    (groups[group] ??= []).push(write);
+    const list = ofUser.get(user);
+    if (list) list.push(write);
+    else ofUser.set(user, [write]);
   }
+  const groups: [string, MemoryRecord][][] = [];
+  let group: [string, MemoryRecord][] = [];
+  for (const userWrites of ofUser.values()) {
+    if (group.length > 0 && group.length + userWrites.length > size) {
+      groups.push(group);
+      group = [];
+    }
+    group.push(...userWrites);
+  }
+  if (group.length > 0) groups.push(group);
   return groups;
 }
 

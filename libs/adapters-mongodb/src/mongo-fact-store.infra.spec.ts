@@ -63,4 +63,29 @@ describe('MongoFactStore specifics', () => {
     await store.save([later, earlier]);
     expect((await store.list({ tenantId, userId })).map((r) => r.attribute)).toEqual(['earlier', 'later']);
   });
+
+  it('costs one command per batch: a save of many users is one bulk write, and listUsers one find', async () => {
+    const users = Array.from({ length: 40 }, (_, u) => `batch-${u}`);
+    const records = users.flatMap((u) => ['a', 'b', 'c'].map((attribute) => aMemoryRecord({ tenantId, userId: u, attribute })));
+    const commands: string[] = [];
+    const count = (event: { commandName: string }) => commands.push(event.commandName);
+    const client = (await openDb()).client;
+    client.on('commandStarted', count);
+    try {
+      await store.save(records);
+      expect(commands).toEqual(['update']);
+      commands.length = 0;
+      const read = await store.listUsers(users.map((userId) => ({ tenantId, userId })));
+      // 120 documents, more than a first batch's default 101: still one round trip.
+      expect(read).toHaveLength(120);
+      expect(commands).toEqual(['find']);
+      commands.length = 0;
+      // A save larger than a bulk write's size is split by user, never a user across two.
+      const small = new MongoFactStore(await openDb(), { suffix: '_specifics', bulkWriteSize: 50 });
+      await small.save(records.map((r) => ({ ...r, revision: 2 })));
+      expect(commands).toEqual(['update', 'update', 'update']);
+    } finally {
+      client.off('commandStarted', count);
+    }
+  }, 60_000);
 });

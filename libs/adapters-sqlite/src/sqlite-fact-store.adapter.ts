@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery, UserPage } from '@engram/ports';
+import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, immediate, tableNamespace } from './sqlite-database';
 
@@ -117,6 +117,19 @@ export class SqliteFactStore implements FactStore {
       )
       .all(...params);
     return decode(rows);
+  }
+
+  async listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]> {
+    // In-process: a query per user costs no round trip, and each is served by the user's index.
+    const seen = new Set<string>();
+    const records: MemoryRecord[] = [];
+    for (const { tenantId, userId } of users) {
+      const key = `${tenantId}\u0000${userId}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      records.push(...(await this.list({ tenantId, userId })));
+    }
+    return records;
   }
 
   async deleteUser(tenantId: string, userId: string): Promise<void> {

@@ -15,6 +15,12 @@ export interface MemoryQuery {
   readonly pinned?: boolean;
 }
 
+/** One user of one tenant. */
+export interface UserRef {
+  readonly tenantId: string;
+  readonly userId: string;
+}
+
 export interface UserPage {
   /** The last user id of the previous page (exclusive). */
   readonly after?: string;
@@ -28,6 +34,12 @@ export interface FactStore {
   findByMergeKeys(tenantId: string, userId: string, mergeKeys: readonly string[]): Promise<MemoryRecord[]>;
   /** A user's memories, oldest first. */
   list(query: MemoryQuery): Promise<MemoryRecord[]>;
+  /**
+   * Every memory (all statuses) of each of these users, in one read: what a batch of several users'
+   * events needs (the resolver's state), at one request per batch rather than one per user. Grouped
+   * by user in no particular order of users; each user's memories oldest first, as `list`.
+   */
+  listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]>;
   deleteUser(tenantId: string, userId: string): Promise<void>;
   /** Every tenant and user holding at least one memory, sorted (comparing versions, reprocessing as of an instant). */
   users(): Promise<{ tenantId: string; userId: string }[]>;

@@ -84,7 +84,7 @@ export interface RebuildLedger {
 
 /** The methods of each versioned port, which a follower forwards (nothing else: frameworks probe objects for hooks). */
 export const VERSIONED_METHODS = {
-  facts: ['save', 'get', 'findByMergeKeys', 'list', 'deleteUser', 'users', 'usersOf', 'truncate'],
+  facts: ['save', 'get', 'findByMergeKeys', 'list', 'listUsers', 'deleteUser', 'users', 'usersOf', 'truncate'],
   sessions: ['append', 'recent', 'turnIds', 'turnsById', 'previousSession', 'countUser', 'deleteUser', 'truncate'],
   search: ['upsert', 'searchText', 'searchVector', 'revisions', 'countUser', 'deleteUser', 'truncate'],
 } as const satisfies Record<VersionedProjection, readonly string[]>;

@@ -205,6 +205,43 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      'listUsers reads every memory of the listed users in one call, each user’s oldest first, and no one else’s',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        const of = (t: string, u: string, attribute: string, minute: number, status: MemoryRecord['status'] = 'active') =>
+          aMemoryRecord({ tenantId: t, userId: u, attribute, createdAt: minutesAfterStart(minute), status });
+        const u1 = [of(tenantId, userId, 'b', 2), of(tenantId, userId, 'a', 1, 'retracted'), of(tenantId, userId, 'c', 3, 'archived')];
+        const u2 = [of(tenantId, 'user-2', 'z', 0)];
+        const sameUserOtherTenant = [of(otherTenant, userId, 'x', 0)];
+        const unlisted = [of(tenantId, 'user-3', 'y', 0)];
+        await save([...u1, ...u2, ...sameUserOtherTenant, ...unlisted]);
+        const byUser = (records: readonly MemoryRecord[]) => {
+          const users = new Map<string, string[]>();
+          for (const r of records) users.set(`${r.tenantId}/${r.userId}`, [...(users.get(`${r.tenantId}/${r.userId}`) ?? []), r.attribute]);
+          return Object.fromEntries(users);
+        };
+
+        const read = await store.listUsers([
+          { tenantId, userId },
+          { tenantId, userId: 'user-2' },
+          { tenantId, userId },
+          { tenantId: otherTenant, userId },
+          { tenantId, userId: 'nobody' },
+        ]);
+        expect(read).toHaveLength(5);
+        expect(byUser(read)).toEqual({
+          [`${tenantId}/${userId}`]: ['a', 'b', 'c'],
+          [`${tenantId}/user-2`]: ['z'],
+          [`${otherTenant}/${userId}`]: ['x'],
+        });
+        expect(read.find((r) => r.attribute === 'b')).toEqual(u1[0]);
+        expect(await store.listUsers([{ tenantId, userId: 'user-2' }])).toEqual(u2);
+        expect(await store.listUsers([])).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'users lists every tenant and user holding memories, once each, sorted',
       async () => {
         const otherTenant = `${tenantId}-b`;

@@ -18,7 +18,8 @@ export function useTestDatabase(kind: string): () => Promise<Db> {
     }
   });
   return async () => {
-    client ??= await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
+    // Command monitoring on, so a spec can count the commands a call sends (`db.client.on('commandStarted')`).
+    client ??= await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000, monitorCommands: true });
     db ??= client.db(`engram_test_${kind}_${uniqueSuffix()}`);
     return db;
   };

@@ -22,7 +22,7 @@ import { FactStore } from '@engram/ports';
 import { EventPublisher } from './event-publisher';
 import { EntityAliases } from './entity-aliases.provider';
 import { FactsProjection } from './facts.projection';
-import { groupByUser } from './segments';
+import { groupByUser, userKey } from './segments';
 import type { StageBatch } from '../transport/event-log.transport';
 import { StageController } from '../transport/rpc-passthrough.filter';
 
@@ -74,8 +74,10 @@ export class ResolverStage {
   @EventPattern(subscriptionOf(STAGES.resolver))
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const out: ResolverEvent[] = [];
-    for (const commands of groupByUser(batch.events.filter(isResolverCommand)).values()) {
-      let state = await this.loadState(commands[0].tenantId, commands[0].userId);
+    const users = groupByUser(batch.events.filter(isResolverCommand));
+    const states = await this.loadStates([...users.values()].map((commands) => commands[0]));
+    for (const [key, commands] of users) {
+      let state: ResolverState = states.get(key) ?? new Map();
       for (const command of commands) {
         const events = await this.decide(command, state);
         state = events.reduce(ResolverDecider.evolve, state);
@@ -106,9 +108,16 @@ export class ResolverStage {
     }
   }
 
-  private async loadState(tenantId: string, userId: string): Promise<ResolverState> {
-    const memories: MemoryRecord[] = await this.store.list({ tenantId, userId });
-    return new Map(memories.map((m) => [m.memoryId, m]));
+  /** Every user's memories in one read of the fact store (not one per user), keyed as `groupByUser` keys them. */
+  private async loadStates(users: readonly { tenantId: string; userId: string }[]): Promise<Map<string, ResolverState>> {
+    const states = new Map<string, Map<string, MemoryRecord>>();
+    for (const memory of await this.store.listUsers(users)) {
+      const key = userKey(memory.tenantId, memory.userId);
+      let state = states.get(key);
+      if (!state) states.set(key, (state = new Map()));
+      state.set(memory.memoryId, memory);
+    }
+    return states;
   }
 }
 

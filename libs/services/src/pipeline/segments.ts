@@ -24,11 +24,14 @@ export async function applyInSegments<T extends EngramEvent>(
   if (run.length > 0) await applyRun(run);
 }
 
-/** The events of a batch, grouped by user, each group in log order. */
+/** The key `groupByUser` groups a user's events under. */
+export const userKey = (tenantId: string, userId: string): string => `${tenantId}\u0000${userId}`;
+
+/** The events of a batch, grouped by user (`userKey`), each group in log order. */
 export function groupByUser<T extends EngramEvent>(events: readonly T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const event of events) {
-    const key = `${event.tenantId}\u0000${event.userId}`;
+    const key = userKey(event.tenantId, event.userId);
     const group = groups.get(key);
     if (group) group.push(event);
     else groups.set(key, [event]);
