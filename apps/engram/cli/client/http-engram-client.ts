@@ -16,7 +16,10 @@ export interface HttpEngramClientOptions {
   readonly apiKey?: string;
   /** Bearer key of `/v1/admin/rebuilds`. */
   readonly adminKey?: string;
-  /** Back off and resend on 429 (bench's producers obey backpressure; commands report it). */
+  /**
+   * Back off and resend on 429, and on 503 (a dependency away for a moment) after its Retry-After:
+   * the bench's producers obey backpressure and wait out an outage; commands report both.
+   */
   readonly obeyBackpressure?: boolean;
 }
 
@@ -32,8 +35,9 @@ export function httpEngramClient(options: HttpEngramClientOptions): EngramClient
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       const text = await response.text();
-      if (options.obeyBackpressure && response.status === 429 && attempt < 100) {
-        await sleep(Math.min(2000, 50 * 2 ** Math.min(attempt, 5)));
+      if (options.obeyBackpressure && (response.status === 429 || response.status === 503) && attempt < 100) {
+        const retryAfterMs = Number(response.headers.get('retry-after')) * 1000;
+        await sleep(Math.min(5000, retryAfterMs > 0 ? retryAfterMs : 50 * 2 ** Math.min(attempt, 5)));
         continue;
       }
       if (!response.ok) throw new Error(`${method} ${route} → ${response.status}: ${text}`);
