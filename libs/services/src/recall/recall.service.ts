@@ -4,11 +4,9 @@ import { deterministicId, MemoriesAccessed, MemoryRecord, newEvent, Topics } fro
 import {
   embeddedText,
   EntityAliasTable,
-  episodeMergeKey,
   expandQuery,
   followUpFor,
   hitIds,
-  holdsAt,
   indexCandidates,
   indexScope,
   lexiconTerms,
@@ -23,7 +21,6 @@ import {
   RecallQuery,
   RecallSession,
   searchedText,
-  summaryMergeKey,
   termsInDictionaryForm,
   turnsNotSummarised,
 } from '@engram/domain';
@@ -47,6 +44,7 @@ import { recallFilterOf } from './recall-filter-of';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { RecallDegradation, RecallDto, RecallResponse } from './recall.dto';
 import { recallResponse } from './recall.views';
+import { activeSummary, stillCurrent, type UserFactReader, userFactsFrom } from './user-facts';
 
 /**
  * The read side's I/O around the recall pipeline (`recallPipeline`, libs/domain/src/recall): waits
@@ -97,6 +95,9 @@ export class RecallService {
     const learned = known
       ? { table: this.aliasTables.forMemories(known), memories: known }
       : await this.aliasTables.ofUser(this.facts, tenantId, userId);
+    // Where every memory of the user was read (their aliases learned per recall: distributed mode), the
+    // candidates, the pinned facts and the session's summary and episodes are taken from it: one read.
+    const facts = learned.memories ? userFactsFrom(learned.memories) : this.facts;
     const query: RecallQuery = {
       text: request.query,
       expanded: expandQuery(request.query, learned.table),
@@ -109,8 +110,8 @@ export class RecallService {
 
     // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
     const [{ pinned, candidates, degraded, search }, session] = await Promise.all([
-      known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(tenantId, userId, query, learned.memories),
-      this.sessionOf(tenantId, request, lookBack, now),
+      known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(facts, tenantId, userId, query),
+      this.sessionOf(facts, tenantId, request, lookBack, now),
     ]);
     // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
     const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now, this.lexicon);
@@ -165,25 +166,19 @@ export class RecallService {
    * (`ENGRAM_RECALL_LEGS` may leave one out), within the filter (`indexScope`), with the records
    * they name and their access statistics.
    */
-  private async fromTheIndex(
-    tenantId: string,
-    userId: string,
-    query: RecallQuery,
-    known: readonly MemoryRecord[] | null,
-  ): Promise<Sources> {
+  private async fromTheIndex(facts: UserFactReader, tenantId: string, userId: string, query: RecallQuery): Promise<Sources> {
     const search = async (lexical: string, semantic: string) =>
-      (await this.indexCandidates(tenantId, userId, lexical, semantic, query.filter)).candidates;
+      (await this.indexCandidates(facts, tenantId, userId, lexical, semantic, query.filter)).candidates;
     const [pinned, { candidates, degraded }] = await Promise.all([
-      // Derived from the user's memories when they were read anyway (no cached aliases), else one small query.
-      known?.filter((memory) => memory.pinned && memory.status === 'active') ??
-        this.facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
-      this.indexCandidates(tenantId, userId, searchedText(query.expanded), query.expanded, query.filter),
+      facts.list({ tenantId, userId, pinned: true, statuses: ['active'] }),
+      this.indexCandidates(facts, tenantId, userId, searchedText(query.expanded), query.expanded, query.filter),
     ]);
     return { pinned, candidates, degraded, search };
   }
 
   /** `lexical`: what BM25 searches for (a question with what its referents are found by, `searchedText`); `semantic`: what is embedded. */
   private async indexCandidates(
+    facts: UserFactReader,
     tenantId: string,
     userId: string,
     lexical: string,
@@ -193,7 +188,7 @@ export class RecallService {
     const limit = this.recallOptions.candidates;
     const legs = this.recallOptions.legs;
     const terms = termsInDictionaryForm(lexical, this.lexicon);
-    const active = filter && narrowsBeyondKinds(filter) ? await this.facts.list({ tenantId, userId, statuses: ['active'] }) : null;
+    const active = filter && narrowsBeyondKinds(filter) ? await facts.list({ tenantId, userId, statuses: ['active'] }) : null;
     const within = indexScope(filter, active);
     // Neither leg while the search index is known to be down (asked again once per ENGRAM_DEPENDENCY_RECHECK_MS).
     const indexUp = this.dependencies.worthCalling('elasticsearch');
@@ -231,7 +226,7 @@ export class RecallService {
     const ids = hitIds({ textHits, vectorHits });
     if (ids.length === 0) return { candidates: NO_CANDIDATES, degraded };
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
-    const [memories, used] = await Promise.all([this.facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
+    const [memories, used] = await Promise.all([facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
     return { candidates: indexCandidates({ textHits, vectorHits }, memories, used, filter), degraded };
   }
 
@@ -303,11 +298,17 @@ export class RecallService {
   }
 
   /** The session's summary and recent turns (none without `sessionId`); a look into the past reads the turns only. */
-  private async sessionOf(tenantId: string, request: RecallDto, lookBack: boolean, now: Date): Promise<RecallSession<SessionTurn>> {
+  private async sessionOf(
+    facts: UserFactReader,
+    tenantId: string,
+    request: RecallDto,
+    lookBack: boolean,
+    now: Date,
+  ): Promise<RecallSession<SessionTurn>> {
     const { userId, sessionId } = request;
     if (!sessionId || this.recallOptions.recentTurns <= 0) return { summary: null, recent: [] };
     if (lookBack) return { summary: null, recent: await this.sessions.recent(tenantId, userId, sessionId, this.recallOptions.recentTurns) };
-    return this.sessionContext(tenantId, userId, sessionId, now);
+    return this.sessionContext(facts, tenantId, userId, sessionId, now);
   }
 
   /**
@@ -315,12 +316,18 @@ export class RecallService {
    * (the window, plus those that left it since the summary was last re-derived). A session that has
    * no summary yet starts with the previous session's summary and last turns (carried over).
    */
-  private async sessionContext(tenantId: string, userId: string, sessionId: string, now: Date): Promise<RecallSession<SessionTurn>> {
+  private async sessionContext(
+    facts: UserFactReader,
+    tenantId: string,
+    userId: string,
+    sessionId: string,
+    now: Date,
+  ): Promise<RecallSession<SessionTurn>> {
     const every = this.recallOptions.summaryEvery;
     const window = this.recallOptions.recentTurns + Math.max(0, every - 1);
     const [turns, own] = await Promise.all([
       this.sessions.recent(tenantId, userId, sessionId, window),
-      this.summaryOf(tenantId, userId, sessionId),
+      this.recallOptions.summaryEvery > 0 ? activeSummary(facts, tenantId, userId, sessionId) : undefined,
     ]);
     if (own) return { summary: { memory: own, sessionId, previous: false }, recent: turnsNotSummarised(turns, own) };
     const carry = this.recallOptions.carryOverTurns;
@@ -329,36 +336,13 @@ export class RecallService {
     if (!previous) return { summary: null, recent: turns };
     const [earlier, theirs] = await Promise.all([
       carry > 0 ? this.sessions.recent(tenantId, userId, previous, window) : Promise.resolve([]),
-      this.summaryOf(tenantId, userId, previous),
+      this.recallOptions.summaryEvery > 0 ? activeSummary(facts, tenantId, userId, previous) : undefined,
     ]);
-    const carried = carry > 0 ? await this.stillCurrent(tenantId, userId, previous, turnsNotSummarised(earlier, theirs), now) : [];
+    const carried = carry > 0 ? await stillCurrent(facts, tenantId, userId, previous, turnsNotSummarised(earlier, theirs), now) : [];
     return {
       summary: theirs ? { memory: theirs, sessionId: previous, previous: true } : null,
       recent: [...carried.slice(-carry), ...turns],
     };
-  }
-
-  /**
-   * The previous session's turns that still hold: one whose episode has become history (it expired
-   * with the scope it set — "这次先用蓝色的模板" — or what it said was superseded or retracted) is not
-   * carried into a new session as if it were the conversation going on.
-   */
-  private async stillCurrent(tenantId: string, userId: string, sessionId: string, turns: SessionTurn[], now: Date): Promise<SessionTurn[]> {
-    if (turns.length === 0) return turns;
-    const keyOf = (turn: SessionTurn) => episodeMergeKey(turn.role === 'assistant' ? 'assistant' : 'user', sessionId, turn.turnId);
-    const episodes = new Map(
-      (await this.facts.findByMergeKeys(tenantId, userId, turns.map(keyOf))).map((episode) => [episode.mergeKey, episode]),
-    );
-    return turns.filter((turn) => {
-      const episode = episodes.get(keyOf(turn));
-      return !episode || (episode.status === 'active' && holdsAt(episode, now));
-    });
-  }
-
-  private async summaryOf(tenantId: string, userId: string, sessionId: string): Promise<MemoryRecord | undefined> {
-    if (this.recallOptions.summaryEvery <= 0) return undefined;
-    const [summary] = await this.facts.findByMergeKeys(tenantId, userId, [summaryMergeKey(sessionId)]);
-    return summary?.status === 'active' ? summary : undefined;
   }
 
   /** Recall's use of what it returned, as an event for the access projection (none when nothing was used). */
