@@ -8,29 +8,19 @@
  * deleteMany. No transactions, TTL indexes or change streams.
  *
  * Ties on occurredAt fall back to insertion order, so every turn gets a `seq`
- * from a per-user counter document (`turns_seq`, one findOneAndUpdate $inc per
- * user and append reserves a block). A per-user counter is enough because
+ * from a per-user counter document (`turns_seq`: an append reserves a block per
+ * user, every user's at once: one bulk write of $inc and one find). A per-user counter is enough because
  * engram has a single writer per user; FerretDB does not make concurrent
  * updates of one document atomic, so a shared counter would not be safe there.
  */
 import type { TurnRole } from '@engram/contracts';
 import type { SessionStore, SessionTurn } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
-import {
-  DEFAULT_WRITE_CONCURRENCY,
-  collectionName,
-  compoundId,
-  forEachLimit,
-  isOnlyDuplicateKeyErrors,
-  toMs,
-  upsertById,
-} from './mongo-common';
+import { collectionName, compoundId, isOnlyDuplicateKeyErrors, toMs, upsertById } from './mongo-common';
 
 export interface MongoSessionStoreOptions {
   /** Collection-name suffix for a projection version, e.g. `_v2` (→ `turns_v2`, `turns_v2_seq`) while rebuilding. */
   readonly suffix?: string;
-  /** Counter updates in flight when one append holds turns of several users. Default 8. */
-  readonly writeConcurrency?: number;
 }
 
 interface TurnDocument {
@@ -61,13 +51,11 @@ interface SequenceDocument {
 export class MongoSessionStore implements SessionStore {
   readonly turns: Collection<TurnDocument>;
   readonly sequences: Collection<SequenceDocument>;
-  private readonly writeConcurrency: number;
 
   constructor(db: Db, options: MongoSessionStoreOptions = {}) {
     const name = collectionName('turns', options.suffix);
     this.turns = db.collection<TurnDocument>(name, { ignoreUndefined: true });
     this.sequences = db.collection<SequenceDocument>(`${name}_seq`);
-    this.writeConcurrency = options.writeConcurrency ?? DEFAULT_WRITE_CONCURRENCY;
   }
 
   /** Creates the store and its indexes (idempotent; call once at start). */
@@ -104,10 +92,11 @@ export class MongoSessionStore implements SessionStore {
       else byUser.set(key, [turn]);
     }
     const docs: TurnDocument[] = [];
-    await forEachLimit([...byUser], this.writeConcurrency, async ([key, userTurns]) => {
-      let seq = await this.reserve(key, userTurns[0], userTurns.length);
+    const firsts = await this.reserveAll(byUser);
+    for (const [key, userTurns] of byUser) {
+      let seq = firsts.get(key)!;
       for (const turn of userTurns) docs.push(toDocument(turn, seq++));
-    });
+    }
     try {
       // Unordered: the turns already stored fail alone (E11000) and keep their first seq; the rest are written.
       await this.turns.insertMany(docs, { ordered: false });
@@ -166,6 +155,40 @@ export class MongoSessionStore implements SessionStore {
   async truncate(): Promise<void> {
     await this.turns.deleteMany({});
     await this.sequences.deleteMany({});
+  }
+
+  /**
+   * The first `seq` of each user's block, every block reserved together: one user is one
+   * findOneAndUpdate; several are one bulk write of `$inc` upserts and one find of the counters
+   * (two requests per append, not one per user). engram has one writer per user, so no other write
+   * moves a counter between the two; a block a failed append reserved is skipped, as before.
+   */
+  private async reserveAll(byUser: ReadonlyMap<string, readonly SessionTurn[]>): Promise<Map<string, number>> {
+    if (byUser.size === 1) {
+      const [[key, turns]] = byUser;
+      return new Map([[key, await this.reserve(key, turns[0], turns.length)]]);
+    }
+    const users = [...byUser];
+    await this.sequences.bulkWrite(
+      users.map(([key, turns]) => ({
+        updateOne: {
+          filter: { _id: key },
+          update: { $inc: { next: turns.length }, $setOnInsert: { tenantId: turns[0].tenantId, userId: turns[0].userId } },
+          upsert: true,
+        },
+      })),
+      { ordered: true },
+    );
+    const next = new Map<string, number>();
+    for (const counter of await this.sequences.find({ _id: { $in: users.map(([key]) => key) } }).toArray())
+      next.set(counter._id, counter.next);
+    return new Map(
+      users.map(([key, turns]) => {
+        const end = next.get(key);
+        if (end === undefined) throw new Error(`turn sequence ${key} was not stored`);
+        return [key, end - turns.length];
+      }),
+    );
   }
 
   /** Reserves `count` consecutive seq values for a user; returns the first. */

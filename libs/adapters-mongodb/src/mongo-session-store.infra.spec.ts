@@ -53,4 +53,30 @@ describe('MongoSessionStore specifics', () => {
     await store.deleteUser(tenantId, userId);
     expect(await store.sequences.countDocuments({ tenantId, userId })).toBe(0);
   });
+
+  it('appends a batch of many users with three commands: the counters bumped together, read together, the turns inserted', async () => {
+    const users = Array.from({ length: 12 }, (_, u) => `batch-${u}`);
+    const at = (i: number) => `2026-01-05T09:00:0${i}.000Z`;
+    const batch = (round: number) =>
+      users.flatMap((user) =>
+        [0, 1].map((i) =>
+          aSessionTurn({ tenantId, userId: user, sessionId, turnId: `r${round}-${i}`, text: `${round}${i}`, occurredAt: at(0) }),
+        ),
+      );
+    const client = (await openDb()).client;
+    const commands: string[] = [];
+    const count = (event: { commandName: string }) => commands.push(event.commandName);
+    client.on('commandStarted', count);
+    try {
+      await store.append(batch(1));
+      expect(commands).toEqual(['update', 'find', 'insert']);
+    } finally {
+      client.off('commandStarted', count);
+    }
+    await store.append(batch(2));
+    // Every user's turns in insertion order, each block after the one before (same occurredAt: seq decides).
+    for (const user of users) {
+      expect((await store.recent(tenantId, user, sessionId, 10)).map((t) => t.text)).toEqual(['10', '11', '20', '21']);
+    }
+  }, 60_000);
 });
