@@ -17,7 +17,9 @@
  *
  * What a batch costs: a live batch's records (a few hundred) are one bulk write, one `update`
  * command; only a save larger than `bulkWriteSize` (a rebuild's) is split, by user, into bulk
- * writes sent in parallel. The resolver reads every user of its batch with one `listUsers`.
+ * writes sent in parallel. The resolver reads every user of its batch with one `listUsers`. A
+ * batch delivered again costs its failed bulk write, one find of the stored revisions, and a bulk
+ * write of what is still new, if anything.
  */
 import type { MemoryRecord } from '@engram/contracts';
 import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
@@ -101,22 +103,42 @@ export class MongoFactStore implements FactStore {
     await forEachLimit(chunks, this.writeConcurrency, (chunk) => this.saveChunk(chunk));
   }
 
-  private async saveChunk(writes: readonly [string, MemoryRecord][]): Promise<void> {
+  private async saveChunk(chunk: readonly [string, MemoryRecord][]): Promise<void> {
+    let writes = chunk;
     if (writes.length > 1) {
-      try {
-        await this.collection.bulkWrite(
-          writes.map(([id, record]): AnyBulkWriteOperation<FactDocument> => ({
-            replaceOne: { filter: newerThanStored(id, record), replacement: toDocument(record), upsert: true },
-          })),
-          { ordered: true },
-        );
-        return;
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        // A stale record (or a merge-key clash) among them: redo each on its own, see the header.
-      }
+      if (await this.bulkSave(writes)) return;
+      // A stale record among them, most often: a batch delivered again (after a crash or a
+      // rebalance). What the store holds at that revision or newer is dropped, in one read, and the
+      // rest written again as one bulk write, rather than two requests a record.
+      const stored = new Map(
+        (
+          await this.collection
+            .find({ _id: { $in: writes.map(([id]) => id) } })
+            .batchSize(FIND_BATCH_SIZE)
+            .toArray()
+        ).map((doc) => [doc._id, doc.revision]),
+      );
+      writes = writes.filter(([id, record]) => !stored.has(id) || stored.get(id)! < record.revision);
+      if (writes.length === 0 || (writes.length > 1 && (await this.bulkSave(writes)))) return;
+      // Still refused: a merge-key clash (or a write racing this one): each on its own, see the header.
     }
     for (const [id, record] of writes) await this.saveOne(id, record);
+  }
+
+  /** One ordered bulk write of conditional upserts; false when it met E11000 (it stopped there: FerretDB and MongoDB alike). */
+  private async bulkSave(writes: readonly [string, MemoryRecord][]): Promise<boolean> {
+    try {
+      await this.collection.bulkWrite(
+        writes.map(([id, record]): AnyBulkWriteOperation<FactDocument> => ({
+          replaceOne: { filter: newerThanStored(id, record), replacement: toDocument(record), upsert: true },
+        })),
+        { ordered: true },
+      );
+      return true;
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      return false;
+    }
   }
 
   async get(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<MemoryRecord[]> {
