@@ -5,7 +5,7 @@ import type { CommandStartedEvent, MongoClient } from 'mongodb';
 import { connectStages, EngramMetrics, PipelineProgress, startApp } from '@engram/services';
 import { MONGO_CLIENT } from '@engram/services/bindings/bindings';
 import { EngramModule } from '../../apps/engram/engram.module';
-import { addCounts, parseStoreRequests, storeRequestRates, workloadRequests } from '../../apps/engram/cli/bench';
+import { addCounts, parseStoreRequests, storeRequestRates, workloadQueries, workloadRequests } from '../../apps/engram/cli/bench';
 import { destroyDeployment, distributedEnv, newDeployment } from '../support/distributed-deployment';
 import { turnsBody } from '../support/engram-harness';
 
@@ -122,6 +122,23 @@ describe('store requests per 1,000 ingested turns (distributed, batch size 100)'
       expect(perThousand.elasticsearch).toBeGreaterThan(0);
       expect(perThousand.mongodb).toBeLessThanOrEqual(180);
       expect(perThousand.elasticsearch).toBeLessThanOrEqual(45);
+
+      // A recall (no session): the user's memories read once, whole (their aliases are learned per
+      // recall in distributed mode; the candidates and pinned facts come out of that read), their
+      // access statistics once, and the two legs of the search.
+      const questions = workloadQueries(workload, 12);
+      const readsBefore = new Map(byCollection);
+      const searchesBefore = (await counted(app))['elasticsearch POST /{index}/_search'] ?? 0;
+      for (const question of questions) await request(app.getHttpServer()).post('/v1/recall').send(question).expect(200);
+      const readsOf = (key: string) => sent(key) - (readsBefore.get(key) ?? 0);
+      const searches = ((await counted(app))['elasticsearch POST /{index}/_search'] ?? 0) - searchesBefore;
+      console.log(
+        `per recall: find facts ${readsOf('find facts') / questions.length}, find access_stats ${readsOf('find access_stats') / questions.length}, ` +
+          `find turns ${readsOf('find turns') / questions.length}, Elasticsearch searches ${searches / questions.length}`,
+      );
+      expect(readsOf('find facts')).toBe(questions.length);
+      expect(readsOf('find facts') + readsOf('find access_stats') + readsOf('find turns')).toBeLessThanOrEqual(2 * questions.length);
+      expect(searches).toBeLessThanOrEqual(2 * questions.length);
     } finally {
       await app.close();
     }
