@@ -44,6 +44,12 @@ export class EngramConfig {
   @IsOptional() @IsString() HOST?: string;
 
   @IsString() ENGRAM_DATA_DIR = './data';
+  /**
+   * Embedded search: decoded vectors kept in memory, per user, least recently used evicted first
+   * (a user's recall reads them once until the user's documents change). 0: none kept. Counts in
+   * the process's memory; sized by the users recalling at once, not by the data held.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(65_536) ENGRAM_VECTOR_CACHE_MB = 64;
 
   /**
    * Wraps every user's data key (docs/security.md): 32 bytes, as 64 hex digits or base64. Required

@@ -194,8 +194,14 @@ export const SqliteOptions = Symbol('SqliteOptions');
 export interface SqliteOptions {
   readonly dataDir: string;
   readonly file: string;
+  /** ENGRAM_VECTOR_CACHE_MB, in bytes. */
+  readonly vectorCacheBytes: number;
 }
 
 export function sqliteOptionsFrom(config: EngramConfig): SqliteOptions {
-  return { dataDir: config.ENGRAM_DATA_DIR, file: path.join(config.ENGRAM_DATA_DIR, 'engram.db') };
+  return {
+    dataDir: config.ENGRAM_DATA_DIR,
+    file: path.join(config.ENGRAM_DATA_DIR, 'engram.db'),
+    vectorCacheBytes: config.ENGRAM_VECTOR_CACHE_MB * 1024 * 1024,
+  };
 }
