@@ -167,14 +167,18 @@ export class KafkaSubscription {
     const { batch } = payload;
     const live = () => !this.stopping && payload.isRunning() && !payload.isStale();
     const context: BatchContext = { isRunning: live, heartbeat: () => payload.heartbeat() };
-    for (let start = 0; start < batch.messages.length; start += this.maxBatchSize) {
+    const messages = batch.messages.map(this.toMessage(batch.partition));
+    let size = this.maxBatchSize;
+    for (let start = 0; start < messages.length;) {
       // Checked before each chunk: after stop() or a seek, nothing more is delivered and
       // nothing is resolved, so the rest is fetched again from the last commit.
       if (!live()) return;
-      const chunk = batch.messages.slice(start, start + this.maxBatchSize);
-      const delivered = await this.deliver(chunk.map(this.toMessage(batch.partition)), context, live);
-      if (!delivered) return;
-      const last = chunk[chunk.length - 1].offset;
+      const delivered = await this.deliver(messages.slice(start, start + size), context, live);
+      if (delivered === 0) return;
+      // A chunk that had to be cut to go through: the next ones start at that size and grow back.
+      size = delivered < Math.min(size, messages.length - start) ? delivered : Math.min(this.maxBatchSize, size * 2);
+      start += delivered;
+      const last = batch.messages[start - 1].offset;
       // Committed right after the handler resolved: a crash replays at most this chunk. Resolved
       // (the fetch position moves on) only once committed: a failed commit throws out of eachBatch,
       // and kafkajs's retry fetches this chunk again rather than leaving it handled but uncommitted.
@@ -189,33 +193,39 @@ export class KafkaSubscription {
 
   /**
    * Runs the handler until it resolves, retrying in place with a doubling delay (heartbeating so
-   * the group keeps the partition). False when the subscription stopped or lost the partition
-   * meanwhile: the chunk stays uncommitted and is redelivered to whoever consumes next.
+   * the group keeps the partition), and each retry on the first half of what failed: a chunk that
+   * fails only for its size — a store's bulk write outlasting its timeout — still goes through, a
+   * part at a time, instead of failing whole forever. Returns how many messages (the first ones of
+   * `messages`) were handled; 0 when the subscription stopped or lost the partition meanwhile: the
+   * chunk stays uncommitted and is redelivered to whoever consumes next.
    */
-  private async deliver(messages: ConsumedMessage[], context: BatchContext, live: () => boolean): Promise<boolean> {
+  private async deliver(messages: ConsumedMessage[], context: BatchContext, live: () => boolean): Promise<number> {
+    let take = messages.length;
     for (let attempt = 1; ; attempt++) {
+      const part = messages.slice(0, take);
       try {
-        await this.handler(messages, context);
-        return true;
+        await this.handler(part, context);
+        return take;
       } catch (error) {
         const retryInMs = Math.min(this.options.maxRetryDelayMs, this.options.retryDelayMs * 2 ** (attempt - 1));
         this.report(error, {
           topic: this.topic,
           group: this.group,
-          partition: messages[0].partition,
-          firstOffset: messages[0].offset,
-          lastOffset: messages[messages.length - 1].offset,
+          partition: part[0].partition,
+          firstOffset: part[0].offset,
+          lastOffset: part[part.length - 1].offset,
           attempt,
           retryInMs,
         });
-        if (!live()) return false;
+        if (!live()) return 0;
         try {
           await this.backOff(retryInMs, context);
         } catch (abandoned) {
-          if (abandoned instanceof Abandoned) return false;
+          if (abandoned instanceof Abandoned) return 0;
           throw abandoned; // a rebalance seen by the heartbeat: kafkajs rejoins, the chunk is redelivered
         }
-        if (!live()) return false;
+        if (!live()) return 0;
+        take = Math.ceil(take / 2);
       }
     }
   }

@@ -170,7 +170,7 @@ describe('SqliteEventLog', () => {
     db.close();
   });
 
-  it('reports each failed attempt with a growing delay, and stop() during the backoff returns at once without committing', async () => {
+  it('reports each failed attempt with a growing delay (each retry on the first half), and stop() during the backoff returns at once without committing', async () => {
     const db = openSqliteDatabase(':memory:');
     const failures: HandlerFailure[] = [];
     const log = new SqliteEventLog(db, {
@@ -192,8 +192,8 @@ describe('SqliteEventLog', () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(failures.slice(0, 3)).toEqual([
       { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 1, retryInMs: 20 },
-      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 2, retryInMs: 40 },
-      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 3, retryInMs: 80 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 0, attempt: 2, retryInMs: 40 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 0, attempt: 3, retryInMs: 80 },
     ]);
     expect(await log.committedPosition(topic, 'g')).toEqual({ 0: 0 });
     db.close();
