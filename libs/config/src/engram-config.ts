@@ -150,6 +150,12 @@ export class EngramConfig {
   @Transform(toNumber) @IsInt() @Min(10) @Max(60_000) ENGRAM_STAGE_PAUSE_MS = 250;
   @Transform(toNumber) @IsInt() @Min(10) @Max(600_000) ENGRAM_STAGE_PAUSE_MAX_MS = 10_000;
   /**
+   * How often a process re-drives the dead letters of the topics whose first stage it runs, when
+   * nothing it depends on is down: each failed event once (an event that fails again after its
+   * re-drive, and an invalid one, wait for `engram dlq replay`). 0: never by itself.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(86_400_000) ENGRAM_DLQ_REDRIVE_MS = 60_000;
+  /**
    * While a dependency is known to be down, recall answers without it at once and asks it again at
    * most this often; a 503 that names a dependency says `Retry-After` this long (in seconds, rounded up).
    */
