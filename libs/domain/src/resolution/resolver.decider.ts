@@ -122,12 +122,20 @@ function evolve(state: ResolverState, event: ResolverEvent): ResolverState {
   return event.type === 'UserForgotten' ? initialState() : ResolutionDecider.evolve(state, event);
 }
 
-export const ResolverDecider = { initialState, decide, evolve, begin } as const satisfies Decider<
+/** `events.reduce(evolve, state)` with one copy of the state: only what follows the last forgetting counts. */
+function evolveAll(state: ResolverState, events: readonly ResolverEvent[]): ResolverState {
+  const forgotten = events.findLastIndex((event) => event.type === 'UserForgotten');
+  return forgotten < 0
+    ? ResolutionDecider.evolveAll(state, events as readonly MemoryDecision[])
+    : ResolutionDecider.evolveAll(initialState(), events.slice(forgotten + 1) as readonly MemoryDecision[]);
+}
+
+export const ResolverDecider = { initialState, decide, evolve, evolveAll, begin } as const satisfies Decider<
   ResolverCommand,
   ResolverState,
   ResolverEvent,
   ResolverDeciderOptions
-> & { begin: typeof begin };
+> & { begin: typeof begin; evolveAll: typeof evolveAll };
 
 /** An extraction that changed something, at the point its session's summary is considered. */
 interface Summarising {
@@ -148,11 +156,11 @@ function upToSummary(
   if (command.type === 'UserForgotten') return { done: [command] };
   const changes = changesOf(command, state, options);
   if (changes.length === 0) return { done: [] };
-  const changed = changes.reduce(ResolutionDecider.evolve, state);
+  const changed = ResolutionDecider.evolveAll(state, changes);
   const finish = (summary: MemoryDecision[]): ResolverEvent[] => [
     ...changes,
     ...summary,
-    ...insightsAfter(command, changes, summary.reduce(ResolutionDecider.evolve, changed), options),
+    ...insightsAfter(command, changes, ResolutionDecider.evolveAll(changed, summary), options),
   ];
   if (command.type !== 'MemoriesExtracted') return { done: finish([]) };
   // The turns this extraction brought may push older ones out of the session's recent window.

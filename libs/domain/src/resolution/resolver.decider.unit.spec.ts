@@ -22,7 +22,7 @@ import { SummaryDecider, summaryMergeKey } from '../summaries/session-summary';
 import { defaultAliasTable } from '../text/entity-aliases';
 import { deciderSpec } from '../testing/decider-spec';
 import { memory, memoryAdded, TENANT, turnScreened, USER } from '../testing/fixtures';
-import { ResolutionDecider } from './resolution.decider';
+import { ResolutionDecider, type ResolverState } from './resolution.decider';
 import {
   isResolverCommand,
   ResolverDecider,
@@ -480,5 +480,29 @@ describe('isResolverCommand', () => {
     const decision: MemoryDecision = memoryAdded(memory());
     expect(accepted.map(isResolverCommand)).toEqual(accepted.map(() => true));
     expect([decision, turnScreened('我喜欢用 VS Code')].map(isResolverCommand)).toEqual([false, false]);
+  });
+});
+
+describe('ResolverDecider.evolveAll', () => {
+  it('given decisions old and new, repeated and after a forgetting, then it leaves the state reduce(evolve) leaves, in the same order, and the given state untouched', () => {
+    const ids = ['m-a', 'm-b', 'm-c', 'm-d'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let run = 0; run < 200; run++) {
+      const given: ResolverState = new Map(ids.slice(0, 2).map((memoryId) => [memoryId, memory({ memoryId, revision: 2 })]));
+      const events: ResolverEvent[] = Array.from({ length: 1 + Math.floor(next() * 8) }, (_, i) =>
+        next() < 0.1
+          ? forgotten(i)
+          : memoryAdded(
+              memory({ memoryId: ids[Math.floor(next() * ids.length)], revision: 1 + Math.floor(next() * 4), content: `v${run}-${i}` }),
+            ),
+      );
+      const before = [...given];
+      const expected = events.reduce(ResolverDecider.evolve, given);
+      const actual = ResolverDecider.evolveAll(given, events);
+      expect([...actual]).toEqual([...expected]);
+      expect(actual === given).toBe(expected === given);
+      expect([...given]).toEqual(before);
+    }
   });
 });

@@ -78,7 +78,7 @@ export class ResolverStage {
       let state = await this.loadState(commands[0].tenantId, commands[0].userId);
       for (const command of commands) {
         const events = await this.decide(command, state);
-        state = events.reduce(ResolverDecider.evolve, state);
+        state = ResolverDecider.evolveAll(state, events);
         out.push(...events);
       }
     }
