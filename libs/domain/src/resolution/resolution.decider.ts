@@ -73,18 +73,24 @@ function evolveAll(state: ResolverState, events: readonly MemoryDecision[]): Res
   return next ?? state;
 }
 
+/** `evolveAll` on a state its caller alone holds (the resolver stage's own, between events): updated in place, no copy. */
+function evolveOwned(state: Map<string, MemoryRecord>, events: readonly MemoryDecision[]): Map<string, MemoryRecord> {
+  for (const event of events) if (newer(state, event)) state.set(event.payload.memory.memoryId, event.payload.memory);
+  return state;
+}
+
 function newer(state: ResolverState, event: MemoryDecision): boolean {
   const { memory } = event.payload;
   const existing = state.get(memory.memoryId);
   return !existing || existing.revision < memory.revision;
 }
 
-export const ResolutionDecider = { initialState, decide, evolve, evolveAll } as const satisfies Decider<
+export const ResolutionDecider = { initialState, decide, evolve, evolveAll, evolveOwned } as const satisfies Decider<
   MemoriesExtracted,
   ResolverState,
   MemoryDecision,
   ResolutionOptions
-> & { evolveAll: typeof evolveAll };
+> & { evolveAll: typeof evolveAll; evolveOwned: typeof evolveOwned };
 
 // ---- one item ------------------------------------------------------------------------------
 

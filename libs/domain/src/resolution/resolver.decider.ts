@@ -4,6 +4,7 @@ import type {
   MemoriesExtracted,
   MemoriesImportRequested,
   MemoryDecision,
+  MemoryRecord,
   MemoryRetractionRequested,
   MemoryRevertRequested,
   MemoryConfirmRequested,
@@ -122,20 +123,22 @@ function evolve(state: ResolverState, event: ResolverEvent): ResolverState {
   return event.type === 'UserForgotten' ? initialState() : ResolutionDecider.evolve(state, event);
 }
 
-/** `events.reduce(evolve, state)` with one copy of the state: only what follows the last forgetting counts. */
-function evolveAll(state: ResolverState, events: readonly ResolverEvent[]): ResolverState {
+/**
+ * `events.reduce(evolve, state)` on a state its caller alone holds (the resolver stage's own, between
+ * events): updated in place, no copy; only what follows the last forgetting counts.
+ */
+function evolveOwned(state: Map<string, MemoryRecord>, events: readonly ResolverEvent[]): Map<string, MemoryRecord> {
   const forgotten = events.findLastIndex((event) => event.type === 'UserForgotten');
-  return forgotten < 0
-    ? ResolutionDecider.evolveAll(state, events as readonly MemoryDecision[])
-    : ResolutionDecider.evolveAll(initialState(), events.slice(forgotten + 1) as readonly MemoryDecision[]);
+  if (forgotten >= 0) state.clear();
+  return ResolutionDecider.evolveOwned(state, (forgotten < 0 ? events : events.slice(forgotten + 1)) as readonly MemoryDecision[]);
 }
 
-export const ResolverDecider = { initialState, decide, evolve, evolveAll, begin } as const satisfies Decider<
+export const ResolverDecider = { initialState, decide, evolve, evolveOwned, begin } as const satisfies Decider<
   ResolverCommand,
   ResolverState,
   ResolverEvent,
   ResolverDeciderOptions
-> & { begin: typeof begin; evolveAll: typeof evolveAll };
+> & { begin: typeof begin; evolveOwned: typeof evolveOwned };
 
 /** An extraction that changed something, at the point its session's summary is considered. */
 interface Summarising {

@@ -483,11 +483,12 @@ describe('isResolverCommand', () => {
   });
 });
 
-describe('ResolverDecider.evolveAll', () => {
-  it('given decisions old and new, repeated and after a forgetting, then it leaves the state reduce(evolve) leaves, in the same order, and the given state untouched', () => {
+describe('evolving a state by several decisions at once', () => {
+  it('given decisions old and new, repeated and after a forgetting, then ResolutionDecider.evolveAll leaves the state reduce(evolve) leaves, in the same order, the given state untouched, and ResolverDecider.evolveOwned the same in place', () => {
     const ids = ['m-a', 'm-b', 'm-c', 'm-d'];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let withoutForgetting = 0;
     for (let run = 0; run < 200; run++) {
       const given: ResolverState = new Map(ids.slice(0, 2).map((memoryId) => [memoryId, memory({ memoryId, revision: 2 })]));
       const events: ResolverEvent[] = Array.from({ length: 1 + Math.floor(next() * 8) }, (_, i) =>
@@ -499,10 +500,21 @@ describe('ResolverDecider.evolveAll', () => {
       );
       const before = [...given];
       const expected = events.reduce(ResolverDecider.evolve, given);
-      const actual = ResolverDecider.evolveAll(given, events);
-      expect([...actual]).toEqual([...expected]);
-      expect(actual === given).toBe(expected === given);
+      const viaResolution = events.some((event) => event.type === 'UserForgotten')
+        ? null
+        : ResolutionDecider.evolveAll(given, events as MemoryDecision[]);
+      if (viaResolution) {
+        withoutForgetting += 1;
+        expect([...viaResolution]).toEqual([...expected]);
+        expect(viaResolution === given).toBe(expected === given);
+      }
       expect([...given]).toEqual(before);
+      const owned = new Map(given);
+      expect([...ResolverDecider.evolveOwned(owned, events)]).toEqual([...expected]);
+      expect([...owned]).toEqual([...expected]);
     }
+    // Both kinds of sequence were seen: with a forgetting, and without (evolveAll's).
+    expect(withoutForgetting).toBeGreaterThan(50);
+    expect(withoutForgetting).toBeLessThan(200);
   });
 });
