@@ -75,10 +75,12 @@ export class ResolverStage {
   async handle(@Payload() batch: StageBatch): Promise<void> {
     const out: ResolverEvent[] = [];
     for (const commands of groupByUser(batch.events.filter(isResolverCommand)).values()) {
-      let state = await this.loadState(commands[0].tenantId, commands[0].userId);
+      // The stage's own copy of the user's memories: nothing the decider returns holds it, so each
+      // event's decisions are applied to it in place rather than to a new copy per event.
+      const state = await this.loadState(commands[0].tenantId, commands[0].userId);
       for (const command of commands) {
         const events = await this.decide(command, state);
-        state = events.reduce(ResolverDecider.evolve, state);
+        ResolverDecider.evolveOwned(state, events);
         out.push(...events);
       }
     }
@@ -106,7 +108,7 @@ export class ResolverStage {
     }
   }
 
-  private async loadState(tenantId: string, userId: string): Promise<ResolverState> {
+  private async loadState(tenantId: string, userId: string): Promise<Map<string, MemoryRecord>> {
     const memories: MemoryRecord[] = await this.store.list({ tenantId, userId });
     return new Map(memories.map((m) => [m.memoryId, m]));
   }
