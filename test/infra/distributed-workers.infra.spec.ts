@@ -2,9 +2,9 @@ import type { INestApplication } from '@nestjs/common';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import request from 'supertest';
 import { EngramConfig, loadConfig } from '@engram/config';
-import { Topics } from '@engram/contracts';
-import { EventLog, lag } from '@engram/ports';
-import { EventPublisher, PipelineProgress, startApp } from '@engram/services';
+import { STAGES, Topics } from '@engram/contracts';
+import { EventLog, lag, SessionStore } from '@engram/ports';
+import { DEFAULT_TENANT, EventPublisher, PipelineProgress, startApp } from '@engram/services';
 import { eventually } from '@engram/testing';
 import { ExtractorAppModule } from '../../apps/extractor/extractor.module';
 import { FilterAppModule } from '../../apps/filter/filter.module';
@@ -53,6 +53,8 @@ describe('distributed workers (Kafka consumer groups)', () => {
   let gateway: INestApplication;
   let log: EventLog;
   let turnsTopic: string;
+  /** Started by the second test, used by the third. */
+  let recallApp: INestApplication;
   const posted: { userId: string; turnId: string }[] = [];
 
   beforeAll(async () => {
@@ -96,7 +98,10 @@ describe('distributed workers (Kafka consumer groups)', () => {
   }
 
   /** Partitions of the turns topic each member of the filter group owns. */
-  async function filterAssignments(): Promise<number[][]> {
+  const filterAssignments = () => assignments('filter', turnsTopic);
+
+  /** Partitions of `topic` each member of the stage's group owns. */
+  async function assignments(stageGroup: string, topic: string): Promise<number[][]> {
     const admin = new Kafka({
       clientId: 'engram-infra-test-admin',
       brokers: infra.kafkaBrokers.split(','),
@@ -106,10 +111,10 @@ describe('distributed workers (Kafka consumer groups)', () => {
     try {
       const {
         groups: [group],
-      } = await admin.describeGroups([`${deployment.topicPrefix}filter`]);
+      } = await admin.describeGroups([`${deployment.topicPrefix}${stageGroup}`]);
       return group.members.map((member) => {
         const assignment = AssignerProtocol.MemberAssignment.decode(member.memberAssignment);
-        return [...(assignment?.assignment[turnsTopic] ?? [])].sort();
+        return [...(assignment?.assignment[topic] ?? [])].sort();
       });
     } finally {
       await admin.disconnect();
@@ -141,7 +146,7 @@ describe('distributed workers (Kafka consumer groups)', () => {
     await start(ExtractorAppModule.forRoot(config()));
     await start(ResolverAppModule.forRoot(config()));
     await start(IndexerAppModule.forRoot(config()));
-    const recall = await start(RecallAppModule.forRoot(config()), false);
+    const recall = (recallApp = await start(RecallAppModule.forRoot(config()), false));
 
     // Stop worker A while turns are still flowing in: B takes over A's partitions from A's commits.
     const inFlight = ingest(round('beta', 30));
@@ -181,5 +186,44 @@ describe('distributed workers (Kafka consumer groups)', () => {
       .send({ userId: 'epsilon-3', query: 'which editor for project epsilon', sessionId: 's1' })
       .expect(200);
     expect(JSON.stringify(body)).toContain('epsilon');
+  });
+
+  it('two instances of every stage: each group splits its partitions, and every event is applied once in effect', async () => {
+    // Two filters run already (the test above); a second extractor, resolver and indexer (which also holds the sessions group) join.
+    await start(ExtractorAppModule.forRoot(config()));
+    await start(ResolverAppModule.forRoot(config()));
+    await start(IndexerAppModule.forRoot(config()));
+    const publisher = gateway.get(EventPublisher);
+    const groups = Object.values(STAGES).filter((stage) => stage.readPath);
+    expect(groups.map((stage) => stage.group)).toEqual(['filter', 'extractor', 'sessions', 'resolver', 'indexer']);
+    for (const stage of groups) {
+      const topic = publisher.topic(stage.input);
+      await eventually(
+        async () => (await assignments(stage.group, topic)).filter((a) => a.length > 0).length === 2,
+        `two members of the ${stage.group} group with partitions`,
+        60_000,
+      );
+      // Split, not shared: every partition owned by exactly one member.
+      expect([stage.group, (await assignments(stage.group, topic)).flat().sort()]).toEqual([stage.group, [0, 1, 2]]);
+    }
+
+    await ingest(round('zeta', 40));
+    const recall = recallApp;
+    const progress = recall.get(PipelineProgress);
+    await eventually(async () => (await progress.pending()) === 0, 'every stage to catch up', 120_000);
+    await expectEachTurnScreenedOnce();
+
+    const http = () => request(recall.getHttpServer());
+    const sessions = recall.get<SessionStore>(SessionStore);
+    for (const { userId } of posted.filter((turn) => turn.userId.startsWith('zeta-'))) {
+      // One turn, one session turn; its memories said once: nothing applied twice by the two instances.
+      expect([userId, await sessions.countUser(DEFAULT_TENANT, userId)]).toEqual([userId, 1]);
+      const { body } = await http().get(`/v1/users/${userId}/memories`).expect(200);
+      const memories = body.memories as { mentionCount: number }[];
+      expect([userId, memories.length > 0]).toEqual([userId, true]);
+      for (const memory of memories) expect([userId, memory.mentionCount]).toEqual([userId, 1]);
+    }
+    const { body } = await http().post('/v1/recall').send({ userId: 'zeta-7', query: 'which editor for project zeta' }).expect(200);
+    expect(JSON.stringify(body.memories)).toContain('zeta');
   });
 });

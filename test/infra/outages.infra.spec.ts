@@ -69,6 +69,8 @@ describe('outages of the distributed servers, under load', () => {
         ENGRAM_DEPENDENCY_RECHECK_MS: '1000',
         ENGRAM_STAGE_PAUSE_MS: '200',
         ENGRAM_STAGE_PAUSE_MAX_MS: '2000',
+        // What went wrong, if anything does: a batch retried, a consumer replaced, an unexpected 500.
+        LOG_LEVEL: process.env.ENGRAM_TEST_LOG_LEVEL ?? 'warn',
       },
     });
     load = keepSaying();

@@ -13,7 +13,7 @@ import type {
 } from '@engram/ports';
 import { serialiseLogValue } from '@engram/ports';
 import { type Admin, type Consumer, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
-import { defaultOnHandlerError, LOG_LEVELS, quietLogCreator } from './kafka-logging';
+import { defaultOnConsumerFailure, defaultOnHandlerError, LOG_LEVELS, quietLogCreator } from './kafka-logging';
 import type { KafkaEventLogOptions, ResolvedOptions } from './kafka-options';
 import { fetchWait, KafkaSubscription } from './kafka-subscription';
 import { type LazyClient, lazily } from './lazy-client';
@@ -23,6 +23,21 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** kafkajs marks transient protocol errors (leader moving, coordinator loading) retriable. */
 const isRetriable = (error: unknown) => (error as { retriable?: unknown } | null)?.retriable === true;
+
+/**
+ * kafkajs's `fetchTopicOffsets` (and `…ByTimestamp`) throw a TypeError ("Cannot destructure property
+ * 'partitions' of 'high.pop(...)'") when the broker answers with no partitions — as it does for a
+ * moment after it hung or restarted, before its metadata is back. That is the broker not being
+ * ready, not a defect of the call: `withAdmin` retries it with fresh metadata and, if it lasts,
+ * it is reported as an outage (kafka-outages.ts).
+ */
+export class KafkaOffsetsUnavailable extends Error {
+  override readonly name = 'KafkaOffsetsUnavailable';
+  readonly retriable = true;
+  constructor(topic: string, cause: unknown) {
+    super(`the broker gave no offsets for topic "${topic}" (its metadata is not loaded yet)`, { cause });
+  }
+}
 
 const positionOf = (entries: readonly { partition: number; offset: string }[]): LogPosition =>
   Object.fromEntries(entries.map(({ partition, offset }) => [partition, Number(offset)]));
@@ -48,20 +63,22 @@ export class KafkaEventLog implements EventLog {
 
   constructor(options: KafkaEventLogOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaEventLog needs at least one broker');
+    const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    const sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'engram',
       brokers: [...options.brokers],
       logLevel: LOG_LEVELS[options.logLevel ?? 'warn'],
       logCreator: quietLogCreator,
       // A broker that stops answering fails the request in bounded time (kafkajs retries it on top).
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      requestTimeout: requestTimeoutMs,
       enforceRequestTimeout: true,
     });
     this.options = {
       partitions: options.partitions ?? 3,
       replicationFactor: options.replicationFactor ?? 1,
       retentionMs: options.retentionMs,
-      sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+      sessionTimeoutMs,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
       maxWaitTimeMs: options.maxWaitTimeMs ?? 200,
       lingerMs: options.lingerMs ?? 0,
@@ -70,6 +87,8 @@ export class KafkaEventLog implements EventLog {
       retryDelayMs: options.retryDelayMs ?? 250,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
       onHandlerError: options.onHandlerError ?? defaultOnHandlerError,
+      onConsumerFailure: options.onConsumerFailure ?? defaultOnConsumerFailure,
+      stallTimeoutMs: options.stallTimeoutMs ?? Math.max(sessionTimeoutMs, 2 * requestTimeoutMs),
     };
     this.onRequest = options.onRequest;
     this.producer = lazily(
@@ -221,18 +240,19 @@ export class KafkaEventLog implements EventLog {
     if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
       throw new Error(`maxBatchSize must be a positive integer, got ${maxBatchSize}`);
     }
-    const consumer = this.counted(
-      this.kafka.consumer({
-        groupId: spec.group,
-        sessionTimeout: this.options.sessionTimeoutMs,
-        heartbeatInterval: this.options.heartbeatIntervalMs,
-        ...fetchWait(this.options),
-        allowAutoTopicCreation: false,
-      }),
-    );
+    const newConsumer = () =>
+      this.counted(
+        this.kafka.consumer({
+          groupId: spec.group,
+          sessionTimeout: this.options.sessionTimeoutMs,
+          heartbeatInterval: this.options.heartbeatIntervalMs,
+          ...fetchWait(this.options),
+          allowAutoTopicCreation: false,
+        }),
+      );
     const release = () => this.consumers.delete(subscription);
     const { topic, group } = spec;
-    const subscription = new KafkaSubscription(topic, group, maxBatchSize, handler, consumer, this.options, release);
+    const subscription = new KafkaSubscription(topic, group, maxBatchSize, handler, newConsumer, this.options, release);
     this.consumers.add(subscription);
     try {
       await subscription.start();
@@ -358,7 +378,10 @@ export class KafkaEventLog implements EventLog {
     const admin = await this.admin();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await call(admin);
+        return await call(admin).catch((error: unknown) => {
+          // `call` is one kafkajs admin call: a TypeError is kafkajs's on an incomplete answer (above).
+          throw error instanceof TypeError ? new KafkaOffsetsUnavailable(topic, error) : error;
+        });
       } catch (error) {
         if (attempt >= 6 || !isRetriable(error)) throw error;
         await sleep(50 * 2 ** (attempt - 1));

@@ -1,7 +1,7 @@
 // kafkajs's logging for the Kafka event log (routine protocol errors demoted to info) and the
 // default report of a failed batch.
 import { type LogEntry, logLevel as KafkaJsLogLevel } from 'kafkajs';
-import type { KafkaHandlerFailure, KafkaLogLevel } from './kafka-options';
+import type { KafkaConsumerFailure, KafkaHandlerFailure, KafkaLogLevel } from './kafka-options';
 
 export const LOG_LEVELS: Record<KafkaLogLevel, KafkaJsLogLevel> = {
   nothing: KafkaJsLogLevel.NOTHING,
@@ -45,4 +45,9 @@ export function defaultOnHandlerError(error: unknown, failure: KafkaHandlerFailu
       `batch ${failure.firstOffset}..${failure.lastOffset} failed (attempt ${failure.attempt}), ` +
       `retrying in ${failure.retryInMs} ms: ${reason}`,
   );
+}
+
+export function defaultOnConsumerFailure(error: unknown, failure: KafkaConsumerFailure): void {
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  console.warn(`[engram] ${failure.topic} / ${failure.group}: the consumer ${failure.what}: ${reason}`);
 }

@@ -12,6 +12,14 @@ export interface KafkaHandlerFailure {
   readonly retryInMs: number;
 }
 
+/** A subscription's consumer that failed for good or stalled, and what the subscription does about it. */
+export interface KafkaConsumerFailure {
+  readonly topic: string;
+  readonly group: string;
+  /** e.g. "stalled; replacing it". */
+  readonly what: string;
+}
+
 export interface KafkaEventLogOptions {
   readonly brokers: readonly string[];
   /** Default `engram`. */
@@ -47,8 +55,19 @@ export interface KafkaEventLogOptions {
   readonly maxRetryDelayMs?: number;
   /** Told about every failed batch (it will be retried, never skipped). Default: console.warn. */
   readonly onHandlerError?: (error: unknown, failure: KafkaHandlerFailure) => void;
+  /**
+   * Told when a subscription's consumer crashed or stalled and is being replaced (kafka-subscription.ts).
+   * Default: console.warn.
+   */
+  readonly onConsumerFailure?: (error: unknown, failure: KafkaConsumerFailure) => void;
   /** How long a request waits for the broker's answer (kafkajs's requestTimeout). Default 30 s. */
   readonly requestTimeoutMs?: number;
+  /**
+   * A subscription's consumer that shows no sign of life (a request, a fetch, a join, a heartbeat)
+   * for this long outside a batch is replaced by a new one in the group. Default: the larger of the
+   * session timeout and twice the request timeout.
+   */
+  readonly stallTimeoutMs?: number;
   /** kafkajs's own logging. Default `warn`. */
   readonly logLevel?: KafkaLogLevel;
   /**

@@ -13,6 +13,8 @@ const OUTAGE_ERRORS = new Set([
   'KafkaJSGroupCoordinatorNotFound',
   'KafkaJSTimeout',
   'KafkaJSLockTimeout',
+  // engram's: the broker answered offsets without partitions (kafka-event-log.adapter.ts)
+  'KafkaOffsetsUnavailable',
 ]);
 
 /** Socket errors of a server that is away. */

@@ -5,6 +5,7 @@ import {
   KafkaJSProtocolError,
   KafkaJSRequestTimeoutError,
 } from 'kafkajs';
+import { KafkaOffsetsUnavailable } from './kafka-event-log.adapter';
 import { isKafkaOutage } from './kafka-outages';
 
 describe('isKafkaOutage: the brokers are away, or the call is at fault', () => {
@@ -22,6 +23,10 @@ describe('isKafkaOutage: the brokers are away, or the call is at fault', () => {
       new KafkaJSProtocolError({ type: 'LEADER_NOT_AVAILABLE', code: 5, retriable: true, message: 'x' } as never),
     ],
     ['a socket error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
+    [
+      'offsets answered without partitions (a broker just back)',
+      new KafkaOffsetsUnavailable('memory.turns.v1', new TypeError("Cannot destructure property 'partitions' of 'high.pop(...)'")),
+    ],
   ])('%s: an outage', (_name, error) => {
     expect(isKafkaOutage(error)).toBe(true);
   });

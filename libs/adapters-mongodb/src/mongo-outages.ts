@@ -1,6 +1,7 @@
 // When a MongoDB-protocol call failed because the server is away, not because of the call.
 import { type DependencyName, type OutageObserver, reportingOutages } from '@engram/ports';
 import {
+  MongoBulkWriteError,
   MongoNetworkError,
   MongoOperationTimeoutError,
   MongoServerClosedError,
@@ -26,6 +27,9 @@ const LATER_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 10107, 11600, 11602, 13
  * error or a bad query is the call's own fault, and so is a client this process closed.
  */
 export function isMongoOutage(error: unknown): boolean {
+  // A bulk write that failed on its connection wraps the driver's error (a bulk write of the
+  // resolver that outlasted MONGODB_SOCKET_TIMEOUT_MS): judged by that error, not by the wrapper.
+  if (error instanceof MongoBulkWriteError && (error.errorResponse as unknown) instanceof Error) return isMongoOutage(error.errorResponse);
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true; // incl. timeouts, a cleared pool
   if (error instanceof MongoOperationTimeoutError || error instanceof MongoServerClosedError) return true;
   return error instanceof MongoServerError && typeof error.code === 'number' && LATER_CODES.has(error.code);

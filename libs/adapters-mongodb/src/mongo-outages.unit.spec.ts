@@ -1,4 +1,11 @@
-import { MongoClient, MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 import { DependencyUnavailableError } from '@engram/ports';
 import { isMongoOutage, withMongoOutages } from './mongo-outages';
 
@@ -17,6 +24,10 @@ describe('isMongoOutage: the server is away, or the call is at fault', () => {
     ['a connection silent past the socket timeout', new MongoNetworkTimeoutError('connection timed out')],
     ['the server shutting down', new MongoServerError({ code: 91, errmsg: 'shutdown in progress' })],
     ['maxTimeMS expired', new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' })],
+    [
+      'a bulk write whose connection went silent (the driver wraps the error)',
+      new MongoBulkWriteError(new MongoNetworkTimeoutError('connection 8 to 127.0.0.1:45193 timed out') as never, {} as never),
+    ],
   ])('%s: an outage', (_name, error) => {
     expect(isMongoOutage(error)).toBe(true);
   });
@@ -24,6 +35,10 @@ describe('isMongoOutage: the server is away, or the call is at fault', () => {
   it.each<[string, unknown]>([
     ['a duplicate key', new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error' })],
     ['a bad query', new MongoServerError({ code: 2, errmsg: 'BadValue' })],
+    [
+      'a bulk write refused for a duplicate key',
+      new MongoBulkWriteError({ code: 11000, message: 'E11000 duplicate key error' } as never, {} as never),
+    ],
     ['a plain error', new Error('ECONNREFUSED')],
   ])('%s: the call', (_name, error) => {
     expect(isMongoOutage(error)).toBe(false);

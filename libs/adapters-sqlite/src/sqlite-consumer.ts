@@ -47,29 +47,34 @@ export class SqliteConsumer {
 
   private async run(): Promise<void> {
     let attempt = 0;
+    // Each retry of a failed batch reads half of it: a batch that fails only for its size (a call
+    // outlasting its timeout) still goes through, a part at a time; after a success it grows back.
+    let limit = this.maxBatchSize;
     while (this.running) {
       this.appended = false;
       let rows: MessageRow[] = [];
       try {
-        rows = this.read({ from: this.position, limit: this.maxBatchSize });
+        rows = this.read({ from: this.position, limit });
         if (rows.length === 0) {
           if (!this.appended) await this.sleep(this.options.pollIntervalMs, true);
           continue;
         }
-        if (rows.length < this.maxBatchSize && this.options.lingerMs > 0 && this.running) {
+        if (rows.length < limit && this.options.lingerMs > 0 && this.running) {
           await this.sleep(this.options.lingerMs, false);
-          rows = this.read({ from: this.position, limit: this.maxBatchSize });
+          rows = this.read({ from: this.position, limit });
         }
         await this.handler(rows.map(this.toMessage), this.context);
         const next = rows[rows.length - 1].log_offset + 1;
         this.commit(next);
         this.position = next;
         attempt = 0;
+        limit = Math.min(this.maxBatchSize, limit * 2);
         // Yield to timers and I/O: a handler that appends to its own topic must not starve the process.
         await new Promise((resolve) => setImmediate(resolve));
       } catch (error) {
-        // Not committed: the same batch is read again after the backoff, nothing is skipped.
+        // Not committed: the batch's first half is read again after the backoff, nothing is skipped.
         attempt++;
+        if (rows.length > 0) limit = Math.ceil(rows.length / 2);
         const retryInMs = Math.min(this.options.maxRetryDelayMs, this.options.retryDelayMs * 2 ** (attempt - 1));
         this.report(error, {
           topic: this.topic,

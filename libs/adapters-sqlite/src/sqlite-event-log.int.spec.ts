@@ -130,6 +130,62 @@ describe('SqliteEventLog', () => {
     db.close();
   });
 
+  it('given a log stored WITHOUT ROWID (the layout before), then it opens in the rowid layout with every message, offset and position kept', async () => {
+    const file = dir.file('without-rowid.db');
+    const topic = 'memory.turns.v1';
+    let db = openSqliteDatabase(file);
+    db.exec(`
+      CREATE TABLE log_messages (
+        topic TEXT NOT NULL, log_offset INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, timestamp INTEGER NOT NULL,
+        PRIMARY KEY (topic, log_offset)
+      ) WITHOUT ROWID;
+    `);
+    let log = new SqliteEventLog(db, quiet);
+    // The constructor moved the empty old table already: put it back with rows, as a data directory from before holds it.
+    db.exec(`
+      DROP TABLE log_messages;
+      CREATE TABLE log_messages (
+        topic TEXT NOT NULL, log_offset INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, timestamp INTEGER NOT NULL,
+        PRIMARY KEY (topic, log_offset)
+      ) WITHOUT ROWID;
+    `);
+    await log.ensureTopics([topic, 'other']);
+    for (let n = 0; n < 5; n++) appendRawRow(db, topic, 't:u', JSON.stringify({ n }));
+    appendRawRow(db, 'other', 't:v', JSON.stringify({ other: true }));
+    db.prepare('INSERT INTO log_group_offsets (topic, grp, next_offset, updated_at) VALUES (?, ?, ?, ?)').run(
+      topic,
+      'filter',
+      2,
+      Date.now(),
+    );
+    await log.close();
+    db.close();
+
+    db = openSqliteDatabase(file);
+    log = new SqliteEventLog(db, quiet);
+    const layout = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'log_messages'").pluck().get() as string;
+    expect(layout).not.toMatch(/WITHOUT\s+ROWID/i);
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'log_messages_rowid'").pluck().get()).toBe(0);
+    expect(await log.endPosition(topic)).toEqual({ 0: 5 });
+    expect(await log.committedPosition(topic, 'filter')).toEqual({ 0: 2 });
+    expect(await log.append(topic, [{ key: 't:u', value: { n: 5 } }])).toEqual({ 0: 6 });
+    const seen: ConsumedMessage[] = [];
+    const sub = await log.subscribe({ topic, group: 'filter', maxBatchSize: 2 }, async (batch) => {
+      seen.push(...batch);
+    });
+    await eventually(() => seen.length === 4, 'the messages after the committed position');
+    await sub.stop();
+    expect(seen.map((m) => [m.offset, m.value])).toEqual([
+      [2, { n: 2 }],
+      [3, { n: 3 }],
+      [4, { n: 4 }],
+      [5, { n: 5 }],
+    ]);
+    expect(await log.endPosition('other')).toEqual({ 0: 1 });
+    await log.close();
+    db.close();
+  });
+
   it('sees appends made through another connection (another process) by polling', async () => {
     const file = dir.file('two-connections.db');
     const consumerDb = openSqliteDatabase(file);
@@ -170,7 +226,7 @@ describe('SqliteEventLog', () => {
     db.close();
   });
 
-  it('reports each failed attempt with a growing delay, and stop() during the backoff returns at once without committing', async () => {
+  it('reports each failed attempt with a growing delay (each retry on the first half), and stop() during the backoff returns at once without committing', async () => {
     const db = openSqliteDatabase(':memory:');
     const failures: HandlerFailure[] = [];
     const log = new SqliteEventLog(db, {
@@ -192,8 +248,8 @@ describe('SqliteEventLog', () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(failures.slice(0, 3)).toEqual([
       { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 1, retryInMs: 20 },
-      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 2, retryInMs: 40 },
-      { topic, group: 'g', firstOffset: 0, lastOffset: 1, attempt: 3, retryInMs: 80 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 0, attempt: 2, retryInMs: 40 },
+      { topic, group: 'g', firstOffset: 0, lastOffset: 0, attempt: 3, retryInMs: 80 },
     ]);
     expect(await log.committedPosition(topic, 'g')).toEqual({ 0: 0 });
     db.close();

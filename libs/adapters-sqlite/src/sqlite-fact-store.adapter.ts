@@ -22,6 +22,8 @@ export class SqliteFactStore implements FactStore {
     truncate: BetterSqlite3.Statement<[]>;
   };
   private readonly saveTx: (records: readonly MemoryRecord[]) => void;
+  /** `list`'s statements by filter (four shapes at most): prepared once, not on every call (the resolver lists a user per batch). */
+  private readonly listStatements = new Map<string, BetterSqlite3.Statement<unknown[], { record: string }>>();
 
   constructor(
     private readonly db: Database,
@@ -100,7 +102,7 @@ export class SqliteFactStore implements FactStore {
 
   async list(query: MemoryQuery): Promise<MemoryRecord[]> {
     if (query.statuses && query.statuses.length === 0) return [];
-    // Few shapes, built per call: the filters are optional and SQLite caches nothing we would gain.
+    // The filters are optional: a statement per combination of them.
     const where = ['tenant_id = ?', 'user_id = ?'];
     const params: (string | number)[] = [query.tenantId, query.userId];
     if (query.statuses) {
@@ -111,12 +113,16 @@ export class SqliteFactStore implements FactStore {
       where.push('pinned = ?');
       params.push(query.pinned ? 1 : 0);
     }
-    const rows = this.db
-      .prepare<unknown[], { record: string }>(
-        `SELECT record FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY created_ms, memory_id`,
-      )
-      .all(...params);
-    return decode(rows);
+    return decode(this.listStatement(where.join(' AND ')).all(...params));
+  }
+
+  private listStatement(where: string): BetterSqlite3.Statement<unknown[], { record: string }> {
+    let statement = this.listStatements.get(where);
+    if (!statement) {
+      statement = this.db.prepare(`SELECT record FROM ${this.table} WHERE ${where} ORDER BY created_ms, memory_id`);
+      this.listStatements.set(where, statement);
+    }
+    return statement;
   }
 
   async listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]> {

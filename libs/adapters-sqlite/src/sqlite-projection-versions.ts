@@ -183,8 +183,8 @@ export function sqliteSearchIndexVersions(
  * The search backend on the SQLite file: FTS5 and vectors, versioned like the fact store's tables;
  * the live index reads the pointer row on every call, so other processes on the file see a swap at once.
  */
-export function sqliteSearch(db: Database): SearchBackendAdapters {
-  const versions = sqliteSearchIndexVersions(db);
+export function sqliteSearch(db: Database, options: { vectorCacheBytes?: number } = {}): SearchBackendAdapters {
+  const versions = sqliteSearchIndexVersions(db, options);
   return { index: followActiveVersion(versions), versions };
 }
 

@@ -74,15 +74,22 @@ export function migrateFromOwnerColumn(db: Database, ns: string): void {
   })();
 }
 
+let lastKey: { readonly tenantId: string; readonly userId: string; readonly key: string } | null = null;
+
 /**
  * The prefix of a user's posting tokens: 64 bits of a hash, plain hex so FTS5 sees one token with
  * the term's hex after it. Unambiguous for any ids (`a:b`+`c` and `a`+`b:c` differ).
  */
+
 export function postingKey(tenantId: string, userId: string): string {
-  return createHash('sha256')
+  // A batch's documents come user by user: the last user's key is most often the one asked for.
+  if (lastKey && tenantId === lastKey.tenantId && userId === lastKey.userId) return lastKey.key;
+  const key = createHash('sha256')
     .update(JSON.stringify([tenantId, userId]))
     .digest('hex')
     .slice(0, 16);
+  lastKey = { tenantId, userId, key };
+  return key;
 }
 
 export function postingsOf(tenantId: string, userId: string, terms: readonly string[]): string {
@@ -94,5 +101,23 @@ export function postingsOf(tenantId: string, userId: string, terms: readonly str
 }
 
 export function termToken(term: string): string {
-  return Buffer.from(term, 'utf8').toString('hex');
+  let token = tokens.get(term) ?? tokensBefore.get(term);
+  if (token === undefined) {
+    token = Buffer.from(term, 'utf8').toString('hex');
+    if (tokens.size >= TOKENS_KEPT) {
+      tokensBefore = tokens;
+      tokens = new Map();
+    }
+    tokens.set(term, token);
+  }
+  return token;
 }
+
+/**
+ * Terms' tokens recently made, in two generations of at most TOKENS_KEPT each (a few MB): every
+ * document's terms are encoded twice (postings and counts), and a vocabulary's words recur, so
+ * most are found here rather than encoded through a Buffer again (~170 ns → ~10 ns a term).
+ */
+const TOKENS_KEPT = 50_000;
+let tokens = new Map<string, string>();
+let tokensBefore = new Map<string, string>();

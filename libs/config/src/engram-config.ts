@@ -44,6 +44,12 @@ export class EngramConfig {
   @IsOptional() @IsString() HOST?: string;
 
   @IsString() ENGRAM_DATA_DIR = './data';
+  /**
+   * Embedded search: decoded vectors kept in memory, per user, least recently used evicted first
+   * (a user's recall reads them once until the user's documents change). 0: none kept. Counts in
+   * the process's memory; sized by the users recalling at once, not by the data held.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(65_536) ENGRAM_VECTOR_CACHE_MB = 64;
 
   /**
    * Wraps every user's data key (docs/security.md): 32 bytes, as 64 hex digits or base64. Required
@@ -143,6 +149,12 @@ export class EngramConfig {
    */
   @Transform(toNumber) @IsInt() @Min(10) @Max(60_000) ENGRAM_STAGE_PAUSE_MS = 250;
   @Transform(toNumber) @IsInt() @Min(10) @Max(600_000) ENGRAM_STAGE_PAUSE_MAX_MS = 10_000;
+  /**
+   * How often a process re-drives the dead letters of the topics whose first stage it runs, when
+   * nothing it depends on is down: each failed event once (an event that fails again after its
+   * re-drive, and an invalid one, wait for `engram dlq replay`). 0: never by itself.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(86_400_000) ENGRAM_DLQ_REDRIVE_MS = 60_000;
   /**
    * While a dependency is known to be down, recall answers without it at once and asks it again at
    * most this often; a 503 that names a dependency says `Retry-After` this long (in seconds, rounded up).

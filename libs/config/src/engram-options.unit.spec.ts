@@ -43,8 +43,15 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(options.auth.adminKey).toBe('root');
     expect(options.http).toEqual({ port: 3000, host: '0.0.0.0', bodyLimitBytes: 1_048_576 });
     expect(options.pipeline.topicPrefix).toBe('test.');
-    expect(options.sqlite).toEqual({ dataDir: '/tmp/engram-x', file: '/tmp/engram-x/engram.db' });
+    expect(options.sqlite).toEqual({ dataDir: '/tmp/engram-x', file: '/tmp/engram-x/engram.db', vectorCacheBytes: 64 * 1024 * 1024 });
     expect(options.kafka.brokers).toEqual(['a:9092', 'b:9092']);
+  });
+
+  it('sizes the vector cache of embedded search in MiB (ENGRAM_VECTOR_CACHE_MB; 0 keeps none)', () => {
+    expect(optionsOf({ ENGRAM_VECTOR_CACHE_MB: '16' }).sqlite.vectorCacheBytes).toBe(16 * 1024 * 1024);
+    expect(optionsOf({ ENGRAM_VECTOR_CACHE_MB: '0' }).sqlite.vectorCacheBytes).toBe(0);
+    expect(() => optionsOf({ ENGRAM_VECTOR_CACHE_MB: '-1' })).toThrow(/ENGRAM_VECTOR_CACHE_MB/);
+    expect(() => optionsOf({ ENGRAM_VECTOR_CACHE_MB: 'lots' })).toThrow(/ENGRAM_VECTOR_CACHE_MB/);
   });
 
   it('maps the resolver, the replays, the extraction model and the master key their slices', () => {

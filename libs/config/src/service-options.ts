@@ -113,6 +113,8 @@ export interface PipelineOptions {
   readonly stageRetryDelayMs: number;
   readonly pause: { readonly firstMs: number; readonly maxMs: number };
   readonly projectionPointerTtlMs: number;
+  /** ENGRAM_DLQ_REDRIVE_MS: 0, never. */
+  readonly deadLetterRedriveMs: number;
 }
 
 export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
@@ -124,6 +126,7 @@ export function pipelineOptionsFrom(config: EngramConfig): PipelineOptions {
     stageRetryDelayMs: config.ENGRAM_STAGE_RETRY_DELAY_MS,
     pause: { firstMs: config.ENGRAM_STAGE_PAUSE_MS, maxMs: config.ENGRAM_STAGE_PAUSE_MAX_MS },
     projectionPointerTtlMs: config.ENGRAM_PROJECTION_POINTER_TTL_MS,
+    deadLetterRedriveMs: config.ENGRAM_DLQ_REDRIVE_MS,
   };
 }
 
@@ -194,8 +197,14 @@ export const SqliteOptions = Symbol('SqliteOptions');
 export interface SqliteOptions {
   readonly dataDir: string;
   readonly file: string;
+  /** ENGRAM_VECTOR_CACHE_MB, in bytes. */
+  readonly vectorCacheBytes: number;
 }
 
 export function sqliteOptionsFrom(config: EngramConfig): SqliteOptions {
-  return { dataDir: config.ENGRAM_DATA_DIR, file: path.join(config.ENGRAM_DATA_DIR, 'engram.db') };
+  return {
+    dataDir: config.ENGRAM_DATA_DIR,
+    file: path.join(config.ENGRAM_DATA_DIR, 'engram.db'),
+    vectorCacheBytes: config.ENGRAM_VECTOR_CACHE_MB * 1024 * 1024,
+  };
 }

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
-import { compiledCheck, isCompiled } from './compiled-validation';
+import { isISO8601, validateSync } from 'class-validator';
+import { compiledCheck, isCompiled, isPlainInstant } from './compiled-validation';
 import { EnvelopeSchema, EVENT_SCHEMAS, InvalidEventError, parseEvent } from './event-schemas';
 import { envelope, item, paths, replaced, validEvents, WRONG } from './testing/sample-events';
 
@@ -90,5 +90,27 @@ describe('compiled event validation', () => {
     const v1 = parseEvent(validEvents[1]);
     expect(v1.schemaVersion).toBe(2);
     expect(v1.payload).toEqual(validEvents[1].payload);
+  });
+
+  it('given an instant as toISOString writes it, then the arithmetic check accepts only what the validator accepts, strict or not', () => {
+    const accepted: string[] = [];
+    const wrong: string[] = [];
+    for (const year of [0, 1, 99, 999, 1000, 1582, 1600, 1700, 1900, 1970, 2000, 2023, 2024, 2100, 2400, 9999])
+      for (let month = 0; month <= 13; month++)
+        for (let day = 0; day <= 32; day++)
+          for (const time of ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '1:00:00'])
+            for (const fraction of ['', '.000', '.999', '.5', '.1234']) {
+              const text = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T${time}${fraction}Z`;
+              if (!isPlainInstant(text)) continue;
+              accepted.push(text);
+              if (!isISO8601(text, { strict: true }) || !isISO8601(text)) wrong.push(text);
+            }
+    expect(wrong).toEqual([]);
+    expect(accepted).toContain('2024-02-29T23:59:59.999Z');
+    expect(accepted).not.toContain('2023-02-29T00:00:00Z');
+    expect(accepted).not.toContain('2100-02-29T00:00:00Z');
+    expect(accepted.length).toBeGreaterThan(10_000);
+    expect(isPlainInstant(new Date(1.7e12).toISOString())).toBe(true);
+    expect(() => parseEvent({ ...validEvents[0], occurredAt: '2023-02-29T00:00:00.000Z' })).toThrow(/occurredAt/);
   });
 });

@@ -73,6 +73,7 @@ export function connectStages(app: INestApplication): void {
       retryDelayMs: pipeline.stageRetryDelayMs,
       metrics: app.get(EngramMetrics),
       monitor: app.get(DependencyMonitor),
+      deadLetterRedriveMs: pipeline.deadLetterRedriveMs,
     }),
   });
 }

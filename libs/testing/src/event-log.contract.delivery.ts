@@ -132,6 +132,32 @@ export function deliveryCases(h: EventLogHarness): void {
   );
 
   it(
+    'a batch that fails only for its size goes through in smaller parts, in order, none skipped',
+    async () => {
+      const topic = await freshTopic();
+      const group = uniqueName('group');
+      await appendSeq(topic, 'k', 0, 10);
+      const handled: number[] = [];
+      let refused = 0;
+      // As a store whose bulk write outlasts its timeout past two events would.
+      const subscription = await subscribe({ topic, group, maxBatchSize: 8 }, async (batch) => {
+        if (batch.length > 2) {
+          refused++;
+          throw new Error('too big to finish in time (expected by the test)');
+        }
+        handled.push(...batch.map(seqOf));
+      });
+      await waitFor(() => handled.includes(9), 'the last message to be handled');
+      await waitCommitted(topic, group);
+      await subscription.stop();
+
+      expect(refused).toBeGreaterThan(0);
+      expect(handled).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    },
+    testTimeoutMs,
+  );
+
+  it(
     'stop() lets the batch in flight finish, commits it, and delivers nothing after',
     async () => {
       const topic = await freshTopic();

@@ -1,4 +1,4 @@
-import { cueRegExp } from '../text/cue-matching';
+import { type CueMatcher, cueMatcher } from '../text/cue-matching';
 import { DEFAULT_INSIGHT_MIN_SUPPORT, DEFAULT_INSIGHT_RULES, type InsightRule } from './insights.config';
 
 export interface CompiledInsightRules {
@@ -9,8 +9,8 @@ export interface CompiledRule {
   readonly rule: InsightRule;
   readonly minSupport: number;
   readonly minGroups: number;
-  readonly groups: readonly { readonly id: string; readonly re: RegExp }[];
-  readonly exclude: RegExp | null;
+  readonly groups: readonly { readonly id: string; readonly cues: CueMatcher }[];
+  readonly exclude: CueMatcher | null;
 }
 
 /** Compiles rules once (regexes); `minSupport` fills in for rules that set none. */
@@ -23,8 +23,8 @@ export function compileInsightRules(
       rule,
       minSupport: rule.minSupport ?? minSupport,
       minGroups: rule.minGroups ?? 1,
-      groups: rule.groups.map((g) => ({ id: g.id, re: cueRegExp(g.cues) })),
-      exclude: rule.exclude && rule.exclude.length > 0 ? cueRegExp(rule.exclude) : null,
+      groups: rule.groups.map((g) => ({ id: g.id, cues: cueMatcher(g.cues) })),
+      exclude: rule.exclude && rule.exclude.length > 0 ? cueMatcher(rule.exclude) : null,
     })),
   };
 }

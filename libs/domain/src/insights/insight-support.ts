@@ -1,6 +1,7 @@
 import type { MemoryRecord } from '@engram/contracts';
 import { byValidFromThenId, isInsight } from './insight-memory';
 import type { CompiledRule } from './insight-rules';
+import { type CueMatcher, foldedForCues, mayMatch } from '../text/cue-matching';
 
 export interface Support {
   /** Supporting memories, ordered by validFrom then id. */
@@ -22,7 +23,9 @@ export function groupsMatched(compiled: CompiledRule, memory: MemoryRecord): rea
   let groups = cache.get(memory);
   if (!groups) {
     const text = textOf(memory);
-    groups = compiled.exclude?.test(text) ? [] : compiled.groups.filter((g) => g.re.test(text)).map((g) => g.id);
+    const folded = foldedForCues(text);
+    const holds = (cues: CueMatcher) => mayMatch(cues, folded) && cues.re.test(text);
+    groups = compiled.exclude && holds(compiled.exclude) ? [] : compiled.groups.filter((g) => holds(g.cues)).map((g) => g.id);
     cache.set(memory, groups);
   }
   return groups;

@@ -4,6 +4,7 @@ import type {
   MemoriesExtracted,
   MemoriesImportRequested,
   MemoryDecision,
+  MemoryRecord,
   MemoryRetractionRequested,
   MemoryRevertRequested,
   MemoryConfirmRequested,
@@ -122,12 +123,22 @@ function evolve(state: ResolverState, event: ResolverEvent): ResolverState {
   return event.type === 'UserForgotten' ? initialState() : ResolutionDecider.evolve(state, event);
 }
 
-export const ResolverDecider = { initialState, decide, evolve, begin } as const satisfies Decider<
+/**
+ * `events.reduce(evolve, state)` on a state its caller alone holds (the resolver stage's own, between
+ * events): updated in place, no copy; only what follows the last forgetting counts.
+ */
+function evolveOwned(state: Map<string, MemoryRecord>, events: readonly ResolverEvent[]): Map<string, MemoryRecord> {
+  const forgotten = events.findLastIndex((event) => event.type === 'UserForgotten');
+  if (forgotten >= 0) state.clear();
+  return ResolutionDecider.evolveOwned(state, (forgotten < 0 ? events : events.slice(forgotten + 1)) as readonly MemoryDecision[]);
+}
+
+export const ResolverDecider = { initialState, decide, evolve, evolveOwned, begin } as const satisfies Decider<
   ResolverCommand,
   ResolverState,
   ResolverEvent,
   ResolverDeciderOptions
-> & { begin: typeof begin };
+> & { begin: typeof begin; evolveOwned: typeof evolveOwned };
 
 /** An extraction that changed something, at the point its session's summary is considered. */
 interface Summarising {
@@ -148,11 +159,11 @@ function upToSummary(
   if (command.type === 'UserForgotten') return { done: [command] };
   const changes = changesOf(command, state, options);
   if (changes.length === 0) return { done: [] };
-  const changed = changes.reduce(ResolutionDecider.evolve, state);
+  const changed = ResolutionDecider.evolveAll(state, changes);
   const finish = (summary: MemoryDecision[]): ResolverEvent[] => [
     ...changes,
     ...summary,
-    ...insightsAfter(command, changes, summary.reduce(ResolutionDecider.evolve, changed), options),
+    ...insightsAfter(command, changes, ResolutionDecider.evolveAll(changed, summary), options),
   ];
   if (command.type !== 'MemoriesExtracted') return { done: finish([]) };
   // The turns this extraction brought may push older ones out of the session's recent window.

@@ -22,7 +22,7 @@ import { SummaryDecider, summaryMergeKey } from '../summaries/session-summary';
 import { defaultAliasTable } from '../text/entity-aliases';
 import { deciderSpec } from '../testing/decider-spec';
 import { memory, memoryAdded, TENANT, turnScreened, USER } from '../testing/fixtures';
-import { ResolutionDecider } from './resolution.decider';
+import { ResolutionDecider, type ResolverState } from './resolution.decider';
 import {
   isResolverCommand,
   ResolverDecider,
@@ -480,5 +480,41 @@ describe('isResolverCommand', () => {
     const decision: MemoryDecision = memoryAdded(memory());
     expect(accepted.map(isResolverCommand)).toEqual(accepted.map(() => true));
     expect([decision, turnScreened('我喜欢用 VS Code')].map(isResolverCommand)).toEqual([false, false]);
+  });
+});
+
+describe('evolving a state by several decisions at once', () => {
+  it('given decisions old and new, repeated and after a forgetting, then ResolutionDecider.evolveAll leaves the state reduce(evolve) leaves, in the same order, the given state untouched, and ResolverDecider.evolveOwned the same in place', () => {
+    const ids = ['m-a', 'm-b', 'm-c', 'm-d'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let withoutForgetting = 0;
+    for (let run = 0; run < 200; run++) {
+      const given: ResolverState = new Map(ids.slice(0, 2).map((memoryId) => [memoryId, memory({ memoryId, revision: 2 })]));
+      const events: ResolverEvent[] = Array.from({ length: 1 + Math.floor(next() * 8) }, (_, i) =>
+        next() < 0.1
+          ? forgotten(i)
+          : memoryAdded(
+              memory({ memoryId: ids[Math.floor(next() * ids.length)], revision: 1 + Math.floor(next() * 4), content: `v${run}-${i}` }),
+            ),
+      );
+      const before = [...given];
+      const expected = events.reduce(ResolverDecider.evolve, given);
+      const viaResolution = events.some((event) => event.type === 'UserForgotten')
+        ? null
+        : ResolutionDecider.evolveAll(given, events as MemoryDecision[]);
+      if (viaResolution) {
+        withoutForgetting += 1;
+        expect([...viaResolution]).toEqual([...expected]);
+        expect(viaResolution === given).toBe(expected === given);
+      }
+      expect([...given]).toEqual(before);
+      const owned = new Map(given);
+      expect([...ResolverDecider.evolveOwned(owned, events)]).toEqual([...expected]);
+      expect([...owned]).toEqual([...expected]);
+    }
+    // Both kinds of sequence were seen: with a forgetting, and without (evolveAll's).
+    expect(withoutForgetting).toBeGreaterThan(50);
+    expect(withoutForgetting).toBeLessThan(200);
   });
 });

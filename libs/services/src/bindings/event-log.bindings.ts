@@ -73,6 +73,8 @@ const kafkaStoredLog: FactoryProvider<EventLog> = {
       requestTimeoutMs: kafka.requestTimeoutMs,
       ...pauseOf(pipeline),
       onHandlerError: (error, failure) => logger.warn({ ...failure, reason: reasonOf(error) }, 'batch failed, retrying'),
+      // A consumer that crashed or stalled: `what` says whether kafkajs restarts it or the subscription replaces it.
+      onConsumerFailure: (error, failure) => logger.error({ ...failure, reason: reasonOf(error) }, 'Kafka consumer failed'),
       onRequest: (operation) => metrics.countStoreRequest('kafka', operation),
     });
     // Brokers that are away are an outage (DependencyUnavailableError 'kafka'): stages pause, HTTP answers 503 naming Kafka.

@@ -1,6 +1,6 @@
 import type { FactoryProvider } from '@nestjs/common';
 import type { Database } from 'better-sqlite3';
-import { ElasticsearchOptions, SearchBackend } from '@engram/config';
+import { ElasticsearchOptions, SearchBackend, SqliteOptions } from '@engram/config';
 import { sqliteSearch } from '@engram/adapters-sqlite';
 import { openElasticsearchSearch } from '@engram/adapters-elasticsearch';
 import { Embedder, SearchBackendAdapters, SearchIndex, SearchIndexVersions } from '@engram/ports';
@@ -17,7 +17,11 @@ const SEARCH_BACKEND = Symbol('SearchBackendAdapters');
  * is a new library and one line here (the compiler asks for it once `SearchBackend` names it).
  */
 const BACKENDS: Readonly<Record<SearchBackend, FactoryProvider<SearchBackendAdapters | Promise<SearchBackendAdapters>>>> = {
-  sqlite: { provide: SEARCH_BACKEND, inject: [SQLITE_DATABASE], useFactory: (db: Database) => sqliteSearch(db) },
+  sqlite: {
+    provide: SEARCH_BACKEND,
+    inject: [SQLITE_DATABASE, SqliteOptions],
+    useFactory: (db: Database, sqlite: SqliteOptions) => sqliteSearch(db, { vectorCacheBytes: sqlite.vectorCacheBytes }),
+  },
   elasticsearch: {
     provide: SEARCH_BACKEND,
     inject: [ElasticsearchOptions, Embedder, DependencyMonitor, EngramMetrics],

@@ -77,10 +77,12 @@ export class ResolverStage {
     const users = groupByUser(batch.events.filter(isResolverCommand));
     const states = await this.loadStates([...users.values()].map((commands) => commands[0]));
     for (const [key, commands] of users) {
-      let state: ResolverState = states.get(key) ?? new Map();
+      // The stage's own copy of the user's memories: nothing the decider returns holds it, so each
+      // event's decisions are applied to it in place rather than to a new copy per event.
+      const state = states.get(key) ?? new Map<string, MemoryRecord>();
       for (const command of commands) {
         const events = await this.decide(command, state);
-        state = events.reduce(ResolverDecider.evolve, state);
+        ResolverDecider.evolveOwned(state, events);
         out.push(...events);
       }
     }
@@ -109,7 +111,7 @@ export class ResolverStage {
   }
 
   /** Every user's memories in one read of the fact store (not one per user), keyed as `groupByUser` keys them. */
-  private async loadStates(users: readonly { tenantId: string; userId: string }[]): Promise<Map<string, ResolverState>> {
+  private async loadStates(users: readonly { tenantId: string; userId: string }[]): Promise<Map<string, Map<string, MemoryRecord>>> {
     const states = new Map<string, Map<string, MemoryRecord>>();
     for (const memory of await this.store.listUsers(users)) {
       const key = userKey(memory.tenantId, memory.userId);

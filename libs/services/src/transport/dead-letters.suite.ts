@@ -5,7 +5,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { deployedTopic, deterministicId, TurnRecorded } from '@engram/contracts';
 import { DependencyUnavailableError, EventLog, lag } from '@engram/ports';
 import { eventually } from '@engram/testing';
-import { readDeadLetters, replayDeadLetters } from './dead-letters';
+import { readDeadLetters, redriveDeadLetters, replayDeadLetters, waitingDeadLetters } from './dead-letters';
 import { deadLetterTopic } from './dead-letter';
 import { DependencyMonitor } from '../observability/dependency-monitor';
 import { EngramMetrics } from '../observability/metrics';
@@ -34,6 +34,8 @@ export interface DeadLetterSuiteOptions {
 const TOPIC = 'memory.turns.v1';
 /** The outage case's own topic, so that the two stages never see each other's events. */
 const OUTAGE_TOPIC = 'memory.screened.v1';
+/** The automatic re-drive's own topic and stage (an app of its own, re-driving every 200 ms); no stage of the topology reads it, so its first handler here owns its letters. */
+const REDRIVE_TOPIC = 'test.recovering.v1';
 
 function turn(turnId: string, text: string): TurnRecorded {
   const eventId = deterministicId('turn', 't', 'u', turnId);
@@ -201,6 +203,71 @@ export function deadLetterSuite(name: string, open: () => Promise<DeadLetterSubj
         expect(monitor.down()).toEqual([]);
         expect(monitor.pausedStages()).toEqual([]);
         expect(await metrics.registry.getSingleMetricAsString('engram_stage_paused')).toContain('engram_stage_paused{stage="waiting"} 0');
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      're-drives dead letters by itself once nothing is down: each event once, one that fails again waits for an operator',
+      async () => {
+        const log = subject!.log;
+        const redriveTopic = deployedTopic(subject!.topicPrefix, REDRIVE_TOPIC);
+        const digested: string[] = [];
+        let sick = true;
+        /** Cannot digest "poison" while sick (as if a dependency failed in a way nothing classified), nor "forever" ever. */
+        @StageController()
+        class RecoveringStage {
+          @EventPattern({ topic: REDRIVE_TOPIC, group: 'recovering' })
+          async handle(@Payload() batch: StageBatch): Promise<void> {
+            for (const event of batch.events) {
+              if (event.type !== 'TurnRecorded') continue;
+              if ((event.payload.text === 'poison' && sick) || event.payload.text === 'forever') throw new Error('cannot digest it');
+            }
+            for (const event of batch.events) if (event.type === 'TurnRecorded') digested.push(event.payload.turnId);
+          }
+        }
+        @Module({ controllers: [RecoveringStage] })
+        class RecoveringModule {}
+        const watcher = new DependencyMonitor({ watched: ['embedder'], recheckMs: 1000, statusTimeoutMs: 3000 }, new EngramMetrics());
+        watcher.failed('embedder', new Error('ECONNREFUSED'));
+        const recovering = await NestFactory.create(RecoveringModule, { logger: false });
+        recovering.connectMicroservice({
+          strategy: new EventLogTransport(log, {
+            topicPrefix: subject!.topicPrefix,
+            attempts: 2,
+            retryDelayMs: 1,
+            monitor: watcher,
+            deadLetterRedriveMs: 200,
+          }),
+        });
+        await recovering.startAllMicroservices();
+        try {
+          await log.append(redriveTopic, [
+            { key: 't:u', value: turn('f', 'I prefer tea') },
+            { key: 't:u', value: turn('p', 'poison') },
+            { key: 't:u', value: turn('x', 'forever') },
+            { key: 't:u', value: turn('g', 'I prefer coffee') },
+          ]);
+          await eventually(() => digested.includes('g'), 'the turns after the failing ones', timeoutMs);
+          // Something is down: nothing is re-driven, the letters wait.
+          await new Promise((resolve) => setTimeout(resolve, 600));
+          expect((await readDeadLetters(log, redriveTopic)).map((l) => JSON.parse(l.raw).payload.turnId)).toEqual(['p', 'x']);
+          expect(await waitingDeadLetters(log, redriveTopic)).toBe(2);
+
+          // It is back: both letters are re-driven by themselves; "poison" goes through, "forever" fails again.
+          sick = false;
+          watcher.answered('embedder');
+          await eventually(() => digested.includes('p'), 'the re-driven poison, digested', timeoutMs);
+          await eventually(async () => (await readDeadLetters(log, redriveTopic)).length === 3, '"forever" dead-lettered again', timeoutMs);
+          // Its second letter is held: never re-driven again by itself, counted for an operator.
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          expect((await readDeadLetters(log, redriveTopic)).map((l) => JSON.parse(l.raw).payload.turnId)).toEqual(['p', 'x', 'x']);
+          expect(await waitingDeadLetters(log, redriveTopic)).toBe(1);
+          expect(await redriveDeadLetters(log, redriveTopic)).toEqual({ redriven: 0, held: 1 });
+          expect(digested).toEqual(['f', 'g', 'p']);
+        } finally {
+          await recovering.close();
+        }
       },
       testTimeoutMs,
     );

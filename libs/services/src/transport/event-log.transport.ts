@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, Server } from '@nestjs/microservices';
 import { lastValueFrom } from 'rxjs';
-import { deployedTopic, EngramEvent, InvalidEventError, parseEvent } from '@engram/contracts';
+import { deployedTopic, EngramEvent, InvalidEventError, parseEvent, STAGES } from '@engram/contracts';
 import {
   type BatchContext,
   type ConsumedMessage,
@@ -13,6 +13,7 @@ import {
 import type { DependencyMonitor } from '../observability/dependency-monitor';
 import type { EngramMetrics } from '../observability/metrics';
 import { deadLetterTopic, DeadLetter } from './dead-letter';
+import { redriveDeadLetters } from './dead-letters';
 
 /**
  * The pattern every stage handler subscribes with, read from the topology:
@@ -39,6 +40,11 @@ export interface EventLogTransportOptions {
   readonly metrics?: EngramMetrics;
   /** Told when a stage pauses for an unavailable dependency and when it resumes. */
   readonly monitor?: DependencyMonitor;
+  /**
+   * How often the dead letters of the topics this process owns are re-driven by themselves
+   * (`redriveDeadLetters`), when nothing is down and no stage is paused. 0 or unset: never.
+   */
+  readonly deadLetterRedriveMs?: number;
 }
 
 interface Delivery {
@@ -70,6 +76,10 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
   private readonly log = new Logger(EventLogTransport.name);
   /** The stages waiting for a dependency, and which. */
   private readonly paused = new Map<string, DependencyName>();
+  /** Deployed topics whose dead letters this process re-drives (`ownsDeadLetters`). */
+  private readonly redriven = new Set<string>();
+  private redriveTimer: ReturnType<typeof setInterval> | undefined;
+  private redriving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly eventLog: EventLog,
@@ -93,7 +103,9 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
           (messages, context) => this.deliver(topic, pattern.group, messages, context, run),
         );
         this.subscriptions.push(subscription);
+        if (this.ownsDeadLetters(pattern)) this.redriven.add(topic);
       }
+      this.scheduleRedrive();
       callback();
     } catch (error) {
       callback(error);
@@ -101,7 +113,43 @@ export class EventLogTransport extends Server implements CustomTransportStrategy
   }
 
   async close(): Promise<void> {
+    clearInterval(this.redriveTimer);
+    await this.redriving;
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
+  }
+
+  /**
+   * One process re-drives a topic's letters, so that two do not re-drive the same ones: the one
+   * running the first stage that reads it in the topology (the extractor for memory.screened.v1,
+   * not the sessions projection), or for a topic no stage of the topology reads, its first handler here.
+   */
+  private ownsDeadLetters(pattern: StagePattern): boolean {
+    const first =
+      Object.values(STAGES).find((stage) => stage.input === pattern.topic) ??
+      [...this.messageHandlers.keys()].map((key) => JSON.parse(key) as StagePattern).find((other) => other.topic === pattern.topic);
+    return first?.group === pattern.group;
+  }
+
+  private scheduleRedrive(): void {
+    const every = this.options.deadLetterRedriveMs ?? 0;
+    if (every <= 0 || this.redriven.size === 0) return;
+    this.redriveTimer = setInterval(() => {
+      this.redriving = this.redriving.then(() => this.redriveRound());
+    }, every);
+    this.redriveTimer.unref();
+  }
+
+  /** Re-drives the letters of the topics this process owns, unless a dependency is down or a stage waits for one. */
+  private async redriveRound(): Promise<void> {
+    if (this.paused.size > 0 || (this.options.monitor?.down().length ?? 0) > 0) return;
+    for (const topic of this.redriven) {
+      try {
+        const { redriven, held } = await redriveDeadLetters(this.eventLog, topic);
+        if (redriven > 0) this.log.log({ topic, redriven, held }, 're-drove dead letters');
+      } catch (error) {
+        this.log.warn({ topic, error: String(error) }, 'could not re-drive dead letters; trying again later');
+      }
+    }
   }
 
   on(): never {
