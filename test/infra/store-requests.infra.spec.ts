@@ -120,6 +120,9 @@ describe('store requests per 1,000 ingested turns (distributed, batch size 100)'
       // 3 s while busy, is most of what is left of MongoDB's).
       expect(perThousand.mongodb).toBeGreaterThan(0);
       expect(perThousand.elasticsearch).toBeGreaterThan(0);
+      // Kafka's are counted too (no bound of the on them): appends and fetches at least.
+      expect(perThousand.operations['kafka Produce']).toBeGreaterThan(0);
+      expect(perThousand.operations['kafka Fetch']).toBeGreaterThan(0);
       expect(perThousand.mongodb).toBeLessThanOrEqual(180);
       expect(perThousand.elasticsearch).toBeLessThanOrEqual(45);
 

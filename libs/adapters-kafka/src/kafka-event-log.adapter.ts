@@ -12,10 +12,11 @@ import type {
   Subscription,
 } from '@engram/ports';
 import { serialiseLogValue } from '@engram/ports';
-import { type Admin, type Consumer, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
+import { type Admin, Kafka, Partitioners, type Producer, type RecordMetadata } from 'kafkajs';
 import { defaultOnConsumerFailure, defaultOnHandlerError, LOG_LEVELS, quietLogCreator } from './kafka-logging';
 import type { KafkaEventLogOptions, ResolvedOptions } from './kafka-options';
 import { fetchWait, KafkaSubscription } from './kafka-subscription';
+import { countingRequests } from './kafka-requests';
 import { type LazyClient, lazily } from './lazy-client';
 import { bySize } from './send-chunks';
 
@@ -58,14 +59,13 @@ export class KafkaEventLog implements EventLog {
   private readonly knownTopics = new Set<string>();
   private readonly producer: LazyClient<Producer>;
   private readonly admin: LazyClient<Admin>;
-  private readonly onRequest: ((operation: string) => void) | undefined;
   private closed = false;
 
   constructor(options: KafkaEventLogOptions) {
     if (options.brokers.length === 0) throw new Error('KafkaEventLog needs at least one broker');
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     const sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
-    this.kafka = new Kafka({
+    const kafka = new Kafka({
       clientId: options.clientId ?? 'engram',
       brokers: [...options.brokers],
       logLevel: LOG_LEVELS[options.logLevel ?? 'warn'],
@@ -74,6 +74,7 @@ export class KafkaEventLog implements EventLog {
       requestTimeout: requestTimeoutMs,
       enforceRequestTimeout: true,
     });
+    this.kafka = options.onRequest ? countingRequests(kafka, options.onRequest) : kafka;
     this.options = {
       partitions: options.partitions ?? 3,
       replicationFactor: options.replicationFactor ?? 1,
@@ -90,7 +91,6 @@ export class KafkaEventLog implements EventLog {
       onConsumerFailure: options.onConsumerFailure ?? defaultOnConsumerFailure,
       stallTimeoutMs: options.stallTimeoutMs ?? Math.max(sessionTimeoutMs, 2 * requestTimeoutMs),
     };
-    this.onRequest = options.onRequest;
     this.producer = lazily(
       async () => {
         // Idempotent: a retried send never duplicates or reorders within a partition.
@@ -100,7 +100,6 @@ export class KafkaEventLog implements EventLog {
           maxInFlightRequests: 1,
           createPartitioner: Partitioners.DefaultPartitioner,
         });
-        this.counted(producer);
         await producer.connect();
         return producer;
       },
@@ -108,7 +107,7 @@ export class KafkaEventLog implements EventLog {
     );
     this.admin = lazily(
       async () => {
-        const admin = this.counted(this.kafka.admin());
+        const admin = this.kafka.admin();
         await admin.connect();
         return admin;
       },
@@ -241,15 +240,13 @@ export class KafkaEventLog implements EventLog {
       throw new Error(`maxBatchSize must be a positive integer, got ${maxBatchSize}`);
     }
     const newConsumer = () =>
-      this.counted(
-        this.kafka.consumer({
-          groupId: spec.group,
-          sessionTimeout: this.options.sessionTimeoutMs,
-          heartbeatInterval: this.options.heartbeatIntervalMs,
-          ...fetchWait(this.options),
-          allowAutoTopicCreation: false,
-        }),
-      );
+      this.kafka.consumer({
+        groupId: spec.group,
+        sessionTimeout: this.options.sessionTimeoutMs,
+        heartbeatInterval: this.options.heartbeatIntervalMs,
+        ...fetchWait(this.options),
+        allowAutoTopicCreation: false,
+      });
     const release = () => this.consumers.delete(subscription);
     const { topic, group } = spec;
     const subscription = new KafkaSubscription(topic, group, maxBatchSize, handler, newConsumer, this.options, release);
@@ -335,15 +332,13 @@ export class KafkaEventLog implements EventLog {
     group: string,
     partitions: readonly { partition: number; offset: string }[],
   ): Promise<void> {
-    const consumer = this.counted(
-      this.kafka.consumer({
-        groupId: group,
-        sessionTimeout: this.options.sessionTimeoutMs,
-        heartbeatInterval: this.options.heartbeatIntervalMs,
-        maxWaitTimeInMs: this.options.maxWaitTimeMs,
-        allowAutoTopicCreation: false,
-      }),
-    );
+    const consumer = this.kafka.consumer({
+      groupId: group,
+      sessionTimeout: this.options.sessionTimeoutMs,
+      heartbeatInterval: this.options.heartbeatIntervalMs,
+      maxWaitTimeInMs: this.options.maxWaitTimeMs,
+      allowAutoTopicCreation: false,
+    });
     await consumer.connect();
     try {
       await consumer.subscribe({ topics: [topic] });
@@ -354,19 +349,6 @@ export class KafkaEventLog implements EventLog {
     } finally {
       await consumer.disconnect();
     }
-  }
-
-  /** Reports each request the client sends (answered or timed out) to `onRequest`, by its API name. */
-  private counted<C extends Producer | Consumer | Admin>(client: C): C {
-    const onRequest = this.onRequest;
-    if (!onRequest) return client;
-    const count = (event: { payload: { apiName: string } }) => onRequest(event.payload.apiName);
-    // Each kind of client has its own event names for the same network events.
-    const { REQUEST, REQUEST_TIMEOUT } = client.events as { REQUEST: string; REQUEST_TIMEOUT: string };
-    const on = client.on as (event: string, listener: typeof count) => unknown;
-    on.call(client, REQUEST, count);
-    on.call(client, REQUEST_TIMEOUT, count);
-    return client;
   }
 
   /**
