@@ -151,7 +151,8 @@ export class MongoAccessStore implements AccessStore {
       try {
         await this.stats.bulkWrite(
           event.memoryIds.map((memoryId): AnyBulkWriteOperation<AccessStatsDocument> => ({
-            updateOne: { ...bump(memoryId), upsert: true },
+            // `multi` for FerretDB's sake (mongo-common.ts); the filter names one _id.
+            updateMany: { ...bump(memoryId), upsert: true },
           })),
           { ordered: true },
         );

@@ -10,6 +10,15 @@
  * transactions, change streams, TTL or partial indexes, aggregation-pipeline
  * updates, or multi-op bulkWrite whose errors matter (FerretDB ignores
  * ordered:false there and reports wrong indexes and counts).
+ *
+ * Bulk writes of updates send each operation as `multi` (updateMany), even when its filter names
+ * one `_id` and so matches at most one document: FerretDB 1.24 keeps the read behind each
+ * non-multi update that matched open, holding one backend connection, until the whole `update`
+ * command ends (its per-operation `defer` in handler/msg_update.go); a multi update reads to the
+ * end and closes it. A bulk write of more matched single updates than FerretDB's pool (100
+ * connections a database on SQLite), or a few such bulk writes at once, hung the server for good
+ * — the cause of the "FerretDB leaks its connections" hangs in deploy/README.md. MongoDB treats
+ * the two alike for an `_id` filter.
  */
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
 

@@ -2,8 +2,9 @@
  * The facts projection in MongoDB.
  *
  * Portability: written for what BOTH MongoDB and FerretDB 1.24 (the local and
- * CI test server) support. Each write is one conditional replaceOne upsert
- * (filter `{_id, revision: {$lt: N}}`); a stale one fails with E11000, which
+ * CI test server) support. Each write is one conditional upsert replacing the
+ * document's fields (filter `{_id, revision: {$lt: N}}`, sent as `multi`: see
+ * mongo-common.ts on FerretDB's update); a stale one fails with E11000, which
  * means "a newer revision is stored" and is a no-op. A save of several records
  * splits them by user into up to `writeConcurrency` groups written in parallel,
  * each first tried as one ordered bulkWrite (one round trip, the usual case of
@@ -23,7 +24,7 @@
  */
 import type { MemoryRecord } from '@engram/contracts';
 import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
-import type { AnyBulkWriteOperation, Collection, Db, Filter, WithoutId } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import {
   DEFAULT_BULK_WRITE_SIZE,
   DEFAULT_WRITE_CONCURRENCY,
@@ -130,7 +131,7 @@ export class MongoFactStore implements FactStore {
     try {
       await this.collection.bulkWrite(
         writes.map(([id, record]): AnyBulkWriteOperation<FactDocument> => ({
-          replaceOne: { filter: newerThanStored(id, record), replacement: toDocument(record), upsert: true },
+          updateMany: { filter: newerThanStored(id, record), update: replacing(record), upsert: true },
         })),
         { ordered: true },
       );
@@ -212,7 +213,7 @@ export class MongoFactStore implements FactStore {
 
   private async saveOne(id: string, record: MemoryRecord): Promise<void> {
     try {
-      await this.collection.replaceOne(newerThanStored(id, record), toDocument(record), { upsert: true });
+      await this.collection.updateMany(newerThanStored(id, record), replacing(record), { upsert: true });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       // E11000 on _id means the stored revision is the same or newer: a no-op. E11000 on the
@@ -279,8 +280,25 @@ function newerThanStored(id: string, record: MemoryRecord): Filter<FactDocument>
   return { _id: id, revision: { $lt: record.revision } };
 }
 
-function toDocument(record: MemoryRecord): WithoutId<FactDocument> {
-  return { ...record, _createdMs: toMs(record.createdAt) };
+/** Every field a stored document can have but `_id`; the type makes a new field of MemoryRecord a compile error here. */
+// prettier-ignore
+const DOCUMENT_FIELDS = Object.keys({
+  tenantId: true, userId: true, memoryId: true, mergeKey: true, kind: true, subject: true, attribute: true, value: true,
+  content: true, entities: true, confidence: true, importance: true, ephemeral: true, pinned: true, sensitive: true,
+  status: true, version: true, revision: true, mentionCount: true, sourceTurnIds: true, speaker: true, keys: true,
+  sources: true, statusReason: true, conflict: true, appliedItemIds: true, validFrom: true, validTo: true,
+  expiresAt: true, createdAt: true, updatedAt: true, lastSeenAt: true, history: true, _createdMs: true,
+} satisfies Record<keyof Omit<FactDocument, '_id'>, true>) as (keyof Omit<FactDocument, '_id'>)[];
+
+/**
+ * The update that makes the stored document the record (a replacement written as `$set` of its
+ * fields and `$unset` of the optional ones it lacks): a replacement cannot be sent as `multi`.
+ */
+function replacing(record: MemoryRecord): UpdateFilter<FactDocument> {
+  const document: Partial<FactDocument> = { ...record, _createdMs: toMs(record.createdAt) };
+  const absent = DOCUMENT_FIELDS.filter((field) => document[field] === undefined);
+  for (const field of absent) delete document[field];
+  return absent.length === 0 ? { $set: document } : { $set: document, $unset: Object.fromEntries(absent.map((field) => [field, ''])) };
 }
 
 function toRecord(doc: FactDocument): MemoryRecord {

@@ -64,6 +64,16 @@ describe('MongoFactStore specifics', () => {
     expect((await store.list({ tenantId, userId })).map((r) => r.attribute)).toEqual(['earlier', 'later']);
   });
 
+  it('replaces more memories in one bulk write than FerretDB has connections (it once held one per replaced memory until the write ended, and hung)', async () => {
+    const records = Array.from({ length: 150 }, (_, i) => aMemoryRecord({ tenantId, userId, attribute: `a${i}` }));
+    await store.save(records);
+    const next = records.map((r) => ({ ...r, revision: 2, value: 'changed' }));
+    await store.save(next);
+    const stored = new Map((await store.list({ tenantId, userId })).map((r) => [r.memoryId, r]));
+    expect(stored.size).toBe(150);
+    for (const r of next) expect(stored.get(r.memoryId)).toEqual(r);
+  }, 30_000);
+
   it('costs one command per batch: a save of many users is one bulk write, and listUsers one find', async () => {
     const users = Array.from({ length: 40 }, (_, u) => `batch-${u}`);
     const records = users.flatMap((u) => ['a', 'b', 'c'].map((attribute) => aMemoryRecord({ tenantId, userId: u, attribute })));

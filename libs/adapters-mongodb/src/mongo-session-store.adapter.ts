@@ -171,7 +171,8 @@ export class MongoSessionStore implements SessionStore {
     const users = [...byUser];
     await this.sequences.bulkWrite(
       users.map(([key, turns]) => ({
-        updateOne: {
+        // `multi` for FerretDB's sake (mongo-common.ts); the filter names one _id.
+        updateMany: {
           filter: { _id: key },
           update: { $inc: { next: turns.length }, $setOnInsert: { tenantId: turns[0].tenantId, userId: turns[0].userId } },
           upsert: true,

@@ -90,6 +90,25 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      'a newer revision replaces the record whole: the optional fields it lacks are gone',
+      async () => {
+        const optional = { expiresAt: minutesAfterStart(60), statusReason: 'said once', speaker: 'assistant', sensitive: true };
+        const diet = record({ attribute: 'diet', value: 'vegetarian', ...optional });
+        const city = record({ attribute: 'city', value: 'Lyon' });
+        await save([diet, city]);
+        // Several records in one save (a bulk write where the adapter has one), then a single one.
+        const { expiresAt, statusReason, speaker, sensitive, ...plain } = diet;
+        const vegan = { ...plain, revision: 2, value: 'vegan' };
+        await save([vegan, { ...city, revision: 2 }]);
+        expect(byId(await store.get(tenantId, userId, [diet.memoryId, city.memoryId]))).toEqual(byId([vegan, { ...city, revision: 2 }]));
+        await save([{ ...vegan, ...optional, revision: 3 }]);
+        await save([{ ...vegan, revision: 4 }]);
+        expect(await store.get(tenantId, userId, [diet.memoryId])).toEqual([{ ...vegan, revision: 4 }]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'keeps the newest revision whatever the order inside one save',
       async () => {
         const r3 = record({ revision: 3, value: 'zed' });
