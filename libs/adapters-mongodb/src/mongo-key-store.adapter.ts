@@ -1,5 +1,5 @@
 import { type MasterKey, masterKeyOf, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey } from '@engram/domain';
-import type { DataKey, KeyStore, RewrapOptions, RewrapResult } from '@engram/ports';
+import type { DataKey, KeyStore, RewrapOptions, RewrapResult, UserRef } from '@engram/ports';
 import type { Collection, Db } from 'mongodb';
 import { compoundId, isDuplicateKeyError } from './mongo-common';
 
@@ -48,6 +48,21 @@ export class MongoKeyStore implements KeyStore {
   async get(tenantId: string, userId: string): Promise<DataKey | undefined> {
     const document = await this.keys.findOne({ _id: compoundId(tenantId, userId) });
     return document ? unwrapDataKey(this.master, tenantId, userId, document, this.previous) : undefined;
+  }
+
+  async getMany(users: readonly UserRef[]): Promise<(DataKey | undefined)[]> {
+    if (users.length === 0) return [];
+    const ids = users.map(({ tenantId, userId }) => compoundId(tenantId, userId));
+    const byTenant = new Map<string, Set<string>>();
+    users.forEach(({ tenantId }, i) => byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(ids[i])));
+    // The tenant's equality beside `$in`: FerretDB 1.24 pushes that down, not `$in` (MongoDB uses the _id index either way).
+    const branches = [...byTenant].map(([tenantId, of]) => ({ tenantId, _id: { $in: [...of] } }));
+    const found = await this.keys.find(branches.length === 1 ? branches[0] : { $or: branches }).toArray();
+    const byId = new Map(found.map((document) => [document._id, document]));
+    return users.map(({ tenantId, userId }, i) => {
+      const document = byId.get(ids[i]);
+      return document ? unwrapDataKey(this.master, tenantId, userId, document, this.previous) : undefined;
+    });
   }
 
   async destroy(tenantId: string, userId: string): Promise<void> {

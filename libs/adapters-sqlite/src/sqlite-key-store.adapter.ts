@@ -1,5 +1,5 @@
 import { type MasterKey, masterKeyOf, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey, type WrappedDataKey } from '@engram/domain';
-import type { DataKey, KeyStore, RewrapOptions, RewrapResult } from '@engram/ports';
+import type { DataKey, KeyStore, RewrapOptions, RewrapResult, UserRef } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from './sqlite-database';
 
@@ -101,6 +101,11 @@ export class SqliteKeyStore implements KeyStore {
     if (this.unwrapped.size >= MAX_UNWRAPPED) this.unwrapped.clear();
     this.unwrapped.set(user, { wrapped: row.wrapped, master: row.master, key });
     return key;
+  }
+
+  async getMany(users: readonly UserRef[]): Promise<(DataKey | undefined)[]> {
+    // In-process reads: one statement a user costs no round trip.
+    return Promise.all(users.map(({ tenantId, userId }) => this.get(tenantId, userId)));
   }
 
   async destroy(tenantId: string, userId: string): Promise<void> {

@@ -1,3 +1,5 @@
+import type { UserRef } from './fact-store.port';
+
 /** A user's data key, plaintext, as the key store hands it out; `keyId` names it in ciphertext. */
 export interface DataKey {
   readonly keyId: string;
@@ -22,6 +24,11 @@ export interface KeyStore {
   getOrCreate(tenantId: string, userId: string): Promise<DataKey>;
   /** The user's key, or undefined when there is none (never created, or destroyed). */
   get(tenantId: string, userId: string): Promise<DataKey | undefined>;
+  /**
+   * What `get` gives for each of these users, in their order, read together (one request where the
+   * store is remote): what a consumed batch's events are opened with.
+   */
+  getMany(users: readonly UserRef[]): Promise<(DataKey | undefined)[]>;
   /** Destroys the user's key for good; idempotent. A later getOrCreate makes a new key under a new id. */
   destroy(tenantId: string, userId: string): Promise<void>;
   /**

@@ -61,6 +61,30 @@ export function testKeyStore(options: KeyStoreContractOptions): void {
     );
 
     it(
+      'getMany reads several users’ keys at once, in the order asked, across tenants, undefined for a user without one',
+      async () => {
+        const otherTenant = uniqueName('tenant');
+        const a = await store.getOrCreate(tenantId, 'u1');
+        const b = await store.getOrCreate(otherTenant, 'u1');
+        const c = await store.getOrCreate(tenantId, 'u2');
+        await store.getOrCreate(tenantId, 'gone');
+        await store.destroy(tenantId, 'gone');
+        const read = await store.getMany([
+          { tenantId: otherTenant, userId: 'u1' },
+          { tenantId, userId: 'never' },
+          { tenantId, userId: 'u2' },
+          { tenantId, userId: 'gone' },
+          { tenantId, userId: 'u1' },
+          { tenantId: otherTenant, userId: 'u1' },
+        ]);
+        expect(read.map((key) => key?.keyId)).toEqual([b.keyId, undefined, c.keyId, undefined, a.keyId, b.keyId]);
+        expect(read[4]?.key.equals(a.key)).toBe(true);
+        expect(await store.getMany([])).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'keeps users and tenants apart',
       async () => {
         const otherTenant = uniqueName('tenant');

@@ -1,6 +1,7 @@
 import { openSqliteDatabase, SqliteKeyStore } from '@engram/adapters-sqlite';
 import { MasterKey } from '@engram/domain';
 import { makeTempDir } from '@engram/testing';
+import type { KeyStore, UserRef } from '@engram/ports';
 import { DataKeyRing } from './data-key-ring';
 
 /*
@@ -51,5 +52,25 @@ describe('DataKeyRing: what it knows without the store', () => {
     expect(renewed.keyId).not.toBe(key.keyId);
     expect(ring.byIdKnown('acme', 'linus', key.keyId)).toBeUndefined();
     expect(await ring.byId('acme', 'linus', key.keyId)).toBeUndefined();
+  });
+
+  it('refresh reads the keys of every user it does not hold fresh in one request, and knows them after', async () => {
+    const ada = await store.getOrCreate('acme', 'ada');
+    const grace = await store.getOrCreate('acme', 'grace');
+    const counted = { get: 0, getMany: 0, asked: [] as string[] };
+    const countingStore: KeyStore = Object.assign(Object.create(store) as KeyStore, {
+      get: (tenantId: string, userId: string) => (counted.get++, store.get(tenantId, userId)),
+      getMany: (users: readonly UserRef[]) => (counted.getMany++, counted.asked.push(...users.map((u) => u.userId)), store.getMany(users)),
+    });
+    const fresh = new DataKeyRing(countingStore, { ttlMs: 1_000, now: () => now });
+    await fresh.byId('acme', 'ada', ada.keyId);
+
+    const users = ['ada', 'grace', 'nobody', 'grace'].map((userId) => ({ tenantId: 'acme', userId }));
+    await fresh.refresh(users);
+    expect(counted).toEqual({ get: 1, getMany: 1, asked: ['grace', 'nobody'] });
+    expect(fresh.byIdKnown('acme', 'grace', grace.keyId)).toEqual(grace);
+    expect(fresh.byIdKnown('acme', 'nobody', 'any')).toBeNull();
+    await fresh.refresh(users);
+    expect(counted.getMany).toBe(1);
   });
 });

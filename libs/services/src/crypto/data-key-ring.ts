@@ -1,5 +1,5 @@
 import { newDataKey } from '@engram/domain';
-import type { DataKey, KeyStore } from '@engram/ports';
+import type { DataKey, KeyStore, UserRef } from '@engram/ports';
 import { Generations } from './generations';
 
 interface Cached {
@@ -79,6 +79,23 @@ export class DataKeyRing {
     if (!cached) return undefined;
     if (cached.key === undefined) return null;
     return cached.key.keyId === keyId ? cached.key : undefined;
+  }
+
+  /**
+   * Reads the keys of those of these users it does not hold fresh, all in one request, so that the
+   * `*Known` lookups of a batch's events find them: a batch of many users costs one read, not one a
+   * user.
+   */
+  async refresh(users: Iterable<UserRef>): Promise<void> {
+    const stale = new Map<string, UserRef>();
+    for (const user of users) {
+      const key = userOf(user.tenantId, user.userId);
+      if (!stale.has(key) && !this.fresh(user.tenantId, user.userId)) stale.set(key, user);
+    }
+    if (stale.size === 0) return;
+    const asked = [...stale.values()];
+    const keys = await this.store.getMany(asked);
+    asked.forEach(({ tenantId, userId }, i) => this.remember(tenantId, userId, keys[i]));
   }
 
   /** A key that exists nowhere but here, for a moment: what seals what must never open again. */

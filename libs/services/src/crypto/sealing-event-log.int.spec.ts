@@ -1,7 +1,7 @@
 import { openSqliteDatabase, SqliteEventLog, SqliteKeyStore } from '@engram/adapters-sqlite';
 import type { EngramEvent, TurnRecorded, TurnScreened, UserForgotten } from '@engram/contracts';
 import { MasterKey } from '@engram/domain';
-import type { ConsumedMessage, EventLog } from '@engram/ports';
+import type { ConsumedMessage, EventLog, KeyStore, UserRef } from '@engram/ports';
 import { makeTempDir, uniqueName } from '@engram/testing';
 import { consumeUpTo } from '../transport/consume-up-to';
 import { DataKeyRing } from './data-key-ring';
@@ -169,7 +169,7 @@ describe('SealingEventLog over the embedded log and key store', () => {
     const [fresh] = (await readAll(log, turns)).filter((m) => !m.shredded);
     expect((fresh.value as TurnRecorded).payload.text).toBe('back again');
   });
-  it('another process opens a batch in order whose keys it must read from the store partway through, and one it holds', async () => {
+  it('another process opens a batch in order whose keys it must read from the store partway through (all in one read), and one it holds', async () => {
     const topic = uniqueName('turns');
     const events = [
       turn('held', 't1', 'first'),
@@ -179,13 +179,22 @@ describe('SealingEventLog over the embedded log and key store', () => {
       forgotten('gone-before'),
     ];
     await append(topic, events);
-    const otherRing = new DataKeyRing(store); // another process: its own ring over the same store
+    // Another process: its own ring over the same store, whose reads are counted.
+    const reads = { get: 0, getMany: 0 };
+    const counted: KeyStore = Object.assign(Object.create(store) as KeyStore, {
+      get: (tenantId: string, userId: string) => (reads.get++, store.get(tenantId, userId)),
+      getMany: (users: readonly UserRef[]) => (reads.getMany++, store.getMany(users)),
+    });
+    const otherRing = new DataKeyRing(counted);
     await otherRing.current(tenantId, 'held');
+    Object.assign(reads, { get: 0, getMany: 0 });
     const other = new SealingEventLog(inner, otherRing);
 
     const messages = await readAll(other, topic);
     expect(messages.map((m) => m.offset)).toEqual([0, 1, 2, 3, 4]);
     expect(messages.map((m) => m.value)).toEqual(events);
     expect(messages.map((m) => m.shredded ?? false)).toEqual([false, false, false, false, false]);
+    // The two users it did not hold, read together: one request for the batch, none a user.
+    expect(reads).toEqual({ get: 0, getMany: 1 });
   });
 });

@@ -95,16 +95,17 @@ export class SealingEventLog implements EventLog {
   }
 
   async append(topic: string, messages: readonly LogMessage[]): Promise<LogPosition> {
+    // The key as the ring holds it, without a promise per event. The users it does not hold are read
+    // together first; the store is asked one by one only for what that read did not settle (a user's
+    // first key, created here).
+    const known = messages.map(({ value }) => (isSealable(value) ? this.knownSealingKey(value) : null));
+    const unknown = messages.filter((_, i) => known[i] === undefined).map(({ value }) => value as EventShape);
+    if (unknown.length > 0) await this.keys.refresh(unknown);
     const sealed: LogMessage[] = [];
-    for (const message of messages) {
-      const value = message.value;
-      if (!isSealable(value)) {
-        sealed.push({ key: message.key, value });
-        continue;
-      }
-      // The key as the ring holds it, without a promise per event: the store only when it must be read.
-      const key = this.knownSealingKey(value) ?? (await this.sealingKey(value));
-      sealed.push({ key: message.key, value: seal(value, key) });
+    for (let i = 0; i < messages.length; i++) {
+      const { key, value } = messages[i];
+      if (known[i] === null) sealed.push({ key, value });
+      else sealed.push({ key, value: seal(value as EventShape, known[i] ?? (await this.dataKeyFor(value as EventShape))) });
     }
     return this.inner.append(topic, sealed);
   }
@@ -135,6 +136,8 @@ export class SealingEventLog implements EventLog {
   }
 
   private async openRest(messages: readonly ConsumedMessage[], from: number, opened: ConsumedMessage[]): Promise<ConsumedMessage[]> {
+    // Every user of the rest of the batch whose key this process does not hold, read at once.
+    await this.keys.refresh(messages.slice(from).flatMap(({ value }) => (isEventShaped(value) && isSealed(value.payload) ? [value] : [])));
     for (let i = from; i < messages.length; i++) {
       const message = messages[i];
       let value = this.openKnown(message);
@@ -187,6 +190,11 @@ export class SealingEventLog implements EventLog {
     if (typeof chain !== 'string') return this.keys.currentKnown(event.tenantId, event.userId);
     const known = this.keys.byIdKnown(event.tenantId, event.userId, chain);
     return known === null ? this.keys.throwaway() : known;
+  }
+
+  /** The sealing key of an event the ring did not know it for: now, or from the store. */
+  private async dataKeyFor(event: EventShape): Promise<DataKey> {
+    return this.knownSealingKey(event) ?? this.sealingKey(event);
   }
 
   private async sealingKey(event: EventShape): Promise<DataKey> {
