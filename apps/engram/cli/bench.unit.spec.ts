@@ -1,6 +1,7 @@
 import {
   addCounts,
   compareSnapshots,
+  parseProcessCpuSeconds,
   parseStoreRequests,
   storeRequestRates,
   probeStatement,
@@ -15,6 +16,7 @@ import {
   type UserSnapshot,
   type WorkloadOptions,
 } from './bench';
+import { EngramMetrics } from '@engram/services/observability/metrics';
 
 const HAN = /\p{Script=Han}/u;
 
@@ -248,6 +250,15 @@ describe('store requests from /metrics', () => {
       'elasticsearch POST /{index}/_bulk': 2,
     });
     expect(parseStoreRequests('engram_process_cpu_seconds_total 3')).toEqual({});
+  });
+
+  it("reads a process's CPU seconds from engram's own metrics, as a server exposes them", async () => {
+    const exposition = await new EngramMetrics().registry.metrics();
+    const cpu = parseProcessCpuSeconds(exposition);
+    expect(cpu).toBeGreaterThan(0);
+    const used = process.cpuUsage();
+    expect(cpu).toBeLessThanOrEqual((used.user + used.system) / 1e6 + 0.01);
+    expect(parseProcessCpuSeconds(exposition.replace(/^engram_process_process_cpu_seconds_total.*$/m, ''))).toBe(0);
   });
 
   it("adds the processes' counts", () => {

@@ -17,7 +17,7 @@ import { inProcessEngramClient } from '../client/in-process-engram-client';
 import { EngramMetrics } from '@engram/services/observability/metrics';
 import { sleep } from './cli-helpers';
 import { FRESHNESS_TIMEOUT_MS } from './options';
-import { metricsReader, parseStoreRequests, type StoreRequestCounts } from './store-requests';
+import { metricsReader, parseStoreRequests, type ServerCounters } from './store-requests';
 
 /** The engram a bench runs on: the embedded one in-process, or a running one over HTTP, and what only the embedded one has. */
 export interface BenchEngine {
@@ -28,8 +28,8 @@ export interface BenchEngine {
   readonly url: string | null;
   /** Replays the log into fresh projections (embedded only; closes the engine first). */
   rebuild?(onProgress: (done: number, total: number, projection: string) => void): Promise<{ events: number; seconds: number }>;
-  /** `engram_store_requests_total` now, summed over the engram's processes (the phases' cost is the difference). */
-  storeRequests(): Promise<StoreRequestCounts>;
+  /** `engram_store_requests_total` now, and the CPU used so far, summed over the engram's processes (the phases' cost is the difference). */
+  counters(): Promise<ServerCounters>;
   close(): Promise<void>;
 }
 
@@ -45,7 +45,7 @@ export function httpEngine(url: string, apiKey?: string, metrics: { urls?: reado
     engram: httpEngramClient({ url, apiKey, obeyBackpressure: true }),
     embedder: null,
     url,
-    storeRequests: metricsReader(urls, metrics.key),
+    counters: metricsReader(urls, metrics.key),
     close: async () => undefined,
   };
 }
@@ -74,8 +74,13 @@ export async function embeddedEngine(modules: CliModules, env: Record<string, st
     embedder: server.get<Embedder>(Embedder).modelId,
     url: address ? `http://127.0.0.1:${address.port}` : null,
     // In this process (ENGRAM_MODE=distributed counts MongoDB, Elasticsearch and Kafka; SQLite is not counted).
-    storeRequests: async () =>
-      closed ? {} : parseStoreRequests(await server.get(EngramMetrics).registry.getSingleMetricAsString('engram_store_requests_total')),
+    // Its CPU is this process's, which the bench measures itself.
+    counters: async () => ({
+      requests: closed
+        ? {}
+        : parseStoreRequests(await server.get(EngramMetrics).registry.getSingleMetricAsString('engram_store_requests_total')),
+      cpuSeconds: null,
+    }),
     rebuild: async (onProgress) => {
       await closeServer();
       const maintenance = await startApp(modules.rebuild(config), { http: false, stages: false });

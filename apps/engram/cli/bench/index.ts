@@ -32,4 +32,4 @@ export {
 export { summariseLatencies } from './statistics';
 export { compareSnapshots, snapshotMemories, snapshotRecall, type UserSnapshot } from './snapshots';
 export { registerBenchCommand } from './command';
-export { addCounts, parseStoreRequests, storeRequestRates } from './store-requests';
+export { addCounts, parseProcessCpuSeconds, parseStoreRequests, storeRequestRates } from './store-requests';

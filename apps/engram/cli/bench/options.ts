@@ -61,6 +61,12 @@ export interface BenchReport {
     readonly freshnessPer1000Turns: StoreRequestRates | null;
     readonly perRecall: StoreRequestRates | null;
   } | null;
+  /**
+   * With --url: the CPU the engram's processes used (every --metrics-url's process CPU, summed), per
+   * turn of the ingest phase (until nothing was pending) and per recall question: what engram itself
+   * costs distributed, to set beside an embedded run's CPU per turn. Null in-process.
+   */
+  readonly serverCpu: { readonly ingestMsPerTurn: number | null; readonly recallMsPerQuery: number | null } | null;
   /** With --online-rebuild (phases 2–4 are skipped then: their figures are zeros / null). */
   readonly onlineRebuild?: OnlineRebuildReport;
   /** Of this process (the whole embedded engram); null with --url, where the server is another process. */

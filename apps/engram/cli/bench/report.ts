@@ -50,6 +50,11 @@ export function formatBenchReport(report: BenchReport): string {
     `ingest     ${report.ingest.turnsPerSec} turns/s (${report.ingest.turns} turns in ${report.ingest.seconds} s, ${report.ingest.turnsPerRequest} per POST, until nothing pending)`,
     ...phases,
     ...storeLines(report.storeRequests),
+    ...(report.serverCpu
+      ? [
+          `server CPU ${report.serverCpu.ingestMsPerTurn} ms a turn ingested, ${report.serverCpu.recallMsPerQuery ?? '—'} ms a recall (every --metrics-url's process, summed)`,
+        ]
+      : []),
     report.peakRssMb === null
       ? 'peak RSS   — (the server behind --url is another process)'
       : `peak RSS   ${report.peakRssMb} MB (this process: the whole embedded engram; heap peak ${report.process.peakHeapMb} MB, outside the heap ${report.process.peakExternalMb} MB; ` +

@@ -34,7 +34,7 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
   };
   try {
     // 1. Ingest at full speed, until the read side has caught up.
-    const requestsBeforeIngest = await engine.storeRequests();
+    const beforeIngest = await engine.counters();
     const ingestBar = progressBar(bars, 'ingest   ', options.turns);
     const ingestStarted = performance.now();
     for (const request of workloadRequests(options)) {
@@ -44,14 +44,18 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     ingestBar.stop();
     await drain(engine, bars);
     const ingestSeconds = (performance.now() - ingestStarted) / 1000;
-    const requestsAfterIngest = await engine.storeRequests();
+    const afterIngest = await engine.counters();
     let storeRequests: BenchReport['storeRequests'] = {
-      ingestPer1000Turns: storeRequestRates(requestsBeforeIngest, requestsAfterIngest, options.turns, 1000),
+      ingestPer1000Turns: storeRequestRates(beforeIngest.requests, afterIngest.requests, options.turns, 1000),
       freshnessPer1000Turns: null,
       perRecall: null,
     };
     const peakRssMbAfter = { ingest: rss.mark(), freshness: 0, recall: 0, rebuild: 0 };
     const phaseCpuSeconds = { ingest: cpuSince(), freshness: 0, recall: 0, rebuild: 0 };
+    const serverCpu = {
+      ingestMsPerTurn: msPer(beforeIngest.cpuSeconds, afterIngest.cpuSeconds, options.turns),
+      recallMsPerQuery: null as number | null,
+    };
 
     let freshness: BenchReport['freshnessMs'] = { p50: 0, p99: 0, max: 0, samples: 0, missed: 0, rate: options.freshnessRate };
     const sequential: number[] = [];
@@ -73,10 +77,10 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       // 2. Freshness at a steady rate, at that size.
       freshness = await measureFreshness(engine, options, bars);
       await drain(engine, bars); // recall is timed on a pipeline at rest, not on freshness's backlog
-      const requestsAfterFreshness = await engine.storeRequests();
+      const afterFreshness = await engine.counters();
       storeRequests = {
         ...storeRequests,
-        freshnessPer1000Turns: storeRequestRates(requestsAfterIngest, requestsAfterFreshness, freshnessTurns(options), 1000),
+        freshnessPer1000Turns: storeRequestRates(afterIngest.requests, afterFreshness.requests, freshnessTurns(options), 1000),
       };
       peakRssMbAfter.freshness = rss.mark();
       phaseCpuSeconds.freshness = cpuSince();
@@ -107,9 +111,11 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       concurrentBar.stop();
 
       recallQuestionsCpu = cpuSince();
+      const afterRecall = await engine.counters();
+      serverCpu.recallMsPerQuery = msPer(afterFreshness.cpuSeconds, afterRecall.cpuSeconds, sequential.length + concurrent.length);
       storeRequests = {
         ...storeRequests,
-        perRecall: storeRequestRates(requestsAfterFreshness, await engine.storeRequests(), sequential.length + concurrent.length),
+        perRecall: storeRequestRates(afterFreshness.requests, afterRecall.requests, sequential.length + concurrent.length),
       };
       const memoriesBar = progressBar(bars, 'count    ', Math.min(options.users, options.turns));
       for (let user = 0; user < Math.min(options.users, options.turns); user++) {
@@ -160,7 +166,9 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
       freshnessMs: freshness,
       recallMs: { ...summariseLatencies(sequential), concurrent: { ...summariseLatencies(concurrent), clients: options.concurrency } },
       rebuild,
-      storeRequests: requestsAfterIngest.mongodb || requestsAfterIngest.elasticsearch || requestsAfterIngest.kafka ? storeRequests : null,
+      storeRequests:
+        afterIngest.requests.mongodb || afterIngest.requests.elasticsearch || afterIngest.requests.kafka ? storeRequests : null,
+      serverCpu: serverCpu.ingestMsPerTurn === null ? null : serverCpu,
       ...(onlineRebuild ? { onlineRebuild } : {}),
       peakRssMb: engine.mode === 'embedded' ? rss.peakMb() : null,
       process: {
@@ -186,6 +194,11 @@ export async function runBench(options: BenchOptions, startEmbedded: (http: bool
     rss.stop();
     await engine.close();
   }
+}
+
+/** CPU milliseconds per unit of work between two readings of the server's CPU; null where it is not read (in-process). */
+function msPer(before: number | null, after: number | null, units: number): number | null {
+  return before === null || after === null ? null : round2(((after - before) * 1000) / Math.max(units, 1));
 }
 
 /** One freshness turn in this many is a probe. */

@@ -60,17 +60,35 @@ export function storeRequestRates(before: StoreRequestCounts, after: StoreReques
   };
 }
 
-/** Reads and sums the counter of every process's `/metrics`; a process that does not answer 200 fails the bench, naming it. */
-export function metricsReader(urls: readonly string[], key?: string): () => Promise<StoreRequestCounts> {
-  return async () =>
-    addCounts(
-      await Promise.all(
-        urls.map(async (url) => {
-          const response = await fetch(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-          if (!response.ok)
-            throw new Error(`${url} answered ${response.status}: give --metrics-key (or ENGRAM_METRICS_KEY) for a server with API keys`);
-          return parseStoreRequests(await response.text());
-        }),
-      ),
+/** What the engram's processes had counted at one moment: their store requests and, read over HTTP, the CPU they had used. */
+export interface ServerCounters {
+  readonly requests: StoreRequestCounts;
+  /** CPU seconds of every process read (`engram_process_process_cpu_seconds_total`, summed); null in-process. */
+  readonly cpuSeconds: number | null;
+}
+
+const CPU_SAMPLE = /^engram_process_process_cpu_seconds_total(?:\{[^}]*\})?\s+(\S+)/m;
+
+/** The process's CPU seconds (user + system) in a Prometheus text exposition; 0 when it is not there. */
+export function parseProcessCpuSeconds(exposition: string): number {
+  const value = Number(CPU_SAMPLE.exec(exposition)?.[1]);
+  return Number.isFinite(value) ? value : 0;
+}
+
+/** Reads and sums the counters of every process's `/metrics`; a process that does not answer 200 fails the bench, naming it. */
+export function metricsReader(urls: readonly string[], key?: string): () => Promise<ServerCounters> {
+  return async () => {
+    const expositions = await Promise.all(
+      urls.map(async (url) => {
+        const response = await fetch(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+        if (!response.ok)
+          throw new Error(`${url} answered ${response.status}: give --metrics-key (or ENGRAM_METRICS_KEY) for a server with API keys`);
+        return response.text();
+      }),
     );
+    return {
+      requests: addCounts(expositions.map(parseStoreRequests)),
+      cpuSeconds: expositions.reduce((sum, exposition) => sum + parseProcessCpuSeconds(exposition), 0),
+    };
+  };
 }
