@@ -33,10 +33,10 @@ export function userFactsFrom(memories: readonly MemoryRecord[]): UserFactReader
 
 /**
  * Recall's reads of one user's memories until the search has named its candidates, sent as one
- * `FactStore.select`: the pinned memories and the session's summary (and, for a new session, the
- * previous one's summary and episodes) are asked for before the search answers, the candidates
- * after it; `release()` sends the one read of them all. A read asked after that goes to the store
- * as asked (a follow-up's second search). Each answer is what the store would have answered.
+ * `FactStore.select`: the pinned memories and the session's summary are asked for before the
+ * search answers, the candidates after it; `release()` sends the one read of them all. A read
+ * asked after that goes to the store as asked (a new session's look at the previous one, a
+ * follow-up's second search). Each answer is what the store would have answered.
  */
 export class GatheredFactReads implements UserFactReader {
   private readonly memoryIds = new Set<string>();
