@@ -23,7 +23,8 @@
  * write of what is still new, if anything.
  */
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
+import { glossesAName } from '@engram/domain';
+import type { FactStore, MemoryQuery, MemorySelection, UserPage, UserRef } from '@engram/ports';
 import type { AnyBulkWriteOperation, Collection, Db, Filter, UpdateFilter } from 'mongodb';
 import {
   DEFAULT_BULK_WRITE_SIZE,
@@ -46,10 +47,13 @@ export interface MongoFactStoreOptions {
 
 /**
  * The stored document: the record's own fields (queryable, not a JSON string),
- * `_id` = `tenant:user:memoryId`, and `_createdMs` (createdAt as epoch ms, the
- * list order, robust to ISO times written with an offset).
+ * `_id` = `tenant:user:memoryId`, `_createdMs` (createdAt as epoch ms, the
+ * list order, robust to ISO times written with an offset), and `_glosses`: whether the memory
+ * glosses a name (`glossesAName`), so a user's learned aliases are read from those documents alone.
+ * A document written before `_glosses` was kept lacks it, and is read with them until it is
+ * written again or the projection rebuilt.
  */
-type FactDocument = MemoryRecord & { _id: string; _createdMs: number };
+type FactDocument = MemoryRecord & { _id: string; _createdMs: number; _glosses: boolean };
 
 /** Oldest first; the memory id breaks ties (as in SQLite). */
 const ORDER = { _createdMs: 1, memoryId: 1 } as const;
@@ -87,6 +91,7 @@ export class MongoFactStore implements FactStore {
     // One memory per merge key and user: a second memory claiming it is an error, not a silent overwrite.
     await this.collection.createIndex({ tenantId: 1, userId: 1, mergeKey: 1 }, { name: 'tenant_user_mergeKey', unique: true });
     await this.collection.createIndex({ tenantId: 1, userId: 1, status: 1, pinned: 1 }, { name: 'tenant_user_status_pinned' });
+    await this.collection.createIndex({ tenantId: 1, userId: 1, _glosses: 1 }, { name: 'tenant_user_glosses' });
   }
 
   async save(records: readonly MemoryRecord[]): Promise<void> {
@@ -164,6 +169,25 @@ export class MongoFactStore implements FactStore {
       ...(query.statuses ? { status: { $in: [...query.statuses] } } : {}),
       ...(query.pinned === undefined ? {} : { pinned: query.pinned }),
     });
+  }
+
+  async select(selection: MemorySelection): Promise<MemoryRecord[]> {
+    const { tenantId, userId } = selection;
+    const ids = [...new Set(selection.memoryIds ?? [])].map((memoryId) => factId(tenantId, userId, memoryId));
+    const keys = [...new Set(selection.mergeKeys ?? [])];
+    const branches: Filter<FactDocument>[] = [
+      ...(ids.length > 0 ? [{ _id: { $in: ids } }] : []),
+      ...(keys.length > 0 ? [{ mergeKey: { $in: keys } }] : []),
+      ...(selection.pinned ? [{ pinned: true, status: 'active' as const }] : []),
+    ];
+    if (branches.length === 0) return [];
+    // The user's equality filters outside the $or: FerretDB pushes them down (see `get`).
+    return this.find({ tenantId, userId, ...(branches.length === 1 ? branches[0] : { $or: branches }) });
+  }
+
+  async glossing(tenantId: string, userId: string): Promise<MemoryRecord[]> {
+    // `$ne: false`: a document from before `_glosses` (no field) may gloss too; the caller checks each.
+    return this.find({ tenantId, userId, _glosses: { $ne: false } });
   }
 
   async listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]> {
@@ -287,7 +311,7 @@ const DOCUMENT_FIELDS = Object.keys({
   content: true, entities: true, confidence: true, importance: true, ephemeral: true, pinned: true, sensitive: true,
   status: true, version: true, revision: true, mentionCount: true, sourceTurnIds: true, speaker: true, keys: true,
   sources: true, statusReason: true, conflict: true, appliedItemIds: true, validFrom: true, validTo: true,
-  expiresAt: true, createdAt: true, updatedAt: true, lastSeenAt: true, history: true, _createdMs: true,
+  expiresAt: true, createdAt: true, updatedAt: true, lastSeenAt: true, history: true, _createdMs: true, _glosses: true,
 } satisfies Record<keyof Omit<FactDocument, '_id'>, true>) as (keyof Omit<FactDocument, '_id'>)[];
 
 /**
@@ -295,13 +319,13 @@ const DOCUMENT_FIELDS = Object.keys({
  * fields and `$unset` of the optional ones it lacks): a replacement cannot be sent as `multi`.
  */
 function replacing(record: MemoryRecord): UpdateFilter<FactDocument> {
-  const document: Partial<FactDocument> = { ...record, _createdMs: toMs(record.createdAt) };
+  const document: Partial<FactDocument> = { ...record, _createdMs: toMs(record.createdAt), _glosses: glossesAName(record) };
   const absent = DOCUMENT_FIELDS.filter((field) => document[field] === undefined);
   for (const field of absent) delete document[field];
   return absent.length === 0 ? { $set: document } : { $set: document, $unset: Object.fromEntries(absent.map((field) => [field, ''])) };
 }
 
 function toRecord(doc: FactDocument): MemoryRecord {
-  const { _id, _createdMs, ...record } = doc;
+  const { _id, _createdMs, _glosses, ...record } = doc;
   return record;
 }

@@ -64,6 +64,22 @@ describe('MongoFactStore specifics', () => {
     expect((await store.list({ tenantId, userId })).map((r) => r.attribute)).toEqual(['earlier', 'later']);
   });
 
+  it('marks each document whether it glosses a name, and reads a document from before the mark with the glossing ones', async () => {
+    const glossing = aMemoryRecord({ tenantId, userId, attribute: 'db', content: '主库是白鲸（Blackwhale）' });
+    const plain = aMemoryRecord({ tenantId, userId, attribute: 'editor' });
+    await store.save([glossing, plain]);
+    expect((await store.collection.findOne({ _id: `${tenantId}:${userId}:${glossing.memoryId}` }))?._glosses).toBe(true);
+    expect((await store.collection.findOne({ _id: `${tenantId}:${userId}:${plain.memoryId}` }))?._glosses).toBe(false);
+    // Written before `_glosses` was kept: no field, so it may gloss; the caller checks it.
+    const before = aMemoryRecord({ tenantId, userId, attribute: 'older', createdAt: '2025-01-01T00:00:00.000Z' });
+    await store.collection.insertOne({
+      ...before,
+      _id: `${tenantId}:${userId}:${before.memoryId}`,
+      _createdMs: Date.parse(before.createdAt),
+    } as never);
+    expect(await store.glossing(tenantId, userId)).toEqual([before, glossing]);
+  });
+
   it('replaces more memories in one bulk write than FerretDB has connections (it once held one per replaced memory until the write ended, and hung)', async () => {
     const records = Array.from({ length: 150 }, (_, i) => aMemoryRecord({ tenantId, userId, attribute: `a${i}` }));
     await store.save(records);
@@ -99,6 +115,17 @@ describe('MongoFactStore specifics', () => {
       const small = new MongoFactStore(await openDb(), { suffix: '_specifics', bulkWriteSize: 50 });
       await small.save(records.map((r) => ({ ...r, revision: 2 })));
       expect(commands).toEqual(['update', 'update', 'update']);
+      commands.length = 0;
+      // What a recall reads of the facts: the glossing memories, then the candidates, pinned and summary at once.
+      await store.glossing(tenantId, users[0]);
+      await store.select({
+        tenantId,
+        userId: users[0],
+        memoryIds: records.slice(0, 2).map((r) => r.memoryId),
+        mergeKeys: ['session/summary:s'],
+        pinned: true,
+      });
+      expect(commands).toEqual(['find', 'find']);
     } finally {
       client.off('commandStarted', count);
     }

@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '@engram/contracts';
-import type { FactStore, MemoryQuery, UserPage, UserRef } from '@engram/ports';
+import { glossesAName } from '@engram/domain';
+import type { FactStore, MemoryQuery, MemorySelection, UserPage, UserRef } from '@engram/ports';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Database, immediate, tableNamespace } from './sqlite-database';
 
@@ -11,13 +12,17 @@ export interface SqliteFactStoreOptions {
 /**
  * The facts projection in SQLite: the queried fields as columns, the whole
  * record as JSON. Writes are conditional on revision, so replays are no-ops.
+ * `glosses` is 1 for a memory that glosses a name (`glossesAName`), under a
+ * partial index: a user's learned aliases are read from those rows alone.
  */
 export class SqliteFactStore implements FactStore {
   private readonly table: string;
   private readonly statements: {
-    upsert: BetterSqlite3.Statement<[string, string, string, string, string, number, number, number, number, string]>;
+    upsert: BetterSqlite3.Statement<[string, string, string, string, string, number, number, number, number, number, string]>;
     get: BetterSqlite3.Statement<[string, string, string], { record: string }>;
     byMergeKeys: BetterSqlite3.Statement<[string, string, string], { record: string }>;
+    select: BetterSqlite3.Statement<[string, string, string, string, number], { record: string }>;
+    glossing: BetterSqlite3.Statement<[string, string], { record: string }>;
     deleteUser: BetterSqlite3.Statement<[string, string]>;
     truncate: BetterSqlite3.Statement<[]>;
   };
@@ -41,20 +46,23 @@ export class SqliteFactStore implements FactStore {
         revision   INTEGER NOT NULL,
         created_ms INTEGER NOT NULL,
         updated_ms INTEGER NOT NULL,
+        glosses    INTEGER NOT NULL DEFAULT 0,
         record     TEXT    NOT NULL,
         PRIMARY KEY (tenant_id, user_id, memory_id),
         UNIQUE (tenant_id, user_id, merge_key)
       );
       CREATE INDEX IF NOT EXISTS ${t}_by_created ON ${t} (tenant_id, user_id, created_ms);
     `);
+    markGlossingRows(db, t);
+    db.exec(`CREATE INDEX IF NOT EXISTS ${t}_glossing ON ${t} (tenant_id, user_id, created_ms) WHERE glosses = 1`);
     this.statements = {
       upsert: db.prepare(
-        `INSERT INTO ${t} (tenant_id, user_id, memory_id, merge_key, status, pinned, revision, created_ms, updated_ms, record)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO ${t} (tenant_id, user_id, memory_id, merge_key, status, pinned, revision, created_ms, updated_ms, glosses, record)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (tenant_id, user_id, memory_id) DO UPDATE SET
            merge_key = excluded.merge_key, status = excluded.status, pinned = excluded.pinned,
            revision = excluded.revision, created_ms = excluded.created_ms, updated_ms = excluded.updated_ms,
-           record = excluded.record
+           glosses = excluded.glosses, record = excluded.record
          WHERE excluded.revision > ${t}.revision`,
       ),
       get: db.prepare(
@@ -65,6 +73,14 @@ export class SqliteFactStore implements FactStore {
         `SELECT record FROM ${t} WHERE tenant_id = ? AND user_id = ? AND merge_key IN (SELECT value FROM json_each(?))
          ORDER BY created_ms, memory_id`,
       ),
+      // Ids, merge keys, and the active pinned memories when the last parameter is 1.
+      select: db.prepare(
+        `SELECT record FROM ${t} WHERE tenant_id = ? AND user_id = ? AND (
+           memory_id IN (SELECT value FROM json_each(?)) OR merge_key IN (SELECT value FROM json_each(?))
+           OR (? = 1 AND pinned = 1 AND status = 'active'))
+         ORDER BY created_ms, memory_id`,
+      ),
+      glossing: db.prepare(`SELECT record FROM ${t} WHERE tenant_id = ? AND user_id = ? AND glosses = 1 ORDER BY created_ms, memory_id`),
       deleteUser: db.prepare(`DELETE FROM ${t} WHERE tenant_id = ? AND user_id = ?`),
       truncate: db.prepare(`DELETE FROM ${t}`),
     };
@@ -80,6 +96,7 @@ export class SqliteFactStore implements FactStore {
           r.revision,
           toMs(r.createdAt),
           toMs(r.updatedAt),
+          glossesAName(r) ? 1 : 0,
           JSON.stringify(r),
         );
       }
@@ -114,6 +131,18 @@ export class SqliteFactStore implements FactStore {
       params.push(query.pinned ? 1 : 0);
     }
     return decode(this.listStatement(where.join(' AND ')).all(...params));
+  }
+
+  async select(selection: MemorySelection): Promise<MemoryRecord[]> {
+    const ids = selection.memoryIds ?? [];
+    const keys = selection.mergeKeys ?? [];
+    if (ids.length === 0 && keys.length === 0 && !selection.pinned) return [];
+    const { tenantId, userId } = selection;
+    return decode(this.statements.select.all(tenantId, userId, JSON.stringify(ids), JSON.stringify(keys), selection.pinned ? 1 : 0));
+  }
+
+  async glossing(tenantId: string, userId: string): Promise<MemoryRecord[]> {
+    return decode(this.statements.glossing.all(tenantId, userId));
   }
 
   private listStatement(where: string): BetterSqlite3.Statement<unknown[], { record: string }> {
@@ -162,6 +191,30 @@ export class SqliteFactStore implements FactStore {
   async truncate(): Promise<void> {
     this.statements.truncate.run();
   }
+}
+
+/**
+ * A table from before `glosses` gets the column, and its glossing rows are marked, once, in one
+ * transaction (each row's text is read: seconds at a million memories).
+ */
+function markGlossingRows(db: Database, table: string): void {
+  const marked = () =>
+    db
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+      .all()
+      .some((column) => column.name === 'glosses');
+  if (marked()) return;
+  immediate(db, () => {
+    if (marked()) return; // another process on the same file did it first
+    db.exec(`ALTER TABLE ${table} ADD COLUMN glosses INTEGER NOT NULL DEFAULT 0`);
+    // Marked once the read is done (no statement may run while another iterates): few rows gloss.
+    const glossing: number[] = [];
+    for (const row of db.prepare<[], { rowid: number; record: string }>(`SELECT rowid, record FROM ${table}`).iterate()) {
+      if (glossesAName(JSON.parse(row.record) as MemoryRecord)) glossing.push(row.rowid);
+    }
+    const mark = db.prepare<[number]>(`UPDATE ${table} SET glosses = 1 WHERE rowid = ?`);
+    for (const rowid of glossing) mark.run(rowid);
+  })();
 }
 
 function decode(rows: readonly { record: string }[]): MemoryRecord[] {

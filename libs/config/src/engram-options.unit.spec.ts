@@ -144,11 +144,10 @@ describe('engramOptions: the configuration mapped once into typed options', () =
   });
 
   it('maps the entity alias tables their slice', () => {
-    expect(optionsOf().entityAliases).toEqual({ aliases: '', minSeen: DEFAULT_ALIAS_MIN_SEEN, mode: 'embedded' });
+    expect(optionsOf().entityAliases).toEqual({ aliases: '', minSeen: DEFAULT_ALIAS_MIN_SEEN });
     expect(optionsOf({ ENGRAM_ENTITY_ALIASES: '{"Oracle":["甲骨文"]}', ENGRAM_ALIAS_MIN_SEEN: '0' }).entityAliases).toEqual({
       aliases: '{"Oracle":["甲骨文"]}',
       minSeen: 0,
-      mode: 'embedded',
     });
   });
 

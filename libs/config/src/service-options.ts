@@ -167,18 +167,16 @@ export function dependencyOptionsFrom(config: EngramConfig): DependencyOptions {
 
 /**
  * The entity alias tables: ENGRAM_ENTITY_ALIASES as written (JSON or a file's path; empty: the
- * built-in table), how many memories must gloss a pair before it is learned (0: off), and the mode,
- * which decides whether learned tables are kept between recalls (`EntityAliases`).
+ * built-in table), and how many turns must gloss a pair before it is learned (0: off).
  */
 export const EntityAliasOptions = Symbol('EntityAliasOptions');
 export interface EntityAliasOptions {
   readonly aliases: string;
   readonly minSeen: number;
-  readonly mode: EngramConfig['ENGRAM_MODE'];
 }
 
 export function entityAliasOptionsFrom(config: EngramConfig): EntityAliasOptions {
-  return { aliases: config.ENGRAM_ENTITY_ALIASES, minSeen: config.ENGRAM_ALIAS_MIN_SEEN, mode: config.ENGRAM_MODE };
+  return { aliases: config.ENGRAM_ENTITY_ALIASES, minSeen: config.ENGRAM_ALIAS_MIN_SEEN };
 }
 
 /** pino's level and whether it prints for people. */

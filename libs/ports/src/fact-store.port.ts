@@ -15,6 +15,18 @@ export interface MemoryQuery {
   readonly pinned?: boolean;
 }
 
+/**
+ * What recall reads of one user in one request: the memories with these ids, those with these merge
+ * keys, and (`pinned`) every active pinned memory; each once, oldest first.
+ */
+export interface MemorySelection {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly memoryIds?: readonly string[];
+  readonly mergeKeys?: readonly string[];
+  readonly pinned?: boolean;
+}
+
 /** One user of one tenant. */
 export interface UserRef {
   readonly tenantId: string;
@@ -34,6 +46,15 @@ export interface FactStore {
   findByMergeKeys(tenantId: string, userId: string, mergeKeys: readonly string[]): Promise<MemoryRecord[]>;
   /** A user's memories, oldest first. */
   list(query: MemoryQuery): Promise<MemoryRecord[]>;
+  /** The union `selection` names, in one read: oldest first, each memory once. */
+  select(selection: MemorySelection): Promise<MemoryRecord[]>;
+  /**
+   * The user's memories that gloss a name (`glossesAName`, libs/domain), any status, oldest first:
+   * all a user's learned aliases are learned from. The store tells them apart on write, so this
+   * reads those alone, not the user's history. It may return others too, only ones stored before the
+   * store told them apart (a MongoDB collection from before): the caller checks each.
+   */
+  glossing(tenantId: string, userId: string): Promise<MemoryRecord[]>;
   /**
    * Every memory (all statuses) of each of these users, in one read: what a batch of several users'
    * events needs (the resolver's state), at one request per batch rather than one per user. Grouped

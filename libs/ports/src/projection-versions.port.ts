@@ -1,3 +1,7 @@
+import type { FactStore } from './fact-store.port';
+import type { SearchIndex } from './search-index.port';
+import type { SessionStore } from './session-store.port';
+
 /**
  * Versioned projections. Each version of a projection is a complete store of
  * its own (a table, collection or index whose name carries the version) and a
@@ -84,10 +88,20 @@ export interface RebuildLedger {
 
 /** The methods of each versioned port, which a follower forwards (nothing else: frameworks probe objects for hooks). */
 export const VERSIONED_METHODS = {
-  facts: ['save', 'get', 'findByMergeKeys', 'list', 'listUsers', 'deleteUser', 'users', 'usersOf', 'truncate'],
+  facts: ['save', 'get', 'findByMergeKeys', 'list', 'select', 'glossing', 'listUsers', 'deleteUser', 'users', 'usersOf', 'truncate'],
   sessions: ['append', 'recent', 'turnIds', 'turnsById', 'previousSession', 'countUser', 'deleteUser', 'truncate'],
   search: ['upsert', 'searchText', 'searchVector', 'revisions', 'countUser', 'deleteUser', 'truncate'],
 } as const satisfies Record<VersionedProjection, readonly string[]>;
+
+/** Each port's methods that VERSIONED_METHODS leaves out: none, or a follower would lack them (the compiler names them here). */
+type Unlisted<Port, Listed extends readonly string[]> = Exclude<keyof Port, Listed[number]>;
+const everyMethodListed: Record<
+  | Unlisted<FactStore, typeof VERSIONED_METHODS.facts>
+  | Unlisted<SessionStore, typeof VERSIONED_METHODS.sessions>
+  | Unlisted<SearchIndex, typeof VERSIONED_METHODS.search>,
+  never
+> = {};
+void everyMethodListed;
 
 /**
  * A store that always delegates to the active version: the binding live code

@@ -204,6 +204,64 @@ export function testFactStore(factory: () => Promise<FactStore>, options: StoreC
     );
 
     it(
+      'select reads the memories named by id, by merge key and the active pinned ones in one call, oldest first, each once',
+      async () => {
+        const pinned = record({ attribute: 'name', kind: 'profile', pinned: true, createdAt: minutesAfterStart(1) });
+        const retractedPin = record({ attribute: 'city', pinned: true, status: 'retracted', createdAt: minutesAfterStart(2) });
+        const hit = record({ attribute: 'editor', createdAt: minutesAfterStart(3) });
+        const summary = record({ attribute: 'summary', mergeKey: 'session/summary:s1', createdAt: minutesAfterStart(4) });
+        const unnamed = record({ attribute: 'budget', createdAt: minutesAfterStart(0) });
+        const otherUsersPin = aMemoryRecord({ tenantId, userId: 'user-2', attribute: 'name', pinned: true });
+        await save([summary, hit, unnamed, retractedPin, pinned, otherUsersPin]);
+        const all = await store.select({
+          tenantId,
+          userId,
+          memoryIds: [hit.memoryId, pinned.memoryId, retractedPin.memoryId, 'missing', otherUsersPin.memoryId],
+          mergeKeys: [summary.mergeKey, hit.mergeKey, 'user/none'],
+          pinned: true,
+        });
+        expect(all).toEqual([pinned, retractedPin, hit, summary]);
+        expect(await store.select({ tenantId, userId, pinned: true })).toEqual([pinned]);
+        expect(await store.select({ tenantId, userId, memoryIds: [hit.memoryId, unnamed.memoryId] })).toEqual([unnamed, hit]);
+        expect(await store.select({ tenantId, userId, mergeKeys: [summary.mergeKey] })).toEqual([summary]);
+        expect(await store.select({ tenantId, userId, memoryIds: [], mergeKeys: [], pinned: false })).toEqual([]);
+        expect(await store.select({ tenantId, userId: 'user-2', pinned: true })).toEqual([otherUsersPin]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
+      'glossing reads the user’s memories that gloss a name, any status, oldest first, and follows their rewrites',
+      async () => {
+        const gloss = (attribute: string, content: string, overrides: Partial<MemoryRecord> = {}) =>
+          record({ attribute, content, ...overrides });
+        const fullWidth = gloss('db', '主库是白鲸（Blackwhale）', { createdAt: minutesAfterStart(2) });
+        const ascii = gloss('cloud', 'We run on Amazon Web Services (AWS)', { createdAt: minutesAfterStart(1), status: 'retracted' });
+        const plain = gloss('phone', 'call [PHONE]（12）, ok :)', { createdAt: minutesAfterStart(0) });
+        const summary = gloss('summary', '白鲸（Blackwhale）升级了', { kind: 'summary', mergeKey: 'session/summary:s1' });
+        const theirs = aMemoryRecord({ tenantId, userId: 'user-2', content: '白鲸（Blackwhale）' });
+        await save([fullWidth, ascii, plain, summary, theirs]);
+
+        // Parentheses that gloss no name ("[PHONE]（12）") and a summary's gloss are not read.
+        expect(await store.glossing(tenantId, userId)).toEqual([ascii, fullWidth]);
+
+        // A rewrite that drops the gloss drops the memory; one that adds a gloss adds it.
+        await save([
+          { ...fullWidth, revision: 2, content: '主库是白鲸' },
+          { ...summary, revision: 2 },
+        ]);
+        const late = gloss('late', 'pg (aka PostgreSQL)', { createdAt: minutesAfterStart(5) });
+        await save([late]);
+        expect(await store.glossing(tenantId, userId)).toEqual([ascii, late]);
+        expect(await store.glossing(tenantId, 'user-2')).toEqual([theirs]);
+        await store.deleteUser(tenantId, userId);
+        await settle();
+        expect(await store.glossing(tenantId, userId)).toEqual([]);
+      },
+      testTimeoutMs,
+    );
+
+    it(
       'isolates tenants and users, even with the same memory ids and merge keys',
       async () => {
         const otherTenant = uniqueName('tenant');

@@ -9,3 +9,4 @@ export * from './search-keys';
 export * from './context-assembly';
 export { memoriesAsOf, memoryAsOf, memoriesValidAt, memoryValidAt, versionsOf } from './as-of';
 export * from './recall-filter';
+export * from './learned-aliases';

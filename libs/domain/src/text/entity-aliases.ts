@@ -180,16 +180,39 @@ export const DEFAULT_ALIAS_MIN_SEEN = 2;
  * else the gloss. A learned alias never overrides a configured mapping.
  */
 export function learnAliases(texts: readonly string[], base: EntityAliasTable, minSeen = DEFAULT_ALIAS_MIN_SEEN): EntityAliasTable {
+  return learnAliasesFromTurns(
+    texts.map((text) => [text]),
+    base,
+    minSeen,
+  );
+}
+
+/**
+ * As `learnAliases`, a sighting being a turn: a pair glossed in at least `minSeen` turns, each
+ * turn's texts read one by one (a gloss never spans two of them) and its pair counted once.
+ */
+export function learnAliasesFromTurns(
+  turns: readonly (readonly string[])[],
+  base: EntityAliasTable,
+  minSeen = DEFAULT_ALIAS_MIN_SEEN,
+): EntityAliasTable {
   if (minSeen <= 0) return base;
   const counts = new Map<string, { pair: [string, string]; seen: number }>();
-  for (const text of texts) {
-    for (const pair of glossedPairs(text)) {
-      const key = pair.map(normaliseEntity).sort().join('\u0000');
-      const entry = counts.get(key);
-      if (entry) entry.seen++;
-      else counts.set(key, { pair, seen: 1 });
+  for (const texts of turns) {
+    const inTurn = new Set<string>();
+    for (const text of texts) {
+      for (const pair of glossedPairs(text)) {
+        const key = pair.map(normaliseEntity).sort().join('\u0000');
+        if (inTurn.has(key)) continue;
+        inTurn.add(key);
+        const entry = counts.get(key);
+        if (entry) entry.seen++;
+        else counts.set(key, { pair, seen: 1 });
+      }
     }
   }
+  // Nothing seen often enough: the base table itself (its surface forms stay sorted, see `surfaceFormsOf`).
+  if (![...counts.values()].some(({ seen }) => seen >= minSeen)) return base;
   const canonicalOf = new Map(base.canonicalOf);
   const learned = new Map<string, string[]>([...base.learned].map(([k, v]) => [k, [...v]]));
   const sorted = [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

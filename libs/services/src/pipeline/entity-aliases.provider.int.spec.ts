@@ -7,25 +7,26 @@ import { EntityAliases } from './entity-aliases.provider';
 import { FactsProjection } from './facts.projection';
 
 /**
- * The learned alias table is kept per user between recalls and learned again whenever the facts
- * projection writes that user, forgets them or is truncated (real SQLite fact store).
+ * A user's learned aliases, learned at recall from the memories of theirs that gloss a name, as the
+ * fact store holds them now (real SQLite fact store): nothing kept between recalls to go stale.
  */
 const TENANT = 'tenant-a';
 const USER = 'user-1';
 
-function glossing(n: number, userId = USER): MemoryRecord {
+function glossing(n: number, userId = USER, overrides: Partial<MemoryRecord> = {}): MemoryRecord {
   return aMemoryRecord({
     userId,
     memoryId: `m${n}`,
     mergeKey: `user/db${n}`,
     content: `记住：白鲸（Blackwhale）第 ${n} 次`,
     sourceTurnIds: [`t${n}`],
+    ...overrides,
   });
 }
 
 function decision(memory: MemoryRecord): MemoryDecision {
   return {
-    eventId: `d-${memory.memoryId}`,
+    eventId: `d-${memory.memoryId}-${memory.revision}`,
     type: 'MemoryAdded',
     schemaVersion: 1,
     tenantId: memory.tenantId,
@@ -54,102 +55,65 @@ function forgotten(userId: string): UserForgotten {
   };
 }
 
-const learned = async (aliases: EntityAliases, ...args: Parameters<EntityAliases['ofUser']>) =>
-  (await aliases.ofUser(...args)).table.canonicalOf.get('blackwhale');
-
-describe('EntityAliases: the learned tables', () => {
+describe('EntityAliases: a user’s learned aliases', () => {
   let aliases: EntityAliases;
   let store: SqliteFactStore;
   let projection: FactsProjection;
+  const learned = async (userId = USER) => (await aliases.ofUser(store, TENANT, userId)).canonicalOf.get('blackwhale');
 
   beforeEach(() => {
     aliases = new EntityAliases(engramOptions(loadConfig({ ENGRAM_ALIAS_MIN_SEEN: '2' })).entityAliases);
     store = new SqliteFactStore(openSqliteDatabase(':memory:'));
-    projection = new FactsProjection(store, aliases);
+    projection = new FactsProjection(store);
   });
 
-  it('learns again after the facts projection writes the user, and only then', async () => {
+  it('learns a gloss seen in two turns, from the store as it stands after every write', async () => {
     await projection.apply([decision(glossing(1))]);
-    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined(); // one gloss: not learned
-
-    // A write the projection did not make is not seen: the table is kept, not re-learned per call.
-    await store.save([glossing(2)]);
-    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined();
-
-    await projection.apply([decision(glossing(3))]);
-    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
+    expect(await learned()).toBeUndefined(); // one gloss: not learned
+    await store.save([glossing(2)]); // any writer: nothing kept to go stale
+    expect(await learned()).toBe('Blackwhale');
+    // The second gloss rewritten away: unlearned at once.
+    await projection.apply([decision({ ...glossing(2), revision: 2, content: '记住：白鲸第 2 次' })]);
+    expect(await learned()).toBeUndefined();
   });
 
-  it('keeps users apart: a write of one user leaves the other kept', async () => {
-    await projection.apply([decision(glossing(1)), decision(glossing(2)), decision(glossing(1, 'user-2'))]);
-    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
-    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
-    await store.save([glossing(2, 'user-2')]);
-    await projection.apply([decision(glossing(3))]);
-    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
+  it('counts a turn once, however many of its memories repeat the gloss (a fact and its episode)', async () => {
+    await store.save([glossing(1), glossing(2, USER, { sourceTurnIds: ['t1'] })]);
+    expect(await learned()).toBeUndefined();
+    await store.save([glossing(3, USER, { status: 'retracted' })]); // any status counts
+    expect(await learned()).toBe('Blackwhale');
   });
 
-  it('forgets the learned aliases with the user, and on truncate', async () => {
-    await projection.apply([
-      decision(glossing(1)),
-      decision(glossing(2)),
-      decision(glossing(1, 'user-2')),
-      decision(glossing(2, 'user-2')),
-    ]);
-    expect(await learned(aliases, store, TENANT, USER)).toBe('Blackwhale');
-    expect(await learned(aliases, store, TENANT, 'user-2')).toBe('Blackwhale');
+  it('keeps users apart, and forgets the aliases with the user and on truncate', async () => {
+    await projection.apply([glossing(1), glossing(2), glossing(1, 'user-2'), glossing(2, 'user-2')].map(decision));
+    await store.save([aMemoryRecord({ userId: 'user-3', memoryId: 'm1', mergeKey: 'user/db1', content: '白鲸（Blackwhale）' })]);
+    expect(await learned()).toBe('Blackwhale');
+    expect(await learned('user-3')).toBeUndefined();
 
     await projection.apply([forgotten(USER)]);
-    expect(await learned(aliases, store, TENANT, USER)).toBeUndefined();
-    expect(await learned(aliases, store, TENANT, 'user-2')).toBe('Blackwhale');
+    expect(await learned()).toBeUndefined();
+    expect(await learned('user-2')).toBe('Blackwhale');
 
     await projection.truncate();
-    expect(await learned(aliases, store, TENANT, 'user-2')).toBeUndefined();
+    expect(await learned('user-2')).toBeUndefined();
   });
 
-  it('keeps nothing in distributed mode, where the recall app does not see the resolver write', async () => {
-    const distributed = new EntityAliases(
-      engramOptions(
-        loadConfig({
-          ENGRAM_MODE: 'distributed',
-          KAFKA_BROKERS: '127.0.0.1:9092',
-          MONGODB_URI: 'mongodb://127.0.0.1:27017/',
-          ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
-          ENGRAM_MASTER_KEY: 'ab'.repeat(32),
-        }),
-      ).entityAliases,
-    );
-    await store.save([glossing(1)]);
-    expect(await learned(distributed, store, TENANT, USER)).toBeUndefined();
-    await store.save([glossing(2)]);
-    expect(await learned(distributed, store, TENANT, USER)).toBe('Blackwhale');
-  });
-
-  it('hands back the memories it had to read, and none when the table was kept', async () => {
-    await projection.apply([decision(glossing(1)), decision(glossing(2))]);
-    expect((await aliases.ofUser(store, TENANT, USER)).memories?.map((m) => m.memoryId)).toEqual(['m1', 'm2']);
-    expect((await aliases.ofUser(store, TENANT, USER)).memories).toBeNull();
-  });
-
-  it('does not keep a table learned from a read that a write overtook', async () => {
-    // The real store, whose list() answers only once `release` is called: the write lands in between.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow: SqliteFactStore = Object.create(store, {
-      list: {
-        value: async (query: Parameters<SqliteFactStore['list']>[0]) => {
-          const rows = await store.list(query);
-          await held;
-          return rows;
-        },
-      },
-    });
-    const writer = new FactsProjection(slow, aliases);
-    await writer.apply([decision(glossing(1))]);
-    const read = learned(aliases, slow, TENANT, USER);
-    await writer.apply([decision(glossing(2))]);
-    release();
-    expect(await read).toBeUndefined(); // learned from the read before the write
-    expect(await learned(aliases, slow, TENANT, USER)).toBe('Blackwhale'); // and not kept
+  it('learns from the glossing memories alone what it would learn from every memory of the user', async () => {
+    const memories = [
+      glossing(1),
+      aMemoryRecord({ memoryId: 'e1', mergeKey: 'episode/t1', kind: 'episode', content: '白鲸（Blackwhale）上线', sourceTurnIds: ['t1'] }),
+      aMemoryRecord({ memoryId: 'p1', mergeKey: 'user/plain', content: '主库是白鲸', sourceTurnIds: ['t5'] }),
+      aMemoryRecord({ memoryId: 'n1', mergeKey: 'user/phone', content: 'call [PHONE]（12）', sourceTurnIds: ['t6'] }),
+      aMemoryRecord({ memoryId: 's1', mergeKey: 'session/summary:s1', kind: 'summary', content: '白鲸（Blackwhale）；白鲸（Blackwhale）' }),
+      glossing(7, USER, { content: 'We run on Amazon Web Services (AWS) and pg (aka PostgreSQL)' }),
+      glossing(8, USER, { content: 'pg (aka PostgreSQL) again' }),
+    ];
+    await store.save(memories);
+    expect((await store.glossing(TENANT, USER)).map((m) => m.memoryId)).toEqual(['e1', 'm1', 'm7', 'm8']);
+    const fromAll = aliases.forMemories(await store.list({ tenantId: TENANT, userId: USER }));
+    const fromGlossing = await aliases.ofUser(store, TENANT, USER);
+    expect(fromGlossing).toEqual(fromAll);
+    expect(fromGlossing.canonicalOf.get('pg')).toBe('PostgreSQL');
+    expect(fromGlossing.canonicalOf.get('blackwhale')).toBeUndefined(); // t1 once, the summary not at all
   });
 });

@@ -1,7 +1,6 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EngramEvent, MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
 import { FactStore } from '@engram/ports';
-import { EntityAliases } from './entity-aliases.provider';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
 
@@ -22,30 +21,22 @@ export function isDecisionOrForget(event: EngramEvent): event is MemoryDecision 
 export class FactsProjection implements Projection {
   readonly name = 'facts';
 
-  constructor(
-    @Inject(FactStore) private readonly store: FactStore,
-    /** Told which users' memories changed, so their learned aliases are learned again. */
-    @Optional() private readonly aliases?: EntityAliases,
-  ) {}
+  constructor(@Inject(FactStore) private readonly store: FactStore) {}
 
   async apply(events: readonly EngramEvent[]): Promise<void> {
     await applyInSegments<MemoryDecision>(
       events.filter(isDecisionOrForget),
       async (run) => {
-        const latest = latestPerMemory(run);
-        await this.store.save(latest);
-        for (const memory of latest) this.aliases?.changed(this.store, memory.tenantId, memory.userId);
+        await this.store.save(latestPerMemory(run));
       },
       async (forget) => {
         await this.store.deleteUser(forget.tenantId, forget.userId);
-        this.aliases?.changed(this.store, forget.tenantId, forget.userId);
       },
     );
   }
 
   async truncate(): Promise<void> {
     await this.store.truncate();
-    this.aliases?.allChanged(this.store);
   }
 }
 

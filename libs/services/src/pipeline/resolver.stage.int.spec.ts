@@ -44,7 +44,7 @@ function resolverOn(env: Record<string, string> = {}) {
   const store = new SqliteFactStore(db);
   const aliases = new EntityAliases(options.entityAliases);
   const publisher = new EventPublisher(eventLog, options.pipeline, new EngramMetrics());
-  const stage = new ResolverStage(publisher, new FactsProjection(store, aliases), options.resolver, store, aliases);
+  const stage = new ResolverStage(publisher, new FactsProjection(store), options.resolver, store, aliases);
   // What the stage should hand the decider, built here from the same configuration.
   const decider: ResolverDeciderOptions = {
     similarityThreshold: options.resolver.similarityThreshold,

@@ -106,7 +106,7 @@ async function engram(setup: { recallEmbedder?: Embedder; config?: Partial<Engra
     state = made.reduce(ResolutionDecider.evolve, state);
     decisions.push(...made);
   }
-  await new FactsProjection(facts, aliases).apply(decisions);
+  await new FactsProjection(facts).apply(decisions);
   await new SearchProjection(search, embedder, aliases).apply(decisions);
   await new SessionsProjection(sessions).apply(screened);
 

@@ -44,7 +44,7 @@ import { recallFilterOf } from './recall-filter-of';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import type { RecallDegradation, RecallDto, RecallResponse } from './recall.dto';
 import { recallResponse } from './recall.views';
-import { activeSummary, stillCurrent, type UserFactReader, userFactsFrom } from './user-facts';
+import { activeSummary, GatheredFactReads, stillCurrent, type UserFactReader } from './user-facts';
 
 /**
  * The read side's I/O around the recall pipeline (`recallPipeline`, libs/domain/src/recall): waits
@@ -89,18 +89,17 @@ export class RecallService {
     const now = request.now ? new Date(request.now) : (validAt ?? asOf ?? this.clock.now());
     const { userId } = request;
     // Entity normalisation: "甲骨文数据库" also searches "Oracle" (configured and learned aliases).
-    // Every memory (all statuses, with history) only for a look into the past; the learned aliases are kept per user.
+    // Every memory (all statuses, with history) only for a look into the past; today, the user's
+    // aliases are learned from the memories of theirs that gloss a name (one read), and the pinned
+    // memories, the candidates and the session's summary are read together once the search has named
+    // the candidates (`GatheredFactReads`).
     const lookBack = asOf !== null || validAt !== null;
     const known = lookBack ? await this.facts.list({ tenantId, userId }) : null;
-    const learned = known
-      ? { table: this.aliasTables.forMemories(known), memories: known }
-      : await this.aliasTables.ofUser(this.facts, tenantId, userId);
-    // Where every memory of the user was read (their aliases learned per recall: distributed mode), the
-    // candidates, the pinned facts and the session's summary and episodes are taken from it: one read.
-    const facts = learned.memories ? userFactsFrom(learned.memories) : this.facts;
+    const aliases = known ? this.aliasTables.forMemories(known) : await this.aliasTables.ofUser(this.facts, tenantId, userId);
+    const facts = known ? null : new GatheredFactReads(this.facts, tenantId, userId);
     const query: RecallQuery = {
       text: request.query,
-      expanded: expandQuery(request.query, learned.table),
+      expanded: expandQuery(request.query, aliases),
       k: request.k ?? this.recallOptions.k,
       filter: await this.filterOf(tenantId, userId, request),
       asOf,
@@ -110,8 +109,8 @@ export class RecallService {
 
     // The two candidate sources: the user's memories as they stood (a look into the past), or today's index.
     const [{ pinned, candidates, degraded, search }, session] = await Promise.all([
-      known ? this.fromThePast(known, query, learned.table) : this.fromTheIndex(facts, tenantId, userId, query),
-      this.sessionOf(facts, tenantId, request, lookBack, now),
+      known ? this.fromThePast(known, query, aliases) : this.fromTheIndex(facts!, tenantId, userId, query),
+      this.sessionOf(facts ?? this.facts, tenantId, request, lookBack, now),
     ]);
     // "那个方案后来怎么样了": what followed the plan shares its words, not the question's; a second search finds it.
     const followUp = followUpFor(query, candidates, this.recallOptions.ranking, now, this.lexicon);
@@ -166,7 +165,7 @@ export class RecallService {
    * (`ENGRAM_RECALL_LEGS` may leave one out), within the filter (`indexScope`), with the records
    * they name and their access statistics.
    */
-  private async fromTheIndex(facts: UserFactReader, tenantId: string, userId: string, query: RecallQuery): Promise<Sources> {
+  private async fromTheIndex(facts: GatheredFactReads, tenantId: string, userId: string, query: RecallQuery): Promise<Sources> {
     const search = async (lexical: string, semantic: string) =>
       (await this.indexCandidates(facts, tenantId, userId, lexical, semantic, query.filter)).candidates;
     const [pinned, { candidates, degraded }] = await Promise.all([
@@ -178,7 +177,22 @@ export class RecallService {
 
   /** `lexical`: what BM25 searches for (a question with what its referents are found by, `searchedText`); `semantic`: what is embedded. */
   private async indexCandidates(
-    facts: UserFactReader,
+    facts: GatheredFactReads,
+    tenantId: string,
+    userId: string,
+    lexical: string,
+    semantic: string,
+    filter: RecallFilter | null,
+  ): Promise<{ candidates: RecallCandidates; degraded: RecallDegradation[] }> {
+    try {
+      return await this.searchCandidates(facts, tenantId, userId, lexical, semantic, filter);
+    } finally {
+      facts.release(); // where nothing was found (or the search failed), the pinned memories and the summary alone
+    }
+  }
+
+  private async searchCandidates(
+    facts: GatheredFactReads,
     tenantId: string,
     userId: string,
     lexical: string,
@@ -226,7 +240,9 @@ export class RecallService {
     const ids = hitIds({ textHits, vectorHits });
     if (ids.length === 0) return { candidates: NO_CANDIDATES, degraded };
     // Access stats are a projection of recall's own events: reading them is not a write on this path.
-    const [memories, used] = await Promise.all([facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
+    const reads = Promise.all([facts.get(tenantId, userId, ids), this.access.get(tenantId, userId, ids)]);
+    facts.release(); // the candidates, the pinned memories and the session's summary: one read
+    const [memories, used] = await reads;
     return { candidates: indexCandidates({ textHits, vectorHits }, memories, used, filter), degraded };
   }
 

@@ -6,9 +6,10 @@ import type { FactStore, MemoryQuery, SessionTurn } from '@engram/ports';
 export type UserFactReader = Pick<FactStore, 'get' | 'findByMergeKeys' | 'list'>;
 
 /**
- * The user's memories recall already read whole (every status, oldest first: a look into the past,
- * or learning the user's aliases where they are not kept), read as the fact store would answer for
- * that user: the same records in the same order, with no further request. Only for that user.
+ * Memories recall already read (every memory of the user, for a look into the past; or the one
+ * read `GatheredFactReads` made), read as the fact store would answer for that user: the same
+ * records in the same order, with no further request. Only for that user, and only for what the
+ * read covered.
  */
 export function userFactsFrom(memories: readonly MemoryRecord[]): UserFactReader {
   const inOrder = (keep: (memory: MemoryRecord) => boolean) => Promise.resolve(memories.filter(keep));
@@ -28,6 +29,75 @@ export function userFactsFrom(memories: readonly MemoryRecord[]): UserFactReader
           (query.pinned === undefined || memory.pinned === query.pinned),
       ),
   };
+}
+
+/**
+ * Recall's reads of one user's memories until the search has named its candidates, sent as one
+ * `FactStore.select`: the pinned memories and the session's summary are asked for before the
+ * search answers, the candidates after it; `release()` sends the one read of them all. A read
+ * asked after that goes to the store as asked (a new session's look at the previous one, a
+ * follow-up's second search). Each answer is what the store would have answered.
+ */
+export class GatheredFactReads implements UserFactReader {
+  private readonly memoryIds = new Set<string>();
+  private readonly mergeKeys = new Set<string>();
+  private pinned = false;
+  private released = false;
+  private open!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+  private read: Promise<UserFactReader> | null = null;
+
+  constructor(
+    private readonly store: FactStore,
+    private readonly tenantId: string,
+    private readonly userId: string,
+  ) {}
+
+  get(tenantId: string, userId: string, memoryIds: readonly string[]): Promise<MemoryRecord[]> {
+    if (this.released || !this.isOwn(tenantId, userId)) return this.store.get(tenantId, userId, memoryIds);
+    for (const id of memoryIds) this.memoryIds.add(id);
+    return this.gathered().then((facts) => facts.get(tenantId, userId, memoryIds));
+  }
+
+  findByMergeKeys(tenantId: string, userId: string, mergeKeys: readonly string[]): Promise<MemoryRecord[]> {
+    if (this.released || !this.isOwn(tenantId, userId)) return this.store.findByMergeKeys(tenantId, userId, mergeKeys);
+    for (const key of mergeKeys) this.mergeKeys.add(key);
+    return this.gathered().then((facts) => facts.findByMergeKeys(tenantId, userId, mergeKeys));
+  }
+
+  /** The active pinned memories are gathered; any other list goes to the store. */
+  list(query: MemoryQuery): Promise<MemoryRecord[]> {
+    const activePinned = query.pinned === true && query.statuses?.length === 1 && query.statuses[0] === 'active';
+    if (this.released || !activePinned || !this.isOwn(query.tenantId, query.userId)) return this.store.list(query);
+    this.pinned = true;
+    return this.gathered().then((facts) => facts.list(query));
+  }
+
+  /** Sends the one read of what was asked so far (nothing when nothing was); later reads go to the store. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.open();
+  }
+
+  private gathered(): Promise<UserFactReader> {
+    this.read ??= this.gate.then(async () =>
+      userFactsFrom(
+        await this.store.select({
+          tenantId: this.tenantId,
+          userId: this.userId,
+          memoryIds: [...this.memoryIds],
+          mergeKeys: [...this.mergeKeys],
+          pinned: this.pinned,
+        }),
+      ),
+    );
+    return this.read;
+  }
+
+  private isOwn(tenantId: string, userId: string): boolean {
+    return tenantId === this.tenantId && userId === this.userId;
+  }
 }
 
 /** The session's summary, if it is active. */

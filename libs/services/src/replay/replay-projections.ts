@@ -33,7 +33,7 @@ export class ReplayProjections {
     @Inject(SearchIndexVersions) readonly search: ProjectionVersions<SearchIndex>,
     @Inject(Embedder) private readonly embedder: Embedder,
     private readonly publisher: EventPublisher,
-    /** The process's alias tables: the search projection indexes canonical names, the facts projection tells what changed. */
+    /** The process's alias tables: the search projection indexes canonical names. */
     @Optional() readonly aliases: EntityAliases = new EntityAliases(),
     /** What the search projection indexes Chinese words' English by: the live projection's. */
     @Optional() @Inject(Lexicon) private readonly lexicon?: Lexicon,
@@ -59,7 +59,7 @@ export class ReplayProjections {
   over(projection: VersionedProjection, store: object): Projection {
     switch (projection) {
       case 'facts':
-        return new FactsProjection(store as FactStore, this.aliases);
+        return new FactsProjection(store as FactStore);
       case 'sessions':
         return new SessionsProjection(store as SessionStore);
       case 'search':

@@ -113,7 +113,7 @@ export class ReprocessRun {
   static async open(deps: ReprocessRunDeps, lineage: ReprocessLineage, strategy: ExtractionStrategy): Promise<ReprocessRun> {
     const factsStore = await deps.projections.facts.open(lineage.factsVersion);
     const searchIndex = await deps.projections.search.open(lineage.searchVersion);
-    const facts = new FactsProjection(factsStore, deps.projections.aliases);
+    const facts = new FactsProjection(factsStore);
     return new ReprocessRun(deps, lineage, strategy, factsStore, facts, deps.projections.over('search', searchIndex));
   }
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConsistencyOptions } from '@engram/config';
 import { AccessStore, FactStore, SearchIndex, SessionStore } from '@engram/ports';
-import { EntityAliases } from '../pipeline/entity-aliases.provider';
 import { decodePosition, PipelineProgress } from '../pipeline/pipeline-progress';
 import { UserErasure } from './user-erasure.service';
 
@@ -26,7 +25,6 @@ export class ForgetUserService {
     @Inject(SessionStore) private readonly sessions: SessionStore,
     @Inject(SearchIndex) private readonly search: SearchIndex,
     @Inject(AccessStore) private readonly access: AccessStore,
-    private readonly aliases: EntityAliases,
   ) {}
 
   async forget(tenantId: string, userId: string): Promise<UserForgottenAnswer> {
@@ -46,6 +44,5 @@ export class ForgetUserService {
       this.search.deleteUser(tenantId, userId),
       this.access.deleteUser(tenantId, userId),
     ]);
-    this.aliases.changed(this.facts, tenantId, userId);
   }
 }
