@@ -50,6 +50,14 @@ export class EngramConfig {
    * the process's memory; sized by the users recalling at once, not by the data held.
    */
   @Transform(toNumber) @IsInt() @Min(0) @Max(65_536) ENGRAM_VECTOR_CACHE_MB = 64;
+  /**
+   * How far V8 lets the JavaScript heap grow past what the last full collection kept, in percent
+   * (V8's `--heap-growing-percent`). What engram keeps alive is ~120 MB at 100k turns; left to itself,
+   * V8 lets the heap grow to 3–4× that under ingest before collecting it whole, and that slack was most
+   * of the peak resident memory (docs/benchmarks.md). Lower: less memory, more CPU in the collector. 0:
+   * V8's own choice.
+   */
+  @Transform(toNumber) @IsInt() @Min(0) @Max(1000) ENGRAM_HEAP_GROWTH_PERCENT = 25;
 
   /**
    * Wraps every user's data key (docs/security.md): 32 bytes, as 64 hex digits or base64. Required

@@ -32,6 +32,8 @@ import {
   loggingOptionsFrom,
   PipelineOptions,
   pipelineOptionsFrom,
+  ProcessOptions,
+  processOptionsFrom,
   SqliteOptions,
   sqliteOptionsFrom,
 } from './service-options';
@@ -67,6 +69,7 @@ export interface EngramOptions {
   readonly replay: ReplayOptions;
   readonly masterKey: MasterKeyOptions;
   readonly logging: LoggingOptions;
+  readonly process: ProcessOptions;
   readonly sqlite: SqliteOptions;
   readonly kafka: KafkaOptions;
   readonly mongo: MongoOptions;
@@ -93,6 +96,7 @@ export function engramOptions(config: EngramConfig): EngramOptions {
     replay: replayOptionsFrom(config),
     masterKey: masterKeyOptionsFrom(config),
     logging: loggingOptionsFrom(config),
+    process: processOptionsFrom(config),
     sqlite: sqliteOptionsFrom(config),
     kafka: kafkaOptionsFrom(config),
     mongo: mongoOptionsFrom(config),
@@ -120,6 +124,7 @@ const TOKENS: Readonly<Record<keyof EngramOptions, symbol>> = {
   replay: ReplayOptions,
   masterKey: MasterKeyOptions,
   logging: LoggingOptions,
+  process: ProcessOptions,
   sqlite: SqliteOptions,
   kafka: KafkaOptions,
   mongo: MongoOptions,

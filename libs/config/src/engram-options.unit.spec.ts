@@ -54,6 +54,14 @@ describe('engramOptions: the configuration mapped once into typed options', () =
     expect(() => optionsOf({ ENGRAM_VECTOR_CACHE_MB: 'lots' })).toThrow(/ENGRAM_VECTOR_CACHE_MB/);
   });
 
+  it("bounds the V8 heap's growth past what a full collection kept (ENGRAM_HEAP_GROWTH_PERCENT; 0 is V8's own)", () => {
+    expect(optionsOf({}).process.heapGrowthPercent).toBe(25);
+    expect(optionsOf({ ENGRAM_HEAP_GROWTH_PERCENT: '0' }).process.heapGrowthPercent).toBe(0);
+    expect(optionsOf({ ENGRAM_HEAP_GROWTH_PERCENT: '100' }).process.heapGrowthPercent).toBe(100);
+    expect(() => optionsOf({ ENGRAM_HEAP_GROWTH_PERCENT: '-5' })).toThrow(/ENGRAM_HEAP_GROWTH_PERCENT/);
+    expect(() => optionsOf({ ENGRAM_HEAP_GROWTH_PERCENT: '2.5' })).toThrow(/ENGRAM_HEAP_GROWTH_PERCENT/);
+  });
+
   it('maps the resolver, the replays, the extraction model and the master key their slices', () => {
     const options = optionsOf({
       ENGRAM_SIMILARITY_THRESHOLD: '0.9',

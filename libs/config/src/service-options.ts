@@ -190,6 +190,17 @@ export function loggingOptionsFrom(config: EngramConfig): LoggingOptions {
   return { level: config.LOG_LEVEL, pretty: config.ENGRAM_LOG_PRETTY };
 }
 
+/** What the process sets for itself at start: the V8 heap's growth (ENGRAM_HEAP_GROWTH_PERCENT). */
+export const ProcessOptions = Symbol('ProcessOptions');
+export interface ProcessOptions {
+  /** 0: V8's own. */
+  readonly heapGrowthPercent: number;
+}
+
+export function processOptionsFrom(config: EngramConfig): ProcessOptions {
+  return { heapGrowthPercent: config.ENGRAM_HEAP_GROWTH_PERCENT };
+}
+
 /** The SQLite database: one file in the data directory (which also holds master.key when no ENGRAM_MASTER_KEY is set). */
 export const SqliteOptions = Symbol('SqliteOptions');
 export interface SqliteOptions {

@@ -1,12 +1,13 @@
 import { BadRequestException, INestApplication, Logger as NestLogger, Type, ValidationPipe } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { Registry } from 'prom-client';
-import { AuthOptions, HttpOptions, PipelineOptions, PortBindings } from '@engram/config';
+import { AuthOptions, HttpOptions, PipelineOptions, PortBindings, ProcessOptions } from '@engram/config';
 import { EventLog } from '@engram/ports';
 import { HttpExceptionFilter, validationExceptionFactory } from './http/http-exception.filter';
 import { methodNotAllowed, MONITORING_PATHS, monitoringAuth, verifyJsonBody } from './ingest/input-limits';
@@ -88,10 +89,19 @@ export interface StartOptions {
   readonly stages: boolean;
 }
 
+/**
+ * ENGRAM_HEAP_GROWTH_PERCENT, for the whole process (V8 reads the flag at every full collection, so
+ * setting it after start takes effect from the next one; the last app started in a process sets it).
+ */
+function limitHeapGrowth({ heapGrowthPercent }: ProcessOptions): void {
+  setFlagsFromString(`--heap-growing-percent=${heapGrowthPercent}`);
+}
+
 /** Creates, wires and starts one engram process; shuts down cleanly on SIGTERM/SIGINT. */
 export async function startApp(rootModule: Type<unknown> | object, options: StartOptions): Promise<INestApplication> {
   const app = await NestFactory.create(rootModule as Type<unknown>, { bodyParser: false, bufferLogs: true, abortOnError: false });
   try {
+    limitHeapGrowth(app.get<ProcessOptions>(ProcessOptions));
     app.useLogger(app.get(Logger));
     app.enableShutdownHooks();
     const { mode } = app.get<PortBindings>(PortBindings);

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EngramEvent, MemoryDecision, MEMORY_DECISION_TYPES, UserForgotten } from '@engram/contracts';
+import { EngramEvent, MemoryDecision, MEMORY_DECISION_TYPES, MemoryRecord, UserForgotten } from '@engram/contracts';
 import { FactStore } from '@engram/ports';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
@@ -38,10 +38,31 @@ export class FactsProjection implements Projection {
   async truncate(): Promise<void> {
     await this.store.truncate();
   }
+
+  /**
+   * Every memory the store holds, a few users at a time (a page holds at least `pageSize` memories
+   * unless it is the last; one user's memories are never split), with how many of the users were
+   * read: what the search index is rebuilt from once the facts are (`Rebuilder`). Only the list of
+   * users and one page are held at once.
+   */
+  async *memories(pageSize: number): AsyncGenerator<{ memories: MemoryRecord[]; users: number; of: number }> {
+    const users = await this.store.users();
+    let page: MemoryRecord[] = [];
+    for (let i = 0; i < users.length; i++) {
+      page.push(...(await this.store.list(users[i])));
+      if (page.length >= pageSize || i === users.length - 1) {
+        yield { memories: page, users: i + 1, of: users.length };
+        page = [];
+      }
+    }
+  }
 }
 
-/** Only the newest state of each memory needs writing; the store ignores older revisions anyway. */
-function latestPerMemory(run: readonly MemoryDecision[]) {
+/**
+ * Only the newest state of each memory needs writing: the stores ignore older revisions anyway
+ * (the fact store and the search index alike), so the rest would be written only to be replaced.
+ */
+export function latestPerMemory(run: readonly MemoryDecision[]) {
   const latest = new Map<string, MemoryDecision['payload']['memory']>();
   for (const { payload } of run) {
     const key = `${payload.memory.tenantId}\u0000${payload.memory.userId}\u0000${payload.memory.memoryId}`;

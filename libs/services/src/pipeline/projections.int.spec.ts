@@ -143,6 +143,30 @@ describe('projections applied twice', () => {
     expect(budget?.history.map((h) => h.value).join()).toContain('三万');
   });
 
+  it('build the search index from the facts as from every decision (a rebuild: `Rebuilder`)', async () => {
+    const { decisions } = await pipelineEvents();
+    // A memory decided more than once: the index fed decision by decision replaces its document.
+    expect(decisions.some((d) => d.payload.memory.revision > 1)).toBe(true);
+    const live = projections();
+    for (const decision of decisions) {
+      await live.facts.apply([decision]);
+      await live.search.apply([decision]);
+    }
+    const rebuilt = projections();
+    await rebuilt.facts.apply(decisions);
+    const pages: number[] = [];
+    for await (const { memories } of rebuilt.facts.memories(2)) {
+      pages.push(memories.length);
+      await rebuilt.search.indexMemories(memories);
+    }
+    // One user: one page, whatever the page size, of every memory once.
+    expect(pages).toEqual([new Set(decisions.map((d) => d.payload.memory.memoryId)).size]);
+    const expected = await live.state();
+    expect(expected.text.length).toBeGreaterThan(2);
+    expect(expected.revisions.some(([, revision]) => revision > 1)).toBe(true);
+    expect(await rebuilt.state()).toEqual(expected);
+  });
+
   it('forget a user at the point of UserForgotten, keeping what came after', async () => {
     const { decisions } = await pipelineEvents();
     const forgotten: UserForgotten = {

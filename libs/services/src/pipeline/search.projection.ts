@@ -3,7 +3,7 @@ import { EngramEvent, MemoryDecision, MemoryRecord } from '@engram/contracts';
 import { defaultAliasTable, embeddedText, EntityAliasTable, lexiconTerms, searchableText, SUMMARY_KIND, tokenize } from '@engram/domain';
 import { Embedder, Lexicon, SearchDocument, SearchIndex } from '@engram/ports';
 import { EntityAliases } from './entity-aliases.provider';
-import { isDecisionOrForget } from './facts.projection';
+import { isDecisionOrForget, latestPerMemory } from './facts.projection';
 import { applyInSegments } from './segments';
 import type { Projection } from './projection';
 
@@ -35,9 +35,9 @@ export class SearchProjection implements Projection {
     await applyInSegments<MemoryDecision>(
       events.filter(isDecisionOrForget),
       async (run) => {
-        // Session summaries are read by session, never searched: ranking them would cost every question a candidate.
-        const searchable = run.map((e) => e.payload.memory).filter((m) => m.kind !== SUMMARY_KIND);
-        if (searchable.length > 0) await this.index.upsert(await this.documents(searchable));
+        // A memory decided several times in the batch is indexed once, at its newest revision (a replay
+        // holds every revision of it): the older ones would be tokenized and embedded only to be replaced.
+        await this.indexMemories(latestPerMemory(run));
       },
       async (forget) => this.index.deleteUser(forget.tenantId, forget.userId),
     );
@@ -45,6 +45,17 @@ export class SearchProjection implements Projection {
 
   truncate(): Promise<void> {
     return this.index.truncate();
+  }
+
+  /**
+   * Indexes memories as they stand, each at its newest revision (an older one than the index holds
+   * changes nothing): what `apply` does with a run's decisions, and what a rebuild does with the
+   * facts projection's final state (`Rebuilder`).
+   */
+  async indexMemories(memories: readonly MemoryRecord[]): Promise<void> {
+    // Session summaries are read by session, never searched: ranking them would cost every question a candidate.
+    const searchable = memories.filter((m) => m.kind !== SUMMARY_KIND);
+    if (searchable.length > 0) await this.index.upsert(await this.documents(searchable));
   }
 
   private async documents(memories: readonly MemoryRecord[]): Promise<SearchDocument[]> {

@@ -13,8 +13,22 @@ import { ReplayProjections } from './replay-projections';
 import { replayReprocessed } from './replay-reprocessed';
 import { withoutStaleDecisions } from './stale-decisions';
 
+/**
+ * Events read per batch. A batch's decoded events (each decision a memory's whole state and
+ * history) live until it is applied, long enough for the collector to copy and promote them: 2,000
+ * made the rebuild's garbage old and cost 10 % more CPU than 500 (250 was no better than 500).
+ */
+const REPLAY_BATCH = 500;
+
+/** Memories indexed per transaction when the search index is built from the facts. */
+const INDEX_PAGE = 2000;
+
 export interface RebuildProgress {
-  /** What the pass replays into: a projection, or `facts+search` (one pass over memory.facts.v1 feeds both). */
+  /**
+   * What the pass replays into: a projection. When facts and search are rebuilt together, `facts`
+   * (one pass over memory.facts.v1) then `search`, built from the facts, whose `done` and `total`
+   * count users.
+   */
   readonly projection: string;
   readonly done: number;
   readonly total: number;
@@ -24,9 +38,13 @@ export interface RebuildProgress {
  * Drops projections and replays the log into them from the start. Decisions
  * are replayed, never re-decided: the facts projection comes from
  * memory.facts.v1, not from re-running the resolver. Facts and search both
- * replay memory.facts.v1: rebuilt together, one pass feeds both, so each
- * decision (a memory's whole state and history) is read, opened and validated
- * once, not twice.
+ * project memory.facts.v1: rebuilt together, one pass reads it (each decision,
+ * a memory's whole state and history, is read, opened and validated once) and
+ * feeds the facts, and the search index is then built from the facts' final
+ * state — each memory at its newest revision, which is what replaying every
+ * decision into the index leaves too, without indexing and then replacing the
+ * revisions before it (a third of the decisions at the bench's 10k turns, and
+ * replacing a document's FTS5 postings was the dearest statement of a rebuild).
  * Offline: no stage of the same data directory may be running.
  */
 @Injectable()
@@ -34,6 +52,8 @@ export class Rebuilder {
   private readonly log = new Logger(Rebuilder.name);
   /** Every projection, in the topology's order (facts before search). */
   private readonly projections: readonly Projection[];
+  private readonly facts: FactsProjection;
+  private readonly search: SearchProjection;
 
   constructor(
     @Inject(EventLog) private readonly eventLog: EventLog,
@@ -44,6 +64,8 @@ export class Rebuilder {
     access: AccessProjection,
     @Inject(RebuildLedger) private readonly ledger: RebuildLedger,
   ) {
+    this.facts = facts;
+    this.search = search;
     const byName: Record<ProjectionName, Projection> = { facts, sessions, search, access };
     this.projections = PROJECTION_NAMES.map((name) => byName[name]);
   }
@@ -102,15 +124,18 @@ export class Rebuilder {
 
   /**
    * Replays the projections' common topic from the start on the last one's group (search's live
-   * `indexer` when facts and search go together), parsing each event once for all of them.
-   * Returns the topic's events.
+   * `indexer` when facts and search go together), parsing each event once for all of them; with
+   * facts and search, the search index is built from the rebuilt facts at the end
+   * (`indexFromFacts`). Returns the topic's events.
    */
   private async replayTogether(projections: readonly Projection[], onProgress?: (p: RebuildProgress) => void): Promise<number> {
     const topic = this.registry.topic(projections[0].name);
     const group = PROJECTIONS[projections[projections.length - 1].name].group;
-    const label = projections.map((p) => p.name).join('+');
     await this.eventLog.ensureTopics([topic]);
     for (const projection of projections) await projection.truncate();
+    const fromFacts = projections.includes(this.facts) && projections.includes(this.search);
+    const replayed = fromFacts ? projections.filter((p) => p !== this.search) : projections;
+    const label = replayed.map((p) => p.name).join('+');
     await this.eventLog.resetGroup(topic, group, { to: 'beginning' });
     const end = await this.eventLog.endPosition(topic);
     const total = lag(end, {});
@@ -126,12 +151,21 @@ export class Rebuilder {
         const events = parseMessages(messages, (message, error) =>
           this.log.error({ topic, offset: message.offset, reason: String(error) }, 'skipping invalid event during rebuild'),
         );
-        for (const projection of projections) await projection.apply(events);
+        for (const projection of replayed) await projection.apply(events);
         done += messages.length;
         onProgress?.({ projection: label, done: Math.min(done, total), total });
       },
-      { maxBatchSize: 2000 },
+      { maxBatchSize: REPLAY_BATCH },
     );
+    if (fromFacts) await this.indexFromFacts(onProgress);
     return total;
+  }
+
+  /** The search index from the facts projection's memories, a page at a time (progress in users). */
+  private async indexFromFacts(onProgress?: (p: RebuildProgress) => void): Promise<void> {
+    for await (const { memories, users, of } of this.facts.memories(INDEX_PAGE)) {
+      await this.search.indexMemories(memories);
+      onProgress?.({ projection: 'search', done: users, total: of });
+    }
   }
 }
