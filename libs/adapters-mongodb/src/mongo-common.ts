@@ -20,7 +20,7 @@
  * — the cause of the "FerretDB leaks its connections" hangs in deploy/README.md. MongoDB treats
  * the two alike for an `_id` filter.
  */
-import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { type Document, MongoBulkWriteError, MongoServerError } from 'mongodb';
 
 /** MongoDB's duplicate-key error code (E11000), also used by FerretDB. */
 const DUPLICATE_KEY = 11000;
@@ -64,6 +64,19 @@ export function isOnlyDuplicateKeyErrors(error: unknown): boolean {
   if (!(error instanceof MongoBulkWriteError) || error.err !== undefined) return false;
   const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
   return writeErrors.length > 0 && writeErrors.every((w) => w.code === DUPLICATE_KEY);
+}
+
+/**
+ * One filter for values of several tenants: `{tenantId, [field]: {$in}}` per tenant, `$or`'d when
+ * there are several. The tenant's equality beside `$in` is what FerretDB 1.24 pushes down (it pushes
+ * no `$in`); MongoDB serves each branch from its tenant index or `_id`. Null when there are no values.
+ */
+export function inPerTenant(field: string, values: Iterable<{ readonly tenantId: string; readonly value: string }>): Document | null {
+  const byTenant = new Map<string, Set<string>>();
+  for (const { tenantId, value } of values) byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(value));
+  const branches = [...byTenant].map(([tenantId, of]) => ({ tenantId, [field]: { $in: [...of] } }));
+  if (branches.length === 0) return null;
+  return branches.length === 1 ? branches[0] : { $or: branches };
 }
 
 /** `base` plus an optional version suffix (`facts` + `_v2` → `facts_v2`) for a projection rebuilt beside the live one. */

@@ -32,6 +32,7 @@ import {
   collectionName,
   compoundId,
   forEachLimit,
+  inPerTenant,
   isDuplicateKeyError,
   toMs,
 } from './mongo-common';
@@ -191,16 +192,17 @@ export class MongoFactStore implements FactStore {
   }
 
   async listUsers(users: readonly UserRef[]): Promise<MemoryRecord[]> {
-    const byTenant = new Map<string, Set<string>>();
-    for (const { tenantId, userId } of users) byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(userId));
-    if (byTenant.size === 0) return [];
+    const filter = inPerTenant(
+      'userId',
+      users.map(({ tenantId, userId }) => ({ tenantId, value: userId })),
+    );
+    if (!filter) return [];
     // One find, `{tenantId, userId: {$in}}` per tenant (the tenant_user indexes serve each). Not sorted
     // by the server: a sort across users would hold them all in its memory; each user's memories are
     // ordered here. On FerretDB 1.24, which pushes no `$in` down, this reads the collection once per
     // batch instead of once per user (see the header of mongo-common.ts).
-    const branches = [...byTenant].map(([tenantId, ids]) => ({ tenantId, userId: { $in: [...ids] } }));
     const docs = await this.collection
-      .find(branches.length === 1 ? branches[0] : { $or: branches })
+      .find(filter as Filter<FactDocument>)
       .batchSize(FIND_BATCH_SIZE)
       .toArray();
     return docs.sort(byUserThenOrder).map(toRecord);

@@ -1,7 +1,7 @@
 import { type MasterKey, masterKeyOf, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey } from '@engram/domain';
 import type { DataKey, KeyStore, RewrapOptions, RewrapResult, UserRef } from '@engram/ports';
-import type { Collection, Db } from 'mongodb';
-import { compoundId, isDuplicateKeyError } from './mongo-common';
+import type { Collection, Db, Filter } from 'mongodb';
+import { compoundId, inPerTenant, isDuplicateKeyError } from './mongo-common';
 
 interface DataKeyDocument {
   /** `tenant:user`. */
@@ -53,11 +53,11 @@ export class MongoKeyStore implements KeyStore {
   async getMany(users: readonly UserRef[]): Promise<(DataKey | undefined)[]> {
     if (users.length === 0) return [];
     const ids = users.map(({ tenantId, userId }) => compoundId(tenantId, userId));
-    const byTenant = new Map<string, Set<string>>();
-    users.forEach(({ tenantId }, i) => byTenant.set(tenantId, (byTenant.get(tenantId) ?? new Set()).add(ids[i])));
-    // The tenant's equality beside `$in`: FerretDB 1.24 pushes that down, not `$in` (MongoDB uses the _id index either way).
-    const branches = [...byTenant].map(([tenantId, of]) => ({ tenantId, _id: { $in: [...of] } }));
-    const found = await this.keys.find(branches.length === 1 ? branches[0] : { $or: branches }).toArray();
+    const filter = inPerTenant(
+      '_id',
+      users.map(({ tenantId }, i) => ({ tenantId, value: ids[i] })),
+    );
+    const found = await this.keys.find(filter as Filter<DataKeyDocument>).toArray();
     const byId = new Map(found.map((document) => [document._id, document]));
     return users.map(({ tenantId, userId }, i) => {
       const document = byId.get(ids[i]);
